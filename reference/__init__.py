@@ -1,0 +1,1 @@
+"""swarmconf.reference: the fast merger and the command line."""

@@ -1,0 +1,1 @@
+"""swarmconf.spec: the executable specification of the config-merge design."""
