@@ -1,4 +1,6 @@
-"""The design text's examples built step by step, as examples.md describes them (lag 5)."""
+"""The design text's examples (section "Examples") built step by step as examples.md pins them,
+with the corrections D2..D6; lag 5, no signatures. Each function returns the published bytes.
+"""
 
 from __future__ import annotations
 
