@@ -1,0 +1,1 @@
+"""swarmconf.kvgossip: the K/V Gossip specification and its reference node."""
