@@ -27,7 +27,7 @@ unit: $(STAMP)
 # Symbolic checks of the contracts (pre:/post: lines) in the spec's small pure functions.
 CONTRACT_MODULES := swarmconf.spec.bt swarmconf.spec.data swarmconf.spec.diff swarmconf.spec.encryption
 crosshair: $(STAMP)
-	cd /tmp && timeout 240 $(CURDIR)/$(BIN)/crosshair check --analysis_kind=PEP316 \
+	timeout 240 $(BIN)/crosshair check --analysis_kind=PEP316 \
 		--per_condition_timeout=8 --per_path_timeout=2 $(CONTRACT_MODULES)
 
 # The docs site, built with --strict (warnings are errors) into site/.

@@ -23,7 +23,8 @@ DIGITS = b"0123456789"
 
 
 def encode(value: BtValue) -> bytes:
-    """Encode a bt value canonically: dict keys sorted, integers and lengths in shortest form."""
+    """Encode a bt value canonically: dict keys sorted, integers and lengths in shortest form
+    (D10)."""
     if isinstance(value, bool):
         raise TypeError("bool is not a bt value")
     if isinstance(value, int):
