@@ -1,4 +1,4 @@
-"""swarmconf.kvgossip: the executable specification of K/V Gossip.
+"""swarmconf.kvgossip: the executable specification of K/V Gossip (and, in `node/`, its node).
 
 Pure Python, no I/O and no clocks (time is always an argument), in the order of the design
 text `kv-gossip.md` and the decisions of `kv-gossip-notes.md` (section numbers and table rows

@@ -17,3 +17,24 @@ and `dict[bytes, Value]` for a dict. A diff is a dict whose values are `b""`, `b
 diff, or `[added, removed]`, two lists ordered as sets are. Lagged entries are
 `LaggedEntry(seqno, hash, diff)`.
 """
+
+from .encryption import decrypt, encrypt, pad, padded_size, unpad
+from .merge import merge
+from .message import ConfigMessage, LaggedEntry, parse
+from .reasons import ConfigError, DecryptError, Reason, UsageError
+
+__all__ = [
+    "ConfigError",
+    "ConfigMessage",
+    "DecryptError",
+    "LaggedEntry",
+    "Reason",
+    "UsageError",
+    "decrypt",
+    "encrypt",
+    "merge",
+    "pad",
+    "padded_size",
+    "parse",
+    "unpad",
+]

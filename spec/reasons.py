@@ -26,7 +26,7 @@ class Reason(StrEnum):
     BT_NEGATIVE_ZERO = "BT_NEGATIVE_ZERO"
     """The integer `i-0e`."""
     BT_INTEGER_RANGE = "BT_INTEGER_RANGE"
-    """An integer outside signed 64 bits (or, in unknown top-level values, outside [-2^63, 2^64-1])."""
+    """An integer outside signed 64 bits ([-2^63, 2^64-1] inside unknown top-level values, D9)."""
     BT_BAD_STRING_LENGTH = "BT_BAD_STRING_LENGTH"
     """A string length is not a run of digits followed by `:`."""
     BT_KEY_NOT_STRING = "BT_KEY_NOT_STRING"

@@ -1,0 +1,146 @@
+"""Canonical bt-encoding (bencode): the encoder and the strict decoder (D10).
+
+bt values are integers, byte strings, lists and dicts with byte-string keys. Only the canonical
+form is accepted: dict keys strictly ascending bytewise, no leading zeros in integers or string
+lengths, no `-0`, integers within signed 64 bits, nothing after the final value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .reasons import ConfigError, Reason, require
+
+BtValue = int | bytes | list["BtValue"] | dict[bytes, "BtValue"]
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+UINT64_MAX = 2**64 - 1
+MAX_DEPTH = 64
+"""Lists and dicts may nest this deep; deeper input is refused with BT_TOO_DEEP."""
+
+DIGITS = b"0123456789"
+
+
+def encode(value: BtValue) -> bytes:
+    """Encode a bt value canonically: dict keys sorted, integers and lengths in shortest form."""
+    if isinstance(value, bool):
+        raise TypeError("bool is not a bt value")
+    if isinstance(value, int):
+        return b"i%de" % value
+    if isinstance(value, bytes):
+        return b"%d:%s" % (len(value), value)
+    if isinstance(value, list):
+        return b"l" + b"".join(encode(item) for item in value) + b"e"
+    if isinstance(value, dict):
+        return b"d" + b"".join(encode(key) + encode(value[key]) for key in sorted(value)) + b"e"
+    raise TypeError(f"{type(value).__name__} is not a bt value")
+
+
+def decode(data: bytes, *, wide_int_keys: Callable[[bytes], bool] | None = None) -> BtValue:
+    """Decode canonical bt-encoded `data`, refusing every non-canonical form (D10).
+
+    Violations are reported in reading order: the first one met, left to right, raises.
+    `wide_int_keys`, when given, names the top-level dict keys whose values may hold integers
+    in [-2^63, 2^64-1] instead of signed 64 bits (unknown top-level keys, D9).
+    """
+    reader = _Reader(data, wide_int_keys)
+    value = reader.value(depth=0, wide=False)
+    # Verify nothing follows the top-level value
+    require(reader.pos == len(data), Reason.BT_TRAILING_BYTES, f"at offset {reader.pos}")
+    return value
+
+
+class _Reader:
+    """A cursor over the input; each method reads one kind of value at the cursor."""
+
+    def __init__(self, data: bytes, wide_int_keys: Callable[[bytes], bool] | None) -> None:
+        self.data = data
+        self.pos = 0
+        self.wide_int_keys = wide_int_keys
+
+    def peek(self) -> int:
+        require(self.pos < len(self.data), Reason.BT_TRUNCATED, f"at offset {self.pos}")
+        return self.data[self.pos]
+
+    def value(self, depth: int, wide: bool) -> BtValue:
+        kind = self.peek()
+        if kind == ord("i"):
+            return self.integer(wide)
+        if kind in DIGITS:
+            return self.string()
+        if kind in b"ld":
+            # Verify the nesting limit before descending
+            require(depth < MAX_DEPTH, Reason.BT_TOO_DEEP, f"deeper than {MAX_DEPTH}")
+            return self.list(depth + 1, wide) if kind == ord("l") else self.dict(depth + 1, wide)
+        raise ConfigError(Reason.BT_UNKNOWN_TYPE, f"byte {kind:#x} at offset {self.pos}")
+
+    def digits_until(self, terminator: int, reason: Reason) -> bytes:
+        """Read an optional `-` and digits up to `terminator`; consume the terminator."""
+        start = self.pos
+        while self.peek() != terminator:
+            char = self.data[self.pos]
+            # Verify only digits (and a leading minus for integers) precede the terminator
+            require(
+                char in DIGITS or (char == ord("-") and self.pos == start), reason, f"{char:#x}"
+            )
+            self.pos += 1
+        text = self.data[start : self.pos]
+        self.pos += 1
+        return text
+
+    def integer(self, wide: bool) -> int:
+        """`i<digits>e`: no leading zeros, no `-0`, within the allowed range."""
+        self.pos += 1
+        text = self.digits_until(ord("e"), Reason.BT_BAD_INTEGER)
+        magnitude = text.removeprefix(b"-")
+        # Verify there is at least one digit
+        require(magnitude != b"", Reason.BT_BAD_INTEGER, "no digits")
+        # Verify the shortest form
+        require(text != b"-0", Reason.BT_NEGATIVE_ZERO)
+        require(magnitude == b"0" or magnitude[0] != ord("0"), Reason.BT_LEADING_ZERO)
+        number = int(text)
+        # Verify the range: signed 64 bits, or [-2^63, 2^64-1] where D9 allows
+        high = UINT64_MAX if wide else INT64_MAX
+        require(INT64_MIN <= number <= high, Reason.BT_INTEGER_RANGE, text.decode())
+        return number
+
+    def string(self) -> bytes:
+        """`<length>:<bytes>`: the length without leading zeros, the bytes all present."""
+        length_text = self.digits_until(ord(":"), Reason.BT_BAD_STRING_LENGTH)
+        # Verify the length is digits only, in shortest form
+        require(length_text != b"" and length_text[0] != ord("-"), Reason.BT_BAD_STRING_LENGTH)
+        require(length_text == b"0" or length_text[0] != ord("0"), Reason.BT_LEADING_ZERO)
+        length = int(length_text)
+        # Verify the declared bytes are present
+        require(length <= len(self.data) - self.pos, Reason.BT_TRUNCATED, "string")
+        text = self.data[self.pos : self.pos + length]
+        self.pos += length
+        return text
+
+    def list(self, depth: int, wide: bool) -> list[BtValue]:
+        self.pos += 1
+        items: list[BtValue] = []
+        while self.peek() != ord("e"):
+            items.append(self.value(depth, wide))
+        self.pos += 1
+        return items
+
+    def dict(self, depth: int, wide: bool) -> dict[bytes, BtValue]:
+        self.pos += 1
+        items: dict[bytes, BtValue] = {}
+        previous: bytes | None = None
+        while self.peek() != ord("e"):
+            # Verify keys are byte strings, strictly ascending
+            require(self.peek() in DIGITS, Reason.BT_KEY_NOT_STRING, f"at offset {self.pos}")
+            key = self.string()
+            if previous is not None:
+                require(key != previous, Reason.BT_DUPLICATE_KEY, repr(key))
+                require(key > previous, Reason.BT_KEYS_UNSORTED, repr(key))
+            previous = key
+            unknown_top_level = (
+                depth == 1 and self.wide_int_keys is not None and self.wide_int_keys(key)
+            )
+            items[key] = self.value(depth, wide or unknown_top_level)
+        self.pos += 1
+        return items

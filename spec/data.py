@@ -1,0 +1,126 @@
+"""The application data under `&`: ints, byte strings, sets and dicts (design text
+"Application-side config data"; D11).
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+
+from .bt import INT64_MAX, INT64_MIN, BtValue
+from .reasons import Reason, UsageError, require
+
+Scalar = int | bytes
+Value = int | bytes | set[Scalar] | dict[bytes, "Value"]
+Data = dict[bytes, Value]
+
+MAX_KEY_LENGTH = 128
+MAX_STRING_LENGTH = 4096
+
+
+def set_order(element: Scalar) -> tuple[bool, int, bytes]:
+    """Sets sort integers before strings, each part ascending (D11)."""
+    if isinstance(element, int):
+        return (False, element, b"")
+    return (True, 0, element)
+
+
+def sorted_set(elements: set[Scalar] | list[Scalar]) -> list[Scalar]:
+    """The elements of a set in their encoded order (D11)."""
+    return sorted(elements, key=set_order)
+
+
+def is_strictly_ordered(elements: list[Scalar]) -> bool:
+    """True when each element sorts strictly after the one before it: ordered, no duplicates."""
+    return all(set_order(a) < set_order(b) for a, b in itertools.pairwise(elements))
+
+
+def is_scalar(value: object) -> bool:
+    """Integers and byte strings are scalars (bool is not an integer here)."""
+    return isinstance(value, bytes) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def check_set(items: list[BtValue]) -> set[Scalar]:
+    """A set is a non-empty, strictly ordered list of integers and strings (D11)."""
+    # Verify the set is not empty
+    require(items != [], Reason.DATA_EMPTY_SET)
+    scalars: list[Scalar] = []
+    for item in items:
+        # Verify each element is a scalar
+        require(isinstance(item, int | bytes), Reason.DATA_SET_NOT_SCALAR)
+        assert isinstance(item, int | bytes)
+        # Verify each element sorts after the previous one
+        require(not scalars or set_order(scalars[-1]) < set_order(item), Reason.DATA_SET_UNSORTED)
+        scalars.append(item)
+    return set(scalars)
+
+
+def check_dict(items: dict[bytes, BtValue], *, top_level: bool) -> Data:
+    """A dict maps byte-string keys to data values; only the top level may be empty (D11)."""
+    # Verify nested dicts are not empty
+    require(top_level or items != {}, Reason.DATA_EMPTY_DICT)
+    data: Data = {}
+    for key, item in items.items():
+        if isinstance(item, list):
+            data[key] = check_set(item)
+        elif isinstance(item, dict):
+            data[key] = check_dict(item, top_level=False)
+        else:
+            data[key] = item
+    return data
+
+
+def check_data(value: dict[bytes, BtValue]) -> Data:
+    """Validate the decoded `&` dict and return it as data (sets as Python sets), D11."""
+    return check_dict(value, top_level=True)
+
+
+def pruned(data: Data) -> Data:
+    """A deep copy of `data` without empty sets and dicts, recursively (design text: empty sets
+    and dicts are omitted; D15's final pruning)."""
+    result: Data = {}
+    for key, value in data.items():
+        if isinstance(value, dict):
+            value = pruned(value)
+        elif isinstance(value, set):
+            value = set(value)
+        if value != {} and value != set():
+            result[key] = value
+    return result
+
+
+def deep_copy(data: Data) -> Data:
+    """An independent copy of `data`."""
+    return copy.deepcopy(data)
+
+
+def check_writable(value: object, path: tuple[bytes, ...] = ()) -> None:
+    """Data a writer serializes holds only int64s, bytes, sets of scalars and bytes-keyed dicts."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, bytes):
+                raise UsageError(Reason.BAD_VALUE_TYPE, f"key {key!r} at {path} is not bytes")
+            check_writable(item, (*path, key))
+    elif isinstance(value, set):
+        for element in value:
+            if not is_scalar(element):
+                raise UsageError(Reason.BAD_VALUE_TYPE, f"set element {element!r} at {path}")
+            check_writable(element, path)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        if not INT64_MIN <= value <= INT64_MAX:
+            raise UsageError(Reason.INT_OUT_OF_RANGE, f"{value} at {path}")
+    elif not isinstance(value, bytes):
+        raise UsageError(Reason.BAD_VALUE_TYPE, f"{type(value).__name__} at {path}")
+
+
+def data_to_bt(data: Data) -> dict[bytes, BtValue]:
+    """The bt form of (valid, pruned) data: sets become lists in set order."""
+    result: dict[bytes, BtValue] = {}
+    for key, value in data.items():
+        if isinstance(value, set):
+            result[key] = list(sorted_set(value))
+        elif isinstance(value, dict):
+            result[key] = data_to_bt(value)
+        else:
+            result[key] = value
+    return result
