@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgpack
+import msgpack  # type: ignore[import-untyped]
 
 from .reasons import KvError, KvReason, require
 
