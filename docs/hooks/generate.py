@@ -1,0 +1,138 @@
+"""MkDocs hook: replace `<!-- generate: NAME -->` lines with tables built from the code.
+
+Every table that restates something the code defines (reason codes, the command line's help) is
+produced here at build time, so the pages cannot drift from the code. An unknown NAME fails the
+build.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import inspect
+import os
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from mkdocs.exceptions import PluginError
+
+PLACEHOLDER = re.compile(r"^<!-- generate: ([a-z0-9-]+) -->$", re.MULTILINE)
+
+
+# Reason codes -----------------------------------------------------------------------------------
+
+
+def reason_entries() -> list[tuple[str, str, str]]:
+    """(group, code, docstring) for every `Reason` member, in source order.
+
+    The group is the comment line that heads each block of members in `reasons.py`; the
+    docstring is the string literal that follows each member (an attribute docstring).
+    """
+    from swarmconf.spec import reasons
+
+    source = inspect.getsource(reasons.Reason)
+    lines = source.splitlines()
+    (class_def,) = ast.parse(source).body
+    assert isinstance(class_def, ast.ClassDef)
+    entries: list[tuple[str, str, str]] = []
+    group = ""
+    body = class_def.body
+    previous_end = 0
+    for index, node in enumerate(body):
+        comments = [
+            line.strip()[1:].strip()
+            for line in lines[previous_end : node.lineno - 1]
+            if line.strip().startswith("#")
+        ]
+        if comments:
+            group = comments[-1]
+        previous_end = node.end_lineno or node.lineno
+        if not isinstance(node, ast.Assign):
+            continue
+        (target,) = node.targets
+        assert isinstance(target, ast.Name)
+        follower = body[index + 1] if index + 1 < len(body) else None
+        if not (
+            isinstance(follower, ast.Expr)
+            and isinstance(follower.value, ast.Constant)
+            and isinstance(follower.value.value, str)
+        ):
+            raise PluginError(f"Reason.{target.id} has no docstring")
+        entries.append((group, target.id, inspect.cleandoc(follower.value.value)))
+    names = [code for _, code, _ in entries]
+    if names != [member.name for member in reasons.Reason]:
+        raise PluginError("reasons.py and the Reason enum disagree")
+    return entries
+
+
+def reason_codes() -> str:
+    rows = ["| Code | Meaning |", "| --- | --- |"]
+    current = None
+    for group, code, doc in reason_entries():
+        if group != current:
+            rows.append(f"| **{group}** | |")
+            current = group
+        rows.append(f'| <span id="{code}"></span>`{code}` | {cell(doc)} |')
+    return "\n".join(rows)
+
+
+def cell(text: str) -> str:
+    """Text made safe for one Markdown table cell."""
+    return " ".join(text.split()).replace("|", r"\|")
+
+
+# Command line -----------------------------------------------------------------------------------
+
+
+def subcommands(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+    """The parser and all its sub-command parsers, depth first, in registration order."""
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                yield from subcommands(child)
+
+
+def cli_help_texts() -> list[tuple[str, str]]:
+    """(prog, help text) for every command, formatted at a fixed width of 100 columns."""
+    from swarmconf.reference.cli import build_parser
+
+    saved = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "100"
+    try:
+        return [(p.prog, p.format_help()) for p in subcommands(build_parser())]
+    finally:
+        if saved is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = saved
+
+
+def cli_reference() -> str:
+    parts = []
+    for prog, text in cli_help_texts():
+        parts.append(f"## `{prog}`\n\n```text\n{text.rstrip()}\n```\n")
+    return "\n".join(parts)
+
+
+GENERATORS: dict[str, Callable[[], str]] = {
+    "reason-codes": reason_codes,
+    "cli-reference": cli_reference,
+}
+
+
+def expand(markdown: str, where: str) -> str:
+    """The Markdown with every placeholder replaced by its generated text."""
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in GENERATORS:
+            raise PluginError(f"{where}: unknown generated section {name!r}")
+        return GENERATORS[name]()
+
+    return PLACEHOLDER.sub(replace, markdown)
+
+
+def on_page_markdown(markdown: str, *, page: Any, config: Any, files: Any) -> str:
+    return expand(markdown, page.file.src_uri)

@@ -1,0 +1,51 @@
+"""The generated tables say what the code says."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from types import ModuleType
+
+import griffe
+import pytest
+from mkdocs.exceptions import PluginError
+
+from swarmconf.reference.cli import build_parser
+from swarmconf.spec.reasons import Reason
+
+
+def test_reason_table_lists_every_code_with_its_docstring(generate: ModuleType) -> None:
+    # griffe reads attribute docstrings independently of the hook's own extraction.
+    src = Path(__file__).resolve().parents[2] / "src"
+    module = griffe.load("swarmconf.spec.reasons", search_paths=[str(src)])
+    members = module["Reason"].members
+    entries = generate.reason_entries()
+    assert [code for _, code, _ in entries] == [member.name for member in Reason]
+    for _, code, doc in entries:
+        assert doc == members[code].docstring.value
+
+
+def test_reason_table_rows_are_grouped_by_source_comment(generate: ModuleType) -> None:
+    groups = {code: group for group, code, _ in generate.reason_entries()}
+    assert groups["BT_TRUNCATED"] == "bt-encoding (D10)"
+    assert groups["BAD_LAG"].startswith("Usage errors")
+
+
+def test_built_reason_page_shows_every_code(built_site: Path) -> None:
+    page = (built_site / "reason-codes" / "index.html").read_text()
+    for member in Reason:
+        assert f'id="{member.value}"' in page
+
+
+def test_built_cli_page_shows_every_help_text(built_site: Path, generate: ModuleType) -> None:
+    page = html.unescape((built_site / "cli" / "index.html").read_text())
+    texts = generate.cli_help_texts()
+    assert texts[0][0] == build_parser().prog
+    for _, text in texts:
+        for line in text.splitlines():
+            assert line.strip() in page
+
+
+def test_unknown_placeholder_fails_the_build(generate: ModuleType) -> None:
+    with pytest.raises(PluginError, match="no-such-table"):
+        generate.expand("<!-- generate: no-such-table -->\n", "page.md")
