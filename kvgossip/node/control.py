@@ -110,8 +110,11 @@ class ControlServer:
             if op == "put":
                 verdict = await node.put(bytes(request["record"]))
                 reason = verdict.reason.value if verdict.reason else ""
-                return {"ok": verdict.reason is None, "outcome": verdict.outcome.value,
-                        "reason": reason}
+                return {
+                    "ok": verdict.reason is None,
+                    "outcome": verdict.outcome.value,
+                    "reason": reason,
+                }
             if op == "revoke":
                 data = bytes(request["revocation"])
                 refused, new, purged = node.revoke(data)
@@ -125,7 +128,10 @@ class ControlServer:
                 return {"ok": True, "record": None if record is None else describe(record)}
             if op == "list":
                 prefix = str(request.get("prefix", ""))
-                return {"ok": True, "records": [describe(r) for r in node.store.records_under(prefix)]}
+                return {
+                    "ok": True,
+                    "records": [describe(r) for r in node.store.records_under(prefix)],
+                }
             if op == "grants":
                 return {"ok": True, "grants": node.store.grants()}
             if op == "status":

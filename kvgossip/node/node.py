@@ -347,9 +347,7 @@ class Node:
 
     def hashes(self) -> gossip.StateHashes:
         """This node's current state hashes."""
-        return gossip.StateHashes(
-            self.node_id, self.store.tree_hash(), self.store.revset_hash()
-        )
+        return gossip.StateHashes(self.node_id, self.store.tree_hash(), self.store.revset_hash())
 
     async def put(self, data: bytes) -> Verdict:
         """Apply a locally signed record exactly as a remote one; announce it if accepted."""
@@ -395,6 +393,7 @@ class Node:
         return {
             "name": self.serf_name,
             "node_id": self.node_id.hex(),
+            "root": self.config.root.hex(),
             "sync_port": self.sync_port,
             "serf_connected": self._rpc is not None,
             "keys": self.store.count(),
