@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 # Each module exposes `register(subparsers)`, adding its commands with a `handler` default.
-COMMAND_MODULES: tuple[str, ...] = ("swarmconf.conformance.cli",)
+COMMAND_MODULES: tuple[str, ...] = ("swarmconf.conformance.cli", "swarmconf.kvgossip.node.cli")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -23,11 +23,12 @@ DIGITS = b"0123456789"
 
 
 def encode(value: BtValue) -> bytes:
-    """Encode a bt value canonically: dict keys sorted, integers and lengths in shortest form."""
+    """Encode a bt value canonically: dict keys sorted, integers and lengths in shortest form
+    (D10)."""
     if isinstance(value, bool):
         raise TypeError("bool is not a bt value")
     if isinstance(value, int):
-        return b"i%de" % value
+        return encode_integer(value)
     if isinstance(value, bytes):
         return b"%d:%s" % (len(value), value)
     if isinstance(value, list):
@@ -37,6 +38,16 @@ def encode(value: BtValue) -> bytes:
             raise TypeError("bt dict keys are byte strings")
         return b"d" + b"".join(encode(key) + encode(value[key]) for key in sorted(value)) + b"e"
     raise TypeError(f"{type(value).__name__} is not a bt value")
+
+
+def encode_integer(value: int) -> bytes:
+    """`i<decimal>e` in shortest form: no leading zeros, no `-0` (D10).
+
+    pre: INT64_MIN <= value <= INT64_MAX
+    post: decode(__return__) == value
+    post: __return__[1:2] != b"0" or __return__ == b"i0e"
+    """
+    return b"i%de" % value
 
 
 def decode(data: bytes, *, wide_int_keys: Callable[[bytes], bool] | None = None) -> BtValue:

@@ -25,7 +25,14 @@ MAX_DOMAIN_LENGTH = 24
 
 def padded_size(size: int, overhead: int = OVERHEAD) -> int:
     """The padded plaintext size: size + overhead rounded up to a chunk, minus overhead; the
-    chunk is 256 below 5120, 1024 below 20480, 2048 below 40960, else 5120 (D19)."""
+    chunk is 256 below 5120, 1024 below 20480, 2048 below 40960, else 5120 (D19).
+
+    pre: 0 <= size <= 10**9
+    pre: 0 <= overhead <= 10**6
+    post: size <= __return__ < size + 5120
+    post: (__return__ + overhead) % 256 == 0
+    post: size + overhead >= 40960 or __return__ - size < 2048
+    """
     total = size + overhead
     if total < 5120:
         chunk = 256

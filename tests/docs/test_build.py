@@ -16,6 +16,7 @@ MAIN_PAGES = [
     "conformance/index.html",
     "cli/index.html",
     "api/index.html",
+    "api/spec-merge/index.html",
 ]
 
 
