@@ -10,9 +10,12 @@ from __future__ import annotations
 import argparse
 import ast
 import inspect
+import json
 import os
 import re
 from collections.abc import Callable, Iterator
+from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 from mkdocs.exceptions import PluginError
@@ -23,15 +26,13 @@ PLACEHOLDER = re.compile(r"^<!-- generate: ([a-z0-9-]+) -->$", re.MULTILINE)
 # Reason codes -----------------------------------------------------------------------------------
 
 
-def reason_entries() -> list[tuple[str, str, str]]:
-    """(group, code, docstring) for every `Reason` member, in source order.
+def reason_entries(codes: type[StrEnum]) -> list[tuple[str, str, str]]:
+    """(group, code, docstring) for every member of a reason-code enum, in source order.
 
-    The group is the comment line that heads each block of members in `reasons.py`; the
+    The group is the comment line that heads each block of members in the source; the
     docstring is the string literal that follows each member (an attribute docstring).
     """
-    from swarmconf.spec import reasons
-
-    source = inspect.getsource(reasons.Reason)
+    source = inspect.getsource(codes)
     lines = source.splitlines()
     (class_def,) = ast.parse(source).body
     assert isinstance(class_def, ast.ClassDef)
@@ -58,18 +59,18 @@ def reason_entries() -> list[tuple[str, str, str]]:
             and isinstance(follower.value, ast.Constant)
             and isinstance(follower.value.value, str)
         ):
-            raise PluginError(f"Reason.{target.id} has no docstring")
+            raise PluginError(f"{codes.__name__}.{target.id} has no docstring")
         entries.append((group, target.id, inspect.cleandoc(follower.value.value)))
     names = [code for _, code, _ in entries]
-    if names != [member.name for member in reasons.Reason]:
-        raise PluginError("reasons.py and the Reason enum disagree")
+    if names != [member.name for member in codes]:
+        raise PluginError(f"the source and the members of {codes.__name__} disagree")
     return entries
 
 
-def reason_codes() -> str:
+def reason_table(codes: type[StrEnum]) -> str:
     rows = ["| Code | Meaning |", "| --- | --- |"]
     current = None
-    for group, code, doc in reason_entries():
+    for group, code, doc in reason_entries(codes):
         if group != current:
             rows.append(f"| **{group}** | |")
             current = group
@@ -77,9 +78,58 @@ def reason_codes() -> str:
     return "\n".join(rows)
 
 
+def reason_codes() -> str:
+    from swarmconf.spec.reasons import Reason
+
+    return reason_table(Reason)
+
+
+def kv_reason_codes() -> str:
+    from swarmconf.kvgossip.reasons import KvReason
+
+    return reason_table(KvReason)
+
+
 def cell(text: str) -> str:
     """Text made safe for one Markdown table cell."""
     return " ".join(text.split()).replace("|", r"\|")
+
+
+# Rule registry ----------------------------------------------------------------------------------
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+VECTORS = REPOSITORY / "vectors" / "v1"
+
+
+def vector_rule_counts() -> dict[str, int]:
+    """How many vector cases cite each rule in their `rules` field (empty before vectors exist)."""
+    counts: dict[str, int] = {}
+    for path in sorted(VECTORS.glob("*_test.json")):
+        document = json.loads(path.read_text())
+        for group in document.get("testGroups", []):
+            for case in group.get("tests", []):
+                for rule in case.get("rules", []):
+                    counts[rule] = counts.get(rule, 0) + 1
+    return counts
+
+
+def rule_registry() -> str:
+    from swarmconf.spec.rules import RULES
+
+    counts = vector_rule_counts()
+    header = "| Rule | What it pins | Implemented by |"
+    rule_line = "| --- | --- | --- |"
+    if counts:
+        header += " Vectors |"
+        rule_line += " ---: |"
+    rows = [header, rule_line]
+    for number, rule in RULES.items():
+        functions = ", ".join(f"[`{path}`][swarmconf.spec.{path}]" for path in rule.functions)
+        row = f"| [{number}](../errata.md#{number.lower()}) | {cell(rule.title)} | {functions} |"
+        if counts:
+            row += f" {counts.get(number, 0)} |"
+        rows.append(row)
+    return "\n".join(rows)
 
 
 # Command line -----------------------------------------------------------------------------------
@@ -118,7 +168,9 @@ def cli_reference() -> str:
 
 GENERATORS: dict[str, Callable[[], str]] = {
     "reason-codes": reason_codes,
+    "kv-reason-codes": kv_reason_codes,
     "cli-reference": cli_reference,
+    "rule-registry": rule_registry,
 }
 
 
