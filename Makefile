@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test lint typecheck unit crosshair docs clean
+.PHONY: test lint typecheck unit crosshair docs docs-browser clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -33,6 +33,10 @@ crosshair: $(STAMP)
 # The docs site, built with --strict (warnings are errors) into site/.
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --config-file docs/mkdocs.yml
+
+# Every page of the built site in headless Chromium, failing on console errors (.ci/run).
+docs-browser: docs
+	$(BIN)/python docs/checks/browser.py site
 
 clean:
 	rm -rf $(VENV) build site *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -12,6 +12,11 @@ from typing import Any
 
 from swarmconf.spec.reasons import ConfigError, Reason
 
+try:  # An optional compiled decoder (PyPI wheels) that rejects the same non-canonical forms.
+    from bencode2 import bdecode as _accelerated_decode
+except ImportError:  # pragma: no cover - the pure decoder below is the fallback
+    _accelerated_decode = None  # type: ignore[assignment]
+
 MAX_DEPTH = 64
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
@@ -28,11 +33,19 @@ def _fail(reason: Reason, pos: int) -> ConfigError:
     return ConfigError(reason, f"at byte {pos}")
 
 
+def _unterminated(rest: bytes, reason: Reason, pos: int) -> ConfigError:
+    """The error for digits never followed by their terminator: the first bad byte, else the end."""
+    digits = rest[1:] if rest[:1] == b"-" else rest
+    if digits and not digits.isdigit():
+        return _fail(reason, pos)
+    return _fail(Reason.BT_TRUNCATED, pos + len(rest))
+
+
 def _read_int(data: bytes, pos: int, hi: int) -> tuple[int, int]:
     """Decode `i...e` starting at `pos` (the `i`); return (value, position after the `e`)."""
     end = data.find(b"e", pos + 1)
     if end < 0:
-        raise _fail(Reason.BT_TRUNCATED, len(data))
+        raise _unterminated(data[pos + 1 :], Reason.BT_BAD_INTEGER, pos)
     body = data[pos + 1 : end]
     digits = body[1:] if body[:1] == b"-" else body
     if not digits.isdigit():
@@ -54,7 +67,7 @@ def _read_str(data: bytes, pos: int) -> tuple[bytes, int]:
     """Decode `N:bytes` starting at `pos` (a digit); return (value, position after it)."""
     colon = data.find(b":", pos)
     if colon < 0:
-        raise _fail(Reason.BT_TRUNCATED, len(data))
+        raise _unterminated(data[pos:], Reason.BT_BAD_STRING_LENGTH, pos)
     digits = data[pos:colon]
     if not digits.isdigit():
         raise _fail(Reason.BT_BAD_STRING_LENGTH, pos)
@@ -160,6 +173,25 @@ def decode(data: bytes) -> Any:
 def decode_message(data: bytes) -> Any:
     """Like `decode`, but ints inside unknown top-level dict values may reach 2^64-1 (D9)."""
     return _decode(data, message=True)
+
+
+def decode_fast(data: bytes) -> Any | None:
+    """The compiled decoder's result, or None when it is missing or refuses `data`.
+
+    It checks canonical form (D10) but neither the int64 range nor `MAX_DEPTH`: callers check
+    both on the result, and on any doubt decode again with `decode_message` for the exact
+    first violation.
+    """
+    if _accelerated_decode is None or not ACCELERATED:
+        return None
+    try:
+        return _accelerated_decode(data)
+    except Exception:
+        return None
+
+
+# Tests switch the compiled decoder off to exercise the pure path.
+ACCELERATED = True
 
 
 def encode_into(value: Any, out: list[bytes]) -> None:

@@ -10,7 +10,13 @@ from typing import Any
 
 from swarmconf.spec.reasons import ConfigError, Reason, UsageError
 
-from .bt import INT64_MAX, INT64_MIN
+from . import bt
+from .bt import INT64_MAX, INT64_MIN, MAX_DEPTH
+
+try:  # The compiled encoder that goes with the compiled decoder in `bt`.
+    from bencode2 import bencode as _accelerated_encode
+except ImportError:  # pragma: no cover - the pure encoder is the fallback
+    _accelerated_encode = None  # type: ignore[assignment]
 
 Data = dict[bytes, Any]
 Diff = dict[bytes, Any]
@@ -27,6 +33,8 @@ def _scalar_run_error(items: list[Any]) -> Reason | None:
         if t is int:
             if prev is not None and (type(prev) is bytes or item <= prev):
                 return Reason.DATA_SET_UNSORTED
+            if item < INT64_MIN or item > INT64_MAX:
+                return Reason.BT_INTEGER_RANGE
         elif t is bytes:
             if type(prev) is bytes and item <= prev:
                 return Reason.DATA_SET_UNSORTED
@@ -36,13 +44,24 @@ def _scalar_run_error(items: list[Any]) -> Reason | None:
     return None
 
 
-def check_data(data: Data, nested: bool = False) -> None:
-    """Validate decoded data in place (D11), depth-first in key order; lists become sets."""
-    if nested and not data:
+def check_data(data: Data, depth: int = 2) -> None:
+    """Validate decoded data in place (D11), depth-first in key order; lists become sets.
+
+    `depth` is the nesting level of `data` in the message (`&` is at 2). Integer ranges and
+    nesting are checked too, for input that did not come through the strict decoder.
+    """
+    if depth > MAX_DEPTH:
+        raise ConfigError(Reason.BT_TOO_DEEP)
+    if depth > 2 and not data:
         raise ConfigError(Reason.DATA_EMPTY_DICT)
     for key, value in data.items():
         t = type(value)
-        if t is list:
+        if t is int:
+            if value < INT64_MIN or value > INT64_MAX:
+                raise ConfigError(Reason.BT_INTEGER_RANGE)
+        elif t is list:
+            if depth >= MAX_DEPTH:
+                raise ConfigError(Reason.BT_TOO_DEEP)
             reason = _scalar_run_error(value)
             if reason is not None:
                 raise ConfigError(reason, f"set {key!r}")
@@ -50,7 +69,21 @@ def check_data(data: Data, nested: bool = False) -> None:
                 raise ConfigError(Reason.DATA_EMPTY_SET, f"set {key!r}")
             data[key] = set(value)
         elif t is dict:
-            check_data(value, nested=True)
+            check_data(value, depth + 1)
+
+
+def check_bounds(value: Any, depth: int, high: int = INT64_MAX) -> None:
+    """Integer range and nesting limits (D10) over a decoded bt value at nesting level `depth`."""
+    t = type(value)
+    if t is int:
+        if value < INT64_MIN or value > high:
+            raise ConfigError(Reason.BT_INTEGER_RANGE)
+    elif t is list or t is dict:
+        if depth > MAX_DEPTH:
+            raise ConfigError(Reason.BT_TOO_DEEP)
+        for item in value.values() if t is dict else value:
+            if type(item) is not bytes:
+                check_bounds(item, depth + 1, high)
 
 
 def check_diff(diff: Any) -> None:
@@ -71,12 +104,12 @@ def check_diff(diff: Any) -> None:
 
 
 def _check_set_diff(key: bytes, value: list[Any]) -> None:
-    if len(value) != 2 or not all(
-        type(part) is list and all(type(x) is int or type(x) is bytes for x in part)
-        for part in value
-    ):
+    if len(value) != 2 or type(value[0]) is not list or type(value[1]) is not list:
         raise ConfigError(Reason.DIFF_BAD_SET, f"key {key!r}")
     for part in value:
+        for item in part:
+            if type(item) is not int and type(item) is not bytes:
+                raise ConfigError(Reason.DIFF_BAD_SET, f"key {key!r}")
         if _scalar_run_error(part) is not None:
             raise ConfigError(Reason.DIFF_SET_UNSORTED, f"key {key!r}")
 
@@ -140,10 +173,56 @@ def encode_data_into(data: Data, out: list[bytes]) -> None:
 
 def encode_data(data: Data) -> bytes:
     """The canonical encoding of `data` as written under `&` (empty containers pruned)."""
+    if bt.ACCELERATED and _accelerated_encode is not None:
+        try:
+            return _accelerated_encode(_to_bt(data))
+        except UsageError:
+            pass  # the pure encoder below reports the first bad value in key order
     out = [b"d"]
     encode_data_into(data, out)
     out.append(b"e")
     return b"".join(out)
+
+
+def _to_bt(data: Data) -> dict[bytes, Any]:
+    """`data` as bt values for the compiled encoder: sets as ordered lists, empties pruned.
+
+    It checks what the compiled encoder would let through (bools, str keys, int range).
+    """
+    out: dict[bytes, Any] = {}
+    for key, value in data.items():
+        if type(key) is not bytes:
+            raise UsageError(Reason.BAD_VALUE_TYPE)
+        t = type(value)
+        if t is bytes:
+            out[key] = value
+        elif t is int:
+            _check_int(value)
+            out[key] = value
+        elif t is set:
+            if value:
+                items = sorted_set(value)
+                if isinstance(items[0], int):
+                    _check_int(items[0])
+                    for item in reversed(items):
+                        if isinstance(item, int):
+                            _check_int(item)
+                            break
+                out[key] = items
+        elif t is dict:
+            sub = _to_bt(value)
+            if sub:
+                out[key] = sub
+        else:
+            raise UsageError(Reason.BAD_VALUE_TYPE)
+    return out
+
+
+def encode_diff(diff: Diff) -> bytes:
+    """The encoding of a diff (or any bt value known to be well typed)."""
+    if bt.ACCELERATED and _accelerated_encode is not None:
+        return bytes(_accelerated_encode(diff))
+    return bt.encode(diff)
 
 
 def pruned_copy(data: Data) -> Data:

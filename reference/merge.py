@@ -7,7 +7,7 @@ from typing import Any
 from swarmconf.spec.reasons import ConfigError, Reason
 
 from . import bt, crypto
-from .data import Data, Diff, apply_diff, encode_data
+from .data import Data, Diff, apply_diff
 from .message import ConfigMessage, LaggedEntry, check_lag, parse
 
 
@@ -70,7 +70,6 @@ def merge(
     data, entries = replay(ranked)
     floor = seqno - lag
     lagged = [LaggedEntry(s, h, diff) for (s, h), diff in entries if s > floor]
-    result = ConfigMessage(seqno, data, lagged, lag=lag, merged=True)
-    result._start_editing(encode_data(data), None)
+    result = ConfigMessage.editable_from(data, seqno, lagged, lag=lag, merged=True)
     result._sign_secret = secret
     return result

@@ -11,10 +11,12 @@ from . import bt, crypto
 from .data import (
     Data,
     Diff,
+    check_bounds,
     check_data,
     check_diff,
     check_writer_limits,
     encode_data,
+    encode_diff,
     make_diff,
     pruned_copy,
 )
@@ -54,10 +56,11 @@ class ConfigMessage:
 
     __slots__ = (
         "_base",
-        "_base_encoded",
+        "_cache",
         "_diff",
         "_hash",
         "_sign_secret",
+        "_signature",
         "_verified",
         "data",
         "extra",
@@ -65,7 +68,6 @@ class ConfigMessage:
         "lagged",
         "merged",
         "seqno",
-        "signature",
     )
 
     def __init__(
@@ -84,37 +86,48 @@ class ConfigMessage:
         self.lag = lag
         self.extra = extra if extra is not None else {}
         self.merged = merged
-        self.signature: bytes | None = None
+        self._signature: bytes | None = None
         self._verified = False
         self._sign_secret: bytes | None = None
-        # Parsed messages: the stored diff and hash. Editable ones: the data at creation.
+        # Parsed messages: the stored diff and hash.
         self._diff: Diff | None = None
         self._hash: bytes | None = None
-        self._base: Data | None = None
-        self._base_encoded = b""
+        # Editable messages: the (pruned) data at creation, never handed out, and the last
+        # serialization as (encoded data, signing secret, bytes).
+        self._base: Data = {}
+        self._cache: tuple[bytes, bytes | None, bytes] | None = None
 
     @classmethod
     def new(cls, seqno: int, *, lag: int = 5) -> ConfigMessage:
         """An editable message with empty data and no history."""
-        msg = cls(_check_seqno(seqno), {}, [], lag=check_lag(lag))
-        msg._start_editing(b"de", {})
-        return msg
+        return cls(_check_seqno(seqno), {}, [], lag=check_lag(lag))
 
-    def _start_editing(self, encoded: bytes, base: Data | None) -> None:
-        """Make this message editable, its diff counted from the data encoded as `encoded`."""
-        self._base_encoded = encoded
-        self._base = base
+    @classmethod
+    def editable_from(
+        cls, base: Data, seqno: int, lagged: list[LaggedEntry], **kwargs: Any
+    ) -> ConfigMessage:
+        """An editable message whose data starts as a copy of `base` (pruned, kept private)."""
+        msg = cls(seqno, pruned_copy(base), lagged, **kwargs)
+        msg._base = base
+        return msg
 
     @property
     def editable(self) -> bool:
         return self._hash is None
 
     @property
+    def signature(self) -> bytes | None:
+        """The `~` of a parsed message; for an editable one, that of its current bytes if signed."""
+        if self._hash is None and self._sign_secret is not None:
+            return self.serialize()[-1 - crypto.SIGNATURE_SIZE : -1]
+        return self._signature
+
+    @property
     def diff(self) -> Diff:
         """The stored `=` of a parsed message; the diff of the edits so far for an editable one."""
         if self._diff is not None:
             return self._diff
-        return self._current()[1]
+        return self._edits()
 
     @property
     def hash(self) -> bytes:
@@ -123,59 +136,52 @@ class ConfigMessage:
             return self._hash
         return blake2b(self.serialize())
 
-    def _current(self) -> tuple[bytes, Diff]:
-        """(encoded data, diff since creation) of an editable message, writer limits checked."""
-        encoded = encode_data(self.data)
-        if encoded == self._base_encoded:
-            return encoded, {}
-        if self._base is None:
-            self._base = bt.decode(self._base_encoded)
-            check_data(self._base)
+    def _edits(self) -> Diff:
+        """The diff since creation of an editable message whose data encoded fine (D12, D11)."""
+        if self.data == self._base:
+            return {}
         now = pruned_copy(self.data)
         diff = make_diff(self._base, now)
         check_writer_limits(diff, now)
-        return encoded, diff
+        return diff
 
     def increment(self) -> ConfigMessage:
         """An editable successor: seqno + 1, this message's diff appended to `lagged` (D13)."""
         if self.seqno >= bt.INT64_MAX:
             raise UsageError(Reason.SEQNO_OVERFLOW, str(self.seqno))
-        if self._hash is None:
-            encoded, diff = self._current()
-            own = self._serialize(encoded, diff, self._sign_secret)
-            own_hash = blake2b(own)
-        else:
-            encoded, diff, own_hash = encode_data(self.data), self.diff, self._hash
+        own_hash, diff = self.hash, self.diff
         seqno = self.seqno + 1
         floor = seqno - self.lag
         lagged = [e for e in self.lagged if e.seqno > floor]
         lagged.append(LaggedEntry(self.seqno, own_hash, diff))
-        msg = ConfigMessage(
-            seqno, pruned_copy(self.data), lagged, lag=self.lag, extra=dict(self.extra)
+        return ConfigMessage.editable_from(
+            pruned_copy(self.data), seqno, lagged, lag=self.lag, extra=dict(self.extra)
         )
-        msg._start_editing(encoded, None)
-        return msg
 
     def serialize(self, sign_key: bytes | None = None) -> bytes:
         """The canonical message bytes, keys in order (D8, D9, D17); signed with `sign_key`."""
         secret = crypto.signing_secret(sign_key) if sign_key is not None else self._sign_secret
-        if self._hash is None:
-            encoded, diff = self._current()
-            return self._serialize(encoded, diff, secret)
-        if secret is None and self._verified and self.signature is not None:
-            body = self._body(encode_data(self.data), self.diff)
-            return body + b"1:~64:" + self.signature + b"e"
-        return self._serialize(encode_data(self.data), self.diff, secret)
+        encoded = encode_data(self.data)
+        if self._hash is not None:
+            if secret is None and self._verified and self._signature is not None:
+                return self._body(encoded, self.diff) + b"1:~64:" + self._signature + b"e"
+            return self._serialize(encoded, self.diff, secret)
+        cache = self._cache
+        if cache is not None and cache[0] == encoded and cache[1] == secret:
+            return cache[2]
+        out = self._serialize(encoded, self._edits(), secret)
+        self._cache = (encoded, secret, out)
+        return out
 
     def _body(self, encoded: bytes, diff: Diff) -> bytes:
         """The serialization up to, not including, the signature pair and the final `e`."""
         lagged_out = [b"l"]
         for entry in self.lagged:
             lagged_out += (b"li%de32:" % entry.seqno, entry.hash)
-            bt.encode_into(entry.diff, lagged_out)
+            lagged_out.append(encode_diff(entry.diff))
             lagged_out.append(b"e")
         lagged_out.append(b"e")
-        fields = {b"&": encoded, b"<": b"".join(lagged_out), b"=": bt.encode(diff)}
+        fields = {b"&": encoded, b"<": b"".join(lagged_out), b"=": encode_diff(diff)}
         fields.update(self.extra)
         out = [b"d1:#i%de" % self.seqno]
         for key in sorted(fields):
@@ -243,13 +249,51 @@ def _check_lagged(raw: Any, seqno: int, lag: int) -> list[LaggedEntry]:
 
 
 def parse(data: bytes, *, lag: int = 5, verify_key: bytes | None = None) -> ConfigMessage:
-    """Parse and validate one plaintext message; `ConfigError` with the first failing check."""
+    """Parse and validate one plaintext message; `ConfigError` with the first failing check.
+
+    The compiled decoder, when present, handles valid input; anything it or the checks refuse
+    is parsed again by the strict pure decoder, which reports the first violation in order.
+    """
     check_lag(lag)
     if verify_key is not None:
         crypto.check_verify_key(verify_key)
     raw = bytes(data)
-    top = bt.decode_message(raw)
+    top = bt.decode_fast(raw)
+    if top is not None:
+        try:
+            return _build(raw, top, lag, verify_key, bounds=True)
+        except ConfigError as exc:
+            if exc.reason not in _BOUNDS_REASONS and _in_bounds(top):
+                raise  # the input is canonical bt: this is the first failing check
+    return _build(raw, bt.decode_message(raw), lag, verify_key, bounds=False)
+
+
+_BOUNDS_REASONS = (Reason.BT_INTEGER_RANGE, Reason.BT_TOO_DEEP)
+
+
+def _in_bounds(top: Any) -> bool:
+    """Whether a decoded message holds no integer out of range and nothing too deep (D9, D10)."""
+    try:
+        if type(top) is dict:
+            for key, value in top.items():
+                check_bounds(value, 2, bt.INT64_MAX if key in bt.KNOWN_KEYS else bt.UINT64_MAX)
+        else:
+            check_bounds(top, 1)
+    except ConfigError:
+        return False
+    return True
+
+
+def _build(
+    raw: bytes, top: Any, lag: int, verify_key: bytes | None, *, bounds: bool
+) -> ConfigMessage:
+    """Steps 2..6 of the contract's checks on the decoded `top`; with `bounds`, also D10's
+    integer ranges and nesting limit, which the compiled decoder does not check."""
     _check_top(top)
+    if bounds:
+        for key, value in top.items():
+            if key != b"&":
+                check_bounds(value, 2, bt.INT64_MAX if key in bt.KNOWN_KEYS else bt.UINT64_MAX)
     seqno: int = top[b"#"]
     check_data(top[b"&"])
     lagged = _check_lagged(top[b"<"], seqno, lag) if b"<" in top else []
@@ -269,6 +313,6 @@ def parse(data: bytes, *, lag: int = 5, verify_key: bytes | None = None) -> Conf
     msg = ConfigMessage(seqno, top[b"&"], lagged, lag=lag, extra=extra)
     msg._diff = diff
     msg._hash = blake2b(raw)
-    msg.signature = signature
+    msg._signature = signature
     msg._verified = verified
     return msg

@@ -10,9 +10,11 @@ from __future__ import annotations
 import argparse
 import ast
 import inspect
+import json
 import os
 import re
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from mkdocs.exceptions import PluginError
@@ -82,6 +84,43 @@ def cell(text: str) -> str:
     return " ".join(text.split()).replace("|", r"\|")
 
 
+# Rule registry ----------------------------------------------------------------------------------
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+VECTORS = REPOSITORY / "vectors" / "v1"
+
+
+def vector_rule_counts() -> dict[str, int]:
+    """How many vector cases cite each rule in their `rules` field (empty before vectors exist)."""
+    counts: dict[str, int] = {}
+    for path in sorted(VECTORS.glob("*_test.json")):
+        document = json.loads(path.read_text())
+        for group in document.get("testGroups", []):
+            for case in group.get("tests", []):
+                for rule in case.get("rules", []):
+                    counts[rule] = counts.get(rule, 0) + 1
+    return counts
+
+
+def rule_registry() -> str:
+    from swarmconf.spec.rules import RULES
+
+    counts = vector_rule_counts()
+    header = "| Rule | What it pins | Implemented by |"
+    rule_line = "| --- | --- | --- |"
+    if counts:
+        header += " Vectors |"
+        rule_line += " ---: |"
+    rows = [header, rule_line]
+    for number, rule in RULES.items():
+        functions = ", ".join(f"[`{path}`][swarmconf.spec.{path}]" for path in rule.functions)
+        row = f"| [{number}](../errata.md#{number.lower()}) | {cell(rule.title)} | {functions} |"
+        if counts:
+            row += f" {counts.get(number, 0)} |"
+        rows.append(row)
+    return "\n".join(rows)
+
+
 # Command line -----------------------------------------------------------------------------------
 
 
@@ -119,6 +158,7 @@ def cli_reference() -> str:
 GENERATORS: dict[str, Callable[[], str]] = {
     "reason-codes": reason_codes,
     "cli-reference": cli_reference,
+    "rule-registry": rule_registry,
 }
 
 

@@ -46,6 +46,12 @@ def runnable() -> ModuleType:
 
 
 @pytest.fixture(scope="session")
+def browser() -> ModuleType:
+    """docs/checks/browser.py: the headless-Chromium page check (run by `make docs-browser`)."""
+    return load_docs_module("checks/browser.py")
+
+
+@pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site, built with --strict exactly as `make docs` does, into a scratch directory."""
     site = tmp_path_factory.mktemp("site")

@@ -49,3 +49,17 @@ def test_built_cli_page_shows_every_help_text(built_site: Path, generate: Module
 def test_unknown_placeholder_fails_the_build(generate: ModuleType) -> None:
     with pytest.raises(PluginError, match="no-such-table"):
         generate.expand("<!-- generate: no-such-table -->\n", "page.md")
+
+
+def test_rule_registry_table_lists_every_rule_and_function(
+    built_site: Path, generate: ModuleType
+) -> None:
+    from swarmconf.spec.rules import RULES
+
+    table = generate.rule_registry()
+    page = (built_site / "spec" / "index.html").read_text()
+    for number, rule in RULES.items():
+        assert f"| [{number}](../errata.md#{number.lower()}) |" in table
+        for path in rule.functions:
+            module = path.split(".")[0]
+            assert f'href="../api/spec-{module}/#swarmconf.spec.{path}"' in page

@@ -26,7 +26,7 @@ EXPECTED = {
 }
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def chain() -> dict[str, Any]:
     return build_chain(ref)
 

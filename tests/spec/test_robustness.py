@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from config_strategies import histories
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -69,3 +70,47 @@ def test_merge_skips_mutated_inputs(published: list[bytes], draws: st.DataObject
     valid = [m for m in published + broken if parse_or_reason(m) is None]
     if valid:
         assert merge(published + broken).serialize() == merge(valid).serialize()
+
+
+def encode_raw(items: list[tuple[bytes, bytes]]) -> bytes:
+    """A dict from (key, encoded value) pairs in the given order, sorted or not."""
+    return b"d" + b"".join(bt.encode(key) + value for key, value in items) + b"e"
+
+
+def swap_adjacent(items: list[tuple[bytes, bytes]], i: int) -> list[tuple[bytes, bytes]]:
+    return [*items[:i], items[i + 1], items[i], *items[i + 2 :]]
+
+
+def top_items() -> list[tuple[bytes, bytes]]:
+    top = bt.decode(SEED_MESSAGE)
+    assert isinstance(top, dict)
+    return [(key, bt.encode(value)) for key, value in top.items()]
+
+
+def test_reordered_keys_are_refused_at_every_level() -> None:
+    items = top_items()
+    for i in range(len(items) - 1):
+        assert parse_or_reason(encode_raw(swap_adjacent(items, i))) == Reason.BT_KEYS_UNSORTED
+    data = bt.decode(dict(items)[b"&"])
+    assert isinstance(data, dict)
+    data_items = [(key, bt.encode(value)) for key, value in data.items()]
+    for i in range(len(data_items) - 1):
+        reordered = [
+            (k, encode_raw(swap_adjacent(data_items, i)) if k == b"&" else v) for k, v in items
+        ]
+        assert parse_or_reason(encode_raw(reordered)) == Reason.BT_KEYS_UNSORTED
+    assert parse_or_reason(encode_raw([items[0], *items])) == Reason.BT_DUPLICATE_KEY
+
+
+@pytest.mark.parametrize(
+    ("key", "replacement", "reason"),
+    [
+        (b"#", b"3:127", Reason.MSG_BAD_SEQNO),
+        (b"&", b"li1ee", Reason.MSG_BAD_DATA),
+        (b"<", b"de", Reason.LAGGED_NOT_LIST),
+        (b"=", b"le", Reason.DIFF_NOT_DICT),
+    ],
+)
+def test_swapped_types_are_refused(key: bytes, replacement: bytes, reason: Reason) -> None:
+    swapped = [(k, replacement if k == key else v) for k, v in top_items()]
+    assert parse_or_reason(encode_raw(swapped)) == reason
