@@ -40,3 +40,8 @@ docs-browser: docs
 
 clean:
 	rm -rf $(VENV) build site *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+
+# The K/V Gossip vectors under vectors/v1 (byte-for-byte reproducible).
+.PHONY: vectors-kv
+vectors-kv: $(STAMP)
+	$(BIN)/python -m swarmconf.kvgossip.vectors vectors/v1
