@@ -14,6 +14,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterator
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -25,15 +26,13 @@ PLACEHOLDER = re.compile(r"^<!-- generate: ([a-z0-9-]+) -->$", re.MULTILINE)
 # Reason codes -----------------------------------------------------------------------------------
 
 
-def reason_entries() -> list[tuple[str, str, str]]:
-    """(group, code, docstring) for every `Reason` member, in source order.
+def reason_entries(codes: type[StrEnum]) -> list[tuple[str, str, str]]:
+    """(group, code, docstring) for every member of a reason-code enum, in source order.
 
-    The group is the comment line that heads each block of members in `reasons.py`; the
+    The group is the comment line that heads each block of members in the source; the
     docstring is the string literal that follows each member (an attribute docstring).
     """
-    from swarmconf.spec import reasons
-
-    source = inspect.getsource(reasons.Reason)
+    source = inspect.getsource(codes)
     lines = source.splitlines()
     (class_def,) = ast.parse(source).body
     assert isinstance(class_def, ast.ClassDef)
@@ -60,23 +59,35 @@ def reason_entries() -> list[tuple[str, str, str]]:
             and isinstance(follower.value, ast.Constant)
             and isinstance(follower.value.value, str)
         ):
-            raise PluginError(f"Reason.{target.id} has no docstring")
+            raise PluginError(f"{codes.__name__}.{target.id} has no docstring")
         entries.append((group, target.id, inspect.cleandoc(follower.value.value)))
     names = [code for _, code, _ in entries]
-    if names != [member.name for member in reasons.Reason]:
-        raise PluginError("reasons.py and the Reason enum disagree")
+    if names != [member.name for member in codes]:
+        raise PluginError(f"the source and the members of {codes.__name__} disagree")
     return entries
 
 
-def reason_codes() -> str:
+def reason_table(codes: type[StrEnum]) -> str:
     rows = ["| Code | Meaning |", "| --- | --- |"]
     current = None
-    for group, code, doc in reason_entries():
+    for group, code, doc in reason_entries(codes):
         if group != current:
             rows.append(f"| **{group}** | |")
             current = group
         rows.append(f'| <span id="{code}"></span>`{code}` | {cell(doc)} |')
     return "\n".join(rows)
+
+
+def reason_codes() -> str:
+    from swarmconf.spec.reasons import Reason
+
+    return reason_table(Reason)
+
+
+def kv_reason_codes() -> str:
+    from swarmconf.kvgossip.reasons import KvReason
+
+    return reason_table(KvReason)
 
 
 def cell(text: str) -> str:
@@ -157,6 +168,7 @@ def cli_reference() -> str:
 
 GENERATORS: dict[str, Callable[[], str]] = {
     "reason-codes": reason_codes,
+    "kv-reason-codes": kv_reason_codes,
     "cli-reference": cli_reference,
     "rule-registry": rule_registry,
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from enum import StrEnum
 from pathlib import Path
 from types import ModuleType
 
@@ -10,31 +11,42 @@ import griffe
 import pytest
 from mkdocs.exceptions import PluginError
 
+from swarmconf.kvgossip.reasons import KvReason
 from swarmconf.reference.cli import build_parser
 from swarmconf.spec.reasons import Reason
 
 
-def test_reason_table_lists_every_code_with_its_docstring(generate: ModuleType) -> None:
+@pytest.mark.parametrize(
+    ("module", "codes"),
+    [("swarmconf.spec.reasons", Reason), ("swarmconf.kvgossip.reasons", KvReason)],
+)
+def test_reason_table_lists_every_code_with_its_docstring(
+    generate: ModuleType, module: str, codes: type[StrEnum]
+) -> None:
     # griffe reads attribute docstrings independently of the hook's own extraction.
     src = Path(__file__).resolve().parents[2] / "src"
-    module = griffe.load("swarmconf.spec.reasons", search_paths=[str(src)])
-    members = module["Reason"].members
-    entries = generate.reason_entries()
-    assert [code for _, code, _ in entries] == [member.name for member in Reason]
+    members = griffe.load(module, search_paths=[str(src)])[codes.__name__].members
+    entries = generate.reason_entries(codes)
+    assert [code for _, code, _ in entries] == [member.name for member in codes]
     for _, code, doc in entries:
         assert doc == members[code].docstring.value
 
 
 def test_reason_table_rows_are_grouped_by_source_comment(generate: ModuleType) -> None:
-    groups = {code: group for group, code, _ in generate.reason_entries()}
+    groups = {code: group for group, code, _ in generate.reason_entries(Reason)}
     assert groups["BT_TRUNCATED"] == "bt-encoding (D10)"
     assert groups["BAD_LAG"].startswith("Usage errors")
 
 
-def test_built_reason_page_shows_every_code(built_site: Path) -> None:
-    page = (built_site / "reason-codes" / "index.html").read_text()
-    for member in Reason:
-        assert f'id="{member.value}"' in page
+@pytest.mark.parametrize(
+    ("page", "codes"), [("reason-codes", Reason), ("kvgossip/reasons", KvReason)]
+)
+def test_built_reason_page_shows_every_code(
+    built_site: Path, page: str, codes: type[StrEnum]
+) -> None:
+    html_text = (built_site / page / "index.html").read_text()
+    for member in codes:
+        assert f'id="{member.value}"' in html_text
 
 
 def test_built_cli_page_shows_every_help_text(built_site: Path, generate: ModuleType) -> None:
