@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import hashlib
 import inspect
 import json
 import os
@@ -104,12 +105,10 @@ VECTORS = REPOSITORY / "vectors" / "v1"
 def vector_rule_counts() -> dict[str, int]:
     """How many vector cases cite each rule in their `rules` field (empty before vectors exist)."""
     counts: dict[str, int] = {}
-    for path in sorted(VECTORS.glob("*_test.json")):
-        document = json.loads(path.read_text())
-        for group in document.get("testGroups", []):
-            for case in group.get("tests", []):
-                for rule in case.get("rules", []):
-                    counts[rule] = counts.get(rule, 0) + 1
+    for _, document in vector_documents():
+        for case in vector_cases(document):
+            for rule in case.get("rules", []):
+                counts[rule] = counts.get(rule, 0) + 1
     return counts
 
 
@@ -130,6 +129,165 @@ def rule_registry() -> str:
             row += f" {counts.get(number, 0)} |"
         rows.append(row)
     return "\n".join(rows)
+
+
+# Conformance ------------------------------------------------------------------------------------
+
+
+def vector_documents() -> list[tuple[str, dict[str, Any]]]:
+    """(file name, parsed JSON) of every vector file, in name order."""
+    return [
+        (path.name, json.loads(path.read_text())) for path in sorted(VECTORS.glob("*_test.json"))
+    ]
+
+
+def vector_cases(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """The cases of a vector file, flat (`testCases`) or grouped (`testGroups[].tests`)."""
+    if "testCases" in document:
+        cases: list[dict[str, Any]] = document["testCases"]
+        return cases
+    return [case for group in document.get("testGroups", []) for case in group["tests"]]
+
+
+def vector_files() -> str:
+    rows = [
+        "| File | Cases | valid | invalid | acceptable | Flags |",
+        "| --- | ---: | ---: | ---: | ---: | --- |",
+    ]
+    totals = [0, 0, 0, 0]
+    for name, document in vector_documents():
+        cases = vector_cases(document)
+        counts = [len(cases)] + [
+            sum(case["result"] == result for case in cases)
+            for result in ("valid", "invalid", "acceptable")
+        ]
+        totals = [total + count for total, count in zip(totals, counts, strict=True)]
+        flags = sorted({flag for case in cases for flag in case["flags"]})
+        figures = " | ".join(str(count) for count in counts)
+        rows.append(f"| `{name}` | {figures} | {', '.join(flags) or '-'} |")
+    rows.append("| **total** | " + " | ".join(f"**{total}**" for total in totals) + " | |")
+    return "\n".join(rows)
+
+
+def vector_flags() -> str:
+    """Every flag defined in the vector files, with its bug type and description."""
+    rows = ["| File | Flag | Bug type | Description |", "| --- | --- | --- | --- |"]
+    for name, document in vector_documents():
+        flags = document.get("header", {}).get("flags") or document.get("notes") or {}
+        for flag, note in sorted(flags.items()):
+            rows.append(
+                f"| `{name}` | `{flag}` | {note['bugType']} | {cell(note['description'])} |"
+            )
+    return "\n".join(rows)
+
+
+def adapter_ops() -> str:
+    from swarmconf.conformance.protocol import OPS
+
+    def fields(kinds: dict[str, str]) -> str:
+        return ", ".join(f"`{name}` ({kind})" for name, kind in kinds.items()) or "-"
+
+    rows = [
+        "| Op | Does | Request fields | Optional fields | Result fields |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for op in OPS.values():
+        rows.append(
+            f"| `{op.name}` | {cell(op.summary)} | {fields(op.required)} | "
+            f"{fields(op.optional)} | {fields(op.result)} |"
+        )
+    return "\n".join(rows)
+
+
+class _SloppyClient:
+    """A client with two classic bugs, for the failure-report example: it hashes with SHA-256
+    instead of BLAKE2b-256, and it lets integers with leading zeros through (X1)."""
+
+    def start(self) -> dict[str, Any]:
+        return {"name": "sloppy-client", "language": "python", "protocol": 1, "ops": ["hash"]}
+
+    restart = start
+
+    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        from swarmconf.reference import ConfigError, parse
+
+        data = bytes.fromhex(message["msg"])
+        try:
+            parse(data, lag=message["lag"])
+        except ConfigError as error:
+            if error.reason != "BT_LEADING_ZERO":
+                return {"reason": error.reason.value}
+        return {"result": {"hash": hashlib.sha256(data).hexdigest()}}
+
+    def close(self) -> None:
+        pass
+
+
+def example_cases() -> list[Any]:
+    """Three `hash` cases: a design-text example and two invalid messages."""
+    from swarmconf.conformance.vectorfile import Case
+    from swarmconf.spec import examples, parse
+
+    m123 = examples.m123()
+
+    def case(tc_id: int, name: str, comment: str, msg: bytes, **outcome: Any) -> Case:
+        return Case(
+            category="example",
+            tc_id=tc_id,
+            name=name,
+            comment=comment,
+            flags=outcome.pop("flags"),
+            rules=outcome.pop("rules"),
+            op="hash",
+            request={"op": "hash", "lag": 5, "msg": msg.hex()},
+            expected=outcome.get("expected"),
+            result=outcome["result"],
+            reason=outcome.get("reason"),
+        )
+
+    return [
+        case(
+            1,
+            "m123-hash",
+            "The design text's message 123",
+            m123,
+            flags=("DesignTextExample",),
+            rules=("D1",),
+            expected={"hash": parse(m123).hash.hex()},
+            result="valid",
+        ),
+        case(
+            2,
+            "seqno-leading-zero",
+            "A seqno written i01e",
+            b"d1:#i01e1:&de1:=dee",
+            flags=("NonCanonical",),
+            rules=("D10", "X1"),
+            result="invalid",
+            reason="BT_LEADING_ZERO",
+        ),
+        case(
+            3,
+            "no-seqno",
+            "The first key is & instead of #",
+            b"d1:&de1:=dee",
+            flags=(),
+            rules=("D8",),
+            result="invalid",
+            reason="MSG_MISSING_SEQNO",
+        ),
+    ]
+
+
+def failure_report() -> str:
+    """What `swarmconf conformance run` prints for the sloppy client on the example cases."""
+    from swarmconf.conformance.report import failure_lines, summary_lines
+    from swarmconf.conformance.runner import run_cases
+
+    report = run_cases(_SloppyClient(), example_cases())
+    lines = [line for outcome in report.failed for line in [*failure_lines(outcome), ""]]
+    lines.extend(summary_lines(report))
+    return "```text\n" + "\n".join(lines) + "\n```"
 
 
 # Command line -----------------------------------------------------------------------------------
@@ -171,6 +329,10 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "kv-reason-codes": kv_reason_codes,
     "cli-reference": cli_reference,
     "rule-registry": rule_registry,
+    "vector-files": vector_files,
+    "vector-flags": vector_flags,
+    "adapter-ops": adapter_ops,
+    "failure-report": failure_report,
 }
 
 

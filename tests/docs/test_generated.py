@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import json
 from enum import StrEnum
 from pathlib import Path
 from types import ModuleType
@@ -75,3 +76,40 @@ def test_rule_registry_table_lists_every_rule_and_function(
         for path in rule.functions:
             module = path.split(".")[0]
             assert f'href="../api/spec-{module}/#swarmconf.spec.{path}"' in page
+
+
+def test_vector_file_table_counts_every_case(built_site: Path, generate: ModuleType) -> None:
+    from swarmconf.conformance.vectorfile import VECTOR_SUFFIX
+
+    vectors = Path(__file__).resolve().parents[2] / "vectors" / "v1"
+    table = generate.vector_files()
+    total = 0
+    for path in sorted(vectors.glob("*" + VECTOR_SUFFIX)):
+        document = json.loads(path.read_text())
+        cases = generate.vector_cases(document)
+        assert len(cases) == document["numberOfTests"]
+        total += len(cases)
+        assert f"| `{path.name}` | {len(cases)} |" in table
+    assert f"| **total** | **{total}** |" in table
+    assert (
+        "kvgossip_keys_test.json"
+        in (built_site / "conformance" / "coverage" / "index.html").read_text()
+    )
+
+
+def test_adapter_ops_table_lists_every_op(generate: ModuleType) -> None:
+    from swarmconf.conformance.protocol import OPS
+
+    table = generate.adapter_ops()
+    for op in OPS.values():
+        assert f"| `{op.name}` |" in table
+        for name in op.result:
+            assert f"`{name}`" in table
+
+
+def test_failure_report_is_real_runner_output(generate: ModuleType) -> None:
+    report = generate.failure_report()
+    assert "FAIL example#1 m123-hash: wrong hash" in report
+    assert "FAIL example#2 seqno-leading-zero: accepted an invalid input" in report
+    assert "example#3" not in report
+    assert "1 passed      2 failed" in report
