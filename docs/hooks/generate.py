@@ -290,6 +290,23 @@ def failure_report() -> str:
     return "```text\n" + "\n".join(lines) + "\n```"
 
 
+# Benchmarks -------------------------------------------------------------------------------------
+
+BENCH_RESULTS = REPOSITORY / "bench" / "results.md"
+
+
+def bench_results() -> str:
+    """The table `make bench` last wrote, verbatim, or a pointer to `make bench` if none is kept."""
+    if not BENCH_RESULTS.is_file():
+        return (
+            "No benchmark table is checked in yet: run `make bench`, which writes it to "
+            "`bench/results.md`, and rebuild the site."
+        )
+    text = BENCH_RESULTS.read_text()
+    # Demote the file's headings below this page's own.
+    return re.sub(r"^(#+) ", lambda match: "#" + match.group(1) + " ", text, flags=re.MULTILINE)
+
+
 # Command line -----------------------------------------------------------------------------------
 
 
@@ -333,6 +350,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "vector-flags": vector_flags,
     "adapter-ops": adapter_ops,
     "failure-report": failure_report,
+    "bench-results": bench_results,
 }
 
 

@@ -113,3 +113,17 @@ def test_failure_report_is_real_runner_output(generate: ModuleType) -> None:
     assert "FAIL example#2 seqno-leading-zero: accepted an invalid input" in report
     assert "example#3" not in report
     assert "1 passed      2 failed" in report
+
+
+def test_bench_results_are_included_verbatim_below_the_page_headings(
+    generate: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    results = tmp_path / "results.md"
+    monkeypatch.setattr(generate, "BENCH_RESULTS", results)
+    assert "make bench" in generate.bench_results()
+    results.write_text(
+        "# Bench\n\n| op | spec | reference |\n| --- | --- | --- |\n| merge | 9 | 1 |\n"
+    )
+    included = generate.bench_results()
+    assert included.startswith("## Bench\n")
+    assert "| merge | 9 | 1 |" in included
