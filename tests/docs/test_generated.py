@@ -127,3 +127,21 @@ def test_bench_results_are_included_verbatim_below_the_page_headings(
     included = generate.bench_results()
     assert included.startswith("## Bench\n")
     assert "| merge | 9 | 1 |" in included
+
+
+def test_wire_examples_are_reproduced_by_the_reference(generate: ModuleType) -> None:
+    from swarmconf import reference
+
+    key = generate.EXAMPLE_KEY
+    empty = reference.ConfigMessage.new(0).serialize()
+    produced = [
+        empty,
+        reference.parse(empty).serialize(key),
+        reference.parse(generate.wire_example_values()[2][1]).serialize(),
+        reference.encrypt(empty, key),
+        reference.encrypt(empty, key, profile="libsession", domain=b"convo"),
+    ]
+    assert [value for _, value in generate.wire_example_values()] == produced
+    text = generate.wire_examples()
+    assert "d1:#i0e1:&de1:<le1:=dee" in text
+    assert "".join(text.split("```text\n")[2].split("```")[0].split()) == produced[1].hex()
