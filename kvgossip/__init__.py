@@ -20,7 +20,7 @@ Modules and their public API:
   None, chain)` (None makes a tombstone), `decode_record(data)`, `lww_wins(incoming, local)`.
 - `chain`: `find_chain(key, ts, signer, grants, root, revoked)` (shortest chain; also the chain
   builder for local writes), `authorize(...) -> Authorization`.
-- `treehash`: `tree_hash(entries)`, `revset_hash(grant_ids)`.
+- `treehash`: `tree_hash(entries)`, `tree_hash_of(records)`, `revset_hash(grant_ids)`.
 - `state`: the `Store` protocol a node implements; `judge_record(record, local, revoked, root,
   now_ms, skew_ms) -> Verdict` (pure), `apply_record(store, record, root, now_ms)`,
   `receive_record(store, data, root, now_ms)`, `judge_revocation`, `apply_revocation(store,

@@ -129,6 +129,14 @@ def decode_record(data: bytes) -> Record:
     return Record(key, ts, tombstone, value_hash, signer, body, signature, value, tuple(chain))
 
 
+def lww_greater(a: tuple[int, bytes], b: tuple[int, bytes]) -> bool:
+    """True iff LWW key `a` beats `b`: `(ts, entry_hash)` compared lexicographically (row 21).
+
+    Equal timestamps are decided by the entry hash, so no two nodes can each keep their own.
+    """
+    return a > b
+
+
 def lww_wins(incoming: Record, local: Record | None) -> bool:
     """True iff `incoming` beats `local` under LWW by `(ts, entry_hash)` (table row 21)."""
-    return local is None or incoming.lww_key > local.lww_key
+    return local is None or lww_greater(incoming.lww_key, local.lww_key)

@@ -29,7 +29,7 @@ from typing import Any
 from . import messages as m
 from .keys import check_key
 from .reasons import KvError, KvReason, require
-from .records import decode_record
+from .records import decode_record, lww_greater
 from .state import (
     DEFAULT_SKEW_MS,
     Outcome,
@@ -341,7 +341,7 @@ class Session:
         local = self.store.get(key)
         if local is not None and local.lww_key == (ts, entry_hash):
             return [m.message(m.AGREE)]
-        if local is not None and local.lww_key > (ts, entry_hash):
+        if local is not None and lww_greater(local.lww_key, (ts, entry_hash)):
             self._expect = self._r_on_result
             return [m.message(m.MINE, local.encode())]
         self._expect = self._r_on_record

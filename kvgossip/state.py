@@ -17,7 +17,7 @@ from .chain import Revoked, authorize
 from .grants import Revocation, decode_revocation, grant_id_of
 from .reasons import KvError, KvReason
 from .records import Record, decode_record, lww_wins
-from .treehash import revset_hash, tree_hash
+from .treehash import revset_hash, tree_hash_of
 
 DEFAULT_SKEW_MS = 30_000
 
@@ -217,7 +217,7 @@ class MemoryStore:
         self.revocations[revocation.grant_id] = revocation
 
     def tree_hash(self) -> bytes:
-        return tree_hash((k, r.entry_hash) for k, r in self.records.items())
+        return tree_hash_of(self.records.values())
 
     def revset_hash(self) -> bytes:
         return revset_hash(self.revocations)

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from . import crypto
 from .encoding import REVSET_TAG, TREE_TAG
+from .records import Record
 
 
 def tree_hash(entries: Iterable[tuple[str, bytes]]) -> bytes:
@@ -21,6 +22,11 @@ def tree_hash(entries: Iterable[tuple[str, bytes]]) -> bytes:
         name = key.encode()
         parts += [len(name).to_bytes(2, "big"), name, entry_hash]
     return crypto.sha256(b"".join(parts))
+
+
+def tree_hash_of(records: Iterable[Record]) -> bytes:
+    """The tree hash of stored records: each one's key and entry hash."""
+    return tree_hash((r.key, r.entry_hash) for r in records)
 
 
 def revset_hash(grant_ids: Iterable[bytes]) -> bytes:

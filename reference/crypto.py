@@ -48,9 +48,14 @@ def verify(signed: bytes, signature: bytes, public: bytes) -> bool:
 
 def keypair() -> tuple[bytes, bytes]:
     """A fresh (seed, public key) pair."""
-    seed = bindings.randombytes(32)
+    seed = random_key()
     public, _secret = bindings.crypto_sign_seed_keypair(seed)
-    return bytes(seed), bytes(public)
+    return seed, bytes(public)
+
+
+def random_key() -> bytes:
+    """32 random bytes, e.g. an encryption key."""
+    return bytes(bindings.randombytes(32))
 
 
 def padded_size(size: int, overhead: int = OVERHEAD) -> int:

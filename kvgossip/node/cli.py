@@ -188,18 +188,33 @@ def cmd_delete(args: argparse.Namespace) -> int:
     return _write(args, None)
 
 
+async def _patiently(args: argparse.Namespace, request: dict[str, Any]) -> dict[str, Any]:
+    """`call`, retried until it succeeds and has a result or `--wait` seconds have passed."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + args.wait
+    while True:
+        try:
+            reply = await call(args.data, request)
+        except ControlError:
+            if loop.time() >= deadline:
+                raise
+        else:
+            found = reply.get("record", True) and reply.get("status", {}).get("serf_connected", 1)
+            if found or loop.time() >= deadline:
+                return reply
+        await asyncio.sleep(0.1)
+
+
 def cmd_get(args: argparse.Namespace) -> int:
     """Print a key's value."""
 
     async def run() -> int:
-        record = (await call(args.data, {"op": "get", "key": args.name}))["record"]
+        record = (await _patiently(args, {"op": "get", "key": args.name}))["record"]
         if record is None:
             raise CliError(NOT_FOUND, args.name)
         if record["state"] == "deleted":
             raise CliError(NOT_FOUND, f"{args.name} was deleted at {record['ts']}")
-        sys.stdout.buffer.write(record["value"])
-        if sys.stdout.isatty():
-            sys.stdout.buffer.write(b"\n")
+        sys.stdout.buffer.write(record["value"] if args.raw else record["value"] + b"\n")
         return 0
 
     return _run(run())
@@ -241,7 +256,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     """Print the node's status as JSON."""
 
     async def run() -> int:
-        status = (await call(args.data, {"op": "status"}))["status"]
+        status = (await _patiently(args, {"op": "status"}))["status"]
         print(json.dumps(status, indent=2, sort_keys=True))
         return 0
 
@@ -354,9 +369,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             p.add_argument("value", metavar="VALUE", nargs="?")
             p.add_argument("--file", help="read the value from a file (- for stdin)")
 
+    wait = "keep asking for up to SECONDS while the node or the key is not there yet"
     p = add("get", cmd_get)
     data(p)
     p.add_argument("name", metavar="KEY")
+    p.add_argument("--wait", type=float, default=0.0, metavar="SECONDS", help=wait)
+    p.add_argument("--raw", action="store_true", help="the value's bytes only, no newline")
     for name, command in (("list", cmd_list), ("watch", cmd_watch)):
         p = add(name, command)
         data(p)
@@ -365,6 +383,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             p.add_argument("--count", type=int, default=0, help="exit after N changes")
     p = add("status", cmd_status)
     data(p)
+    p.add_argument("--wait", type=float, default=0.0, metavar="SECONDS", help=wait)
 
     p = add("agent", cmd_agent)
     data(p)

@@ -246,8 +246,12 @@ def check_document(document: Json) -> list[str]:
     failures = []
     for group in document["testGroups"]:
         for case in group["tests"]:
-            got = run(group["type"], group, case["input"])
-            want = Outcome(case["result"], case.get("reason"), case.get("expected"))
-            if got != want:
-                failures.append(f"{document['header']['suite']}#{case['tcId']} {case['name']}")
+            label = f"{document['header']['suite']}#{case['tcId']} {case['name']}"
+            try:
+                got = run(group["type"], group, case["input"])
+            except KvError as err:
+                failures.append(f"{label} (raised {err.reason.value})")
+                continue
+            if got != Outcome(case["result"], case.get("reason"), case.get("expected")):
+                failures.append(label)
     return failures

@@ -178,6 +178,16 @@ def build(strict: bool = True) -> Suite:
         snap([y]),
         ("attack:28",),
     )
+    reset = rec("/a/x", T0 + 2, b"1")
+    transcript(
+        "reset-same-value-syncs",
+        "B re-SET /a/x to the same bytes later: the tree hashes differ (Go's are equal, so Go "
+        "says BYE and the re-SET never spreads).",
+        ["Honest"],
+        snap([x1]),
+        snap([reset]),
+        ("row:19", "row:20", "attack:22", "attack:30"),
+    )
     p = rec("/a/t", T0 + 5, b"p")
     q = rec("/a/t", T0 + 5, b"q")
     transcript(
