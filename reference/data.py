@@ -250,7 +250,7 @@ def _kind(value: Any) -> type:
 def _added(value: Any) -> Any:
     t = type(value)
     if t is dict:
-        return {k: _added(v) for k, v in value.items()}
+        return {k: _added(value[k]) for k in sorted(value)}
     if t is set:
         return [sorted_set(value), []]
     return b""
@@ -259,7 +259,7 @@ def _added(value: Any) -> Any:
 def _removed(value: Any) -> Any:
     t = type(value)
     if t is dict:
-        return {k: _removed(v) for k, v in value.items()}
+        return {k: _removed(value[k]) for k in sorted(value)}
     if t is set:
         return [[], sorted_set(value)]
     return b"-"
