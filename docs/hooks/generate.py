@@ -117,6 +117,8 @@ def rule_registry() -> str:
     from swarmconf.spec.rules import RULES
 
     counts = vector_rule_counts()
+    # The column appears once some config-merge vector cites a rule.
+    counts = counts if any(counts.get(number) for number in RULES) else {}
     header = "| Rule | What it pins | Implemented by |"
     rule_line = "| --- | --- | --- |"
     if counts:
