@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from enum import StrEnum
 from pathlib import Path
 from types import ModuleType
@@ -160,3 +161,11 @@ def test_rule_registry_counts_the_vectors_citing_each_rule(
     assert rows["| [D1](../errata.md#d1)"].endswith("| 2 |")
     assert rows["| [D15](../errata.md#d15)"].endswith("| 1 |")
     assert rows["| [D2](../errata.md#d2)"].endswith("| 0 |")
+
+
+def test_rule_counts_agree_with_the_generators_coverage_file(generate: ModuleType) -> None:
+    coverage = (generate.VECTORS / "COVERAGE.md").read_text()
+    listed = dict(re.findall(r"^\| ([DX]\d+) \| (\d+) \|", coverage, flags=re.MULTILINE))
+    counts = generate.vector_rule_counts()
+    assert len(listed) == 25
+    assert {rule: str(counts.get(rule, 0)) for rule in listed} == listed
