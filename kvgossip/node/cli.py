@@ -214,9 +214,7 @@ def cmd_get(args: argparse.Namespace) -> int:
             raise CliError(NOT_FOUND, args.name)
         if record["state"] == "deleted":
             raise CliError(NOT_FOUND, f"{args.name} was deleted at {record['ts']}")
-        sys.stdout.buffer.write(record["value"])
-        if sys.stdout.isatty():
-            sys.stdout.buffer.write(b"\n")
+        sys.stdout.buffer.write(record["value"] if args.raw else record["value"] + b"\n")
         return 0
 
     return _run(run())
@@ -376,6 +374,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     data(p)
     p.add_argument("name", metavar="KEY")
     p.add_argument("--wait", type=float, default=0.0, metavar="SECONDS", help=wait)
+    p.add_argument("--raw", action="store_true", help="the value's bytes only, no newline")
     for name, command in (("list", cmd_list), ("watch", cmd_watch)):
         p = add(name, command)
         data(p)

@@ -113,3 +113,35 @@ def test_failure_report_is_real_runner_output(generate: ModuleType) -> None:
     assert "FAIL example#2 seqno-leading-zero: accepted an invalid input" in report
     assert "example#3" not in report
     assert "1 passed      2 failed" in report
+
+
+def test_bench_results_are_included_verbatim_below_the_page_headings(
+    generate: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    results = tmp_path / "results.md"
+    monkeypatch.setattr(generate, "BENCH_RESULTS", results)
+    assert "make bench" in generate.bench_results()
+    results.write_text(
+        "# Bench\n\n| op | spec | reference |\n| --- | --- | --- |\n| merge | 9 | 1 |\n"
+    )
+    included = generate.bench_results()
+    assert included.startswith("## Bench\n")
+    assert "| merge | 9 | 1 |" in included
+
+
+def test_wire_examples_are_reproduced_by_the_reference(generate: ModuleType) -> None:
+    from swarmconf import reference
+
+    key = generate.EXAMPLE_KEY
+    empty = reference.ConfigMessage.new(0).serialize()
+    produced = [
+        empty,
+        reference.parse(empty).serialize(key),
+        reference.parse(generate.wire_example_values()[2][1]).serialize(),
+        reference.encrypt(empty, key),
+        reference.encrypt(empty, key, profile="libsession", domain=b"convo"),
+    ]
+    assert [value for _, value in generate.wire_example_values()] == produced
+    text = generate.wire_examples()
+    assert "d1:#i0e1:&de1:<le1:=dee" in text
+    assert "".join(text.split("```text\n")[2].split("```")[0].split()) == produced[1].hex()
