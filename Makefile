@@ -45,3 +45,9 @@ clean:
 .PHONY: vectors-kv
 vectors-kv: $(STAMP)
 	$(BIN)/python -m swarmconf.kvgossip.vectors vectors/v1
+
+# K/V Gossip node on real Serf agents: write propagation to two peers, a fresh node syncing
+# 10,000 keys. A benchmark, not a test: it prints what it measures.
+.PHONY: bench-kv
+bench-kv: $(STAMP)
+	$(BIN)/python -m swarmconf.kvgossip.node.bench
