@@ -46,6 +46,12 @@ clean:
 vectors-kv: $(STAMP)
 	$(BIN)/python -m swarmconf.kvgossip.vectors vectors/v1
 
+# Every conformance vector file under vectors/v1, its schema and COVERAGE.md (byte-for-byte
+# reproducible; the K/V Gossip files are included).
+.PHONY: vectors
+vectors: $(STAMP)
+	$(BIN)/swarmconf vectors generate --out vectors/v1
+
 # K/V Gossip node on real Serf agents: write propagation to two peers, a fresh node syncing
 # 10,000 keys. A benchmark, not a test: it prints what it measures.
 .PHONY: bench-kv
