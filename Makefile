@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test lint typecheck unit clean
+.PHONY: test lint typecheck unit crosshair docs docs-browser clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
-test: lint typecheck unit
+test: lint typecheck unit crosshair
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -24,5 +24,24 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest
 
+# Symbolic checks of the contracts (pre:/post: lines) in the spec's small pure functions.
+CONTRACT_MODULES := swarmconf.spec.bt swarmconf.spec.data swarmconf.spec.diff swarmconf.spec.encryption
+crosshair: $(STAMP)
+	timeout 240 $(BIN)/crosshair check --analysis_kind=PEP316 \
+		--per_condition_timeout=8 --per_path_timeout=2 $(CONTRACT_MODULES)
+
+# The docs site, built with --strict (warnings are errors) into site/.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --config-file docs/mkdocs.yml
+
+# Every page of the built site in headless Chromium, failing on console errors (.ci/run).
+docs-browser: docs
+	$(BIN)/python docs/checks/browser.py site
+
 clean:
 	rm -rf $(VENV) build site *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+
+# The K/V Gossip vectors under vectors/v1 (byte-for-byte reproducible).
+.PHONY: vectors-kv
+vectors-kv: $(STAMP)
+	$(BIN)/python -m swarmconf.kvgossip.vectors vectors/v1

@@ -1,1 +1,27 @@
-"""swarmconf.reference: the fast merger and the command line."""
+"""swarmconf.reference: the fast merger and the command line.
+
+The same API as `swarmconf.spec` (see the API contract), built for speed: a single-pass strict
+decoder, plain dicts and sets, copy-on-write replay, one encoding per serialization.
+"""
+
+from swarmconf.spec.reasons import ConfigError, DecryptError, Reason, UsageError
+
+from .crypto import decrypt, encrypt, pad, padded_size, unpad
+from .merge import merge
+from .message import ConfigMessage, LaggedEntry, parse
+
+__all__ = [
+    "ConfigError",
+    "ConfigMessage",
+    "DecryptError",
+    "LaggedEntry",
+    "Reason",
+    "UsageError",
+    "decrypt",
+    "encrypt",
+    "merge",
+    "pad",
+    "padded_size",
+    "parse",
+    "unpad",
+]

@@ -8,7 +8,11 @@ import sys
 from collections.abc import Sequence
 
 # Each module exposes `register(subparsers)`, adding its commands with a `handler` default.
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = (
+    "swarmconf.conformance.cli",
+    "swarmconf.kvgossip.node.cli",
+    "swarmconf.reference.commands",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

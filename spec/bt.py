@@ -23,18 +23,31 @@ DIGITS = b"0123456789"
 
 
 def encode(value: BtValue) -> bytes:
-    """Encode a bt value canonically: dict keys sorted, integers and lengths in shortest form."""
+    """Encode a bt value canonically: dict keys sorted, integers and lengths in shortest form
+    (D10)."""
     if isinstance(value, bool):
         raise TypeError("bool is not a bt value")
     if isinstance(value, int):
-        return b"i%de" % value
+        return encode_integer(value)
     if isinstance(value, bytes):
         return b"%d:%s" % (len(value), value)
     if isinstance(value, list):
         return b"l" + b"".join(encode(item) for item in value) + b"e"
     if isinstance(value, dict):
+        if not all(isinstance(key, bytes) for key in value):
+            raise TypeError("bt dict keys are byte strings")
         return b"d" + b"".join(encode(key) + encode(value[key]) for key in sorted(value)) + b"e"
     raise TypeError(f"{type(value).__name__} is not a bt value")
+
+
+def encode_integer(value: int) -> bytes:
+    """`i<decimal>e` in shortest form: no leading zeros, no `-0` (D10).
+
+    pre: INT64_MIN <= value <= INT64_MAX
+    post: decode(__return__) == value
+    post: __return__[1:2] != b"0" or __return__ == b"i0e"
+    """
+    return b"i%de" % value
 
 
 def decode(data: bytes, *, wide_int_keys: Callable[[bytes], bool] | None = None) -> BtValue:
@@ -75,15 +88,14 @@ class _Reader:
             return self.list(depth + 1, wide) if kind == ord("l") else self.dict(depth + 1, wide)
         raise ConfigError(Reason.BT_UNKNOWN_TYPE, f"byte {kind:#x} at offset {self.pos}")
 
-    def digits_until(self, terminator: int, reason: Reason) -> bytes:
-        """Read an optional `-` and digits up to `terminator`; consume the terminator."""
+    def digits_until(self, terminator: int, reason: Reason, *, signed: bool) -> bytes:
+        """Read digits (after a `-` if `signed`) up to `terminator`; consume the terminator."""
         start = self.pos
         while self.peek() != terminator:
             char = self.data[self.pos]
             # Verify only digits (and a leading minus for integers) precede the terminator
-            require(
-                char in DIGITS or (char == ord("-") and self.pos == start), reason, f"{char:#x}"
-            )
+            minus = signed and char == ord("-") and self.pos == start
+            require(char in DIGITS or minus, reason, f"{char:#x} at offset {self.pos}")
             self.pos += 1
         text = self.data[start : self.pos]
         self.pos += 1
@@ -92,7 +104,7 @@ class _Reader:
     def integer(self, wide: bool) -> int:
         """`i<digits>e`: no leading zeros, no `-0`, within the allowed range."""
         self.pos += 1
-        text = self.digits_until(ord("e"), Reason.BT_BAD_INTEGER)
+        text = self.digits_until(ord("e"), Reason.BT_BAD_INTEGER, signed=True)
         magnitude = text.removeprefix(b"-")
         # Verify there is at least one digit
         require(magnitude != b"", Reason.BT_BAD_INTEGER, "no digits")
@@ -107,9 +119,8 @@ class _Reader:
 
     def string(self) -> bytes:
         """`<length>:<bytes>`: the length without leading zeros, the bytes all present."""
-        length_text = self.digits_until(ord(":"), Reason.BT_BAD_STRING_LENGTH)
-        # Verify the length is digits only, in shortest form
-        require(length_text != b"" and length_text[0] != ord("-"), Reason.BT_BAD_STRING_LENGTH)
+        length_text = self.digits_until(ord(":"), Reason.BT_BAD_STRING_LENGTH, signed=False)
+        # Verify the length is in shortest form (it starts with a digit, so it is not empty)
         require(length_text == b"0" or length_text[0] != ord("0"), Reason.BT_LEADING_ZERO)
         length = int(length_text)
         # Verify the declared bytes are present

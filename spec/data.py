@@ -19,14 +19,23 @@ MAX_STRING_LENGTH = 4096
 
 
 def set_order(element: Scalar) -> tuple[bool, int, bytes]:
-    """Sets sort integers before strings, each part ascending (D11)."""
+    """Sets sort integers before strings, each part ascending (D11).
+
+    post: __return__[0] == isinstance(element, bytes)
+    post: isinstance(element, bytes) or __return__[1] == element
+    """
     if isinstance(element, int):
         return (False, element, b"")
     return (True, 0, element)
 
 
 def sorted_set(elements: set[Scalar] | list[Scalar]) -> list[Scalar]:
-    """The elements of a set in their encoded order (D11)."""
+    """The elements of a set in their encoded order (D11).
+
+    pre: len(elements) <= 4
+    post: is_strictly_ordered(__return__) or len(set(elements)) < len(elements)
+    post: set(__return__) == set(elements)
+    """
     return sorted(elements, key=set_order)
 
 

@@ -57,7 +57,12 @@ def removal(value: Value) -> DiffValue:
 
 
 def change(old: Value, new: Value) -> DiffValue | None:
-    """The diff from `old` to `new` at one path, or None when nothing changed (D12)."""
+    """The diff from `old` to `new` at one path, or None when nothing changed (D12).
+
+    pre: isinstance(old, int | bytes) and isinstance(new, int | bytes)
+    post: (__return__ is None) == (old == new)
+    post: __return__ is None or __return__ == b""
+    """
     if kind_of(old) != kind_of(new):
         # A value whose kind changes is recorded as the addition of the new value only
         return addition(new)

@@ -25,7 +25,14 @@ MAX_DOMAIN_LENGTH = 24
 
 def padded_size(size: int, overhead: int = OVERHEAD) -> int:
     """The padded plaintext size: size + overhead rounded up to a chunk, minus overhead; the
-    chunk is 256 below 5120, 1024 below 20480, 2048 below 40960, else 5120 (D19)."""
+    chunk is 256 below 5120, 1024 below 20480, 2048 below 40960, else 5120 (D19).
+
+    pre: 0 <= size <= 10**9
+    pre: 0 <= overhead <= 10**6
+    post: size <= __return__ < size + 5120
+    post: (__return__ + overhead) % 256 == 0
+    post: size + overhead >= 40960 or __return__ - size < 2048
+    """
     total = size + overhead
     if total < 5120:
         chunk = 256
@@ -81,23 +88,36 @@ def check_arguments(key: bytes, profile: str, domain: bytes | None) -> None:
         raise UsageError(Reason.BAD_PROFILE, repr(profile))
 
 
+def seal(plaintext: bytes, key: bytes, nonce: bytes) -> bytes:
+    """XChaCha20-Poly1305-IETF without associated data; ciphertext ‖ tag ‖ nonce (D18)."""
+    sealed = nacl.bindings.crypto_aead_xchacha20poly1305_ietf_encrypt(plaintext, None, nonce, key)
+    return bytes(sealed) + nonce
+
+
+def seal_spec(plaintext: bytes, key: bytes) -> bytes:
+    """Profile `spec`: the key as given, the nonce from `spec_nonce` (D18)."""
+    return seal(plaintext, key, spec_nonce(plaintext))
+
+
+def seal_libsession(plaintext: bytes, key_base: bytes, domain: bytes) -> bytes:
+    """Profile `libsession`: key and nonce derived from the plaintext and the domain (D19)."""
+    key = libsession_key(key_base, len(plaintext), domain)
+    return seal(plaintext, key, libsession_nonce(plaintext, domain))
+
+
 def encrypt(
     plaintext: bytes, key: bytes, *, profile: Profile = "spec", domain: bytes | None = None
 ) -> bytes:
     """Encrypt deterministically: the same plaintext and key give the same bytes (D18, D19).
 
-    Profile `libsession` pads the plaintext first (D19).
+    Profile `libsession` pads the plaintext first, as the deployed client does when it pushes
+    (D19).
     """
     check_arguments(key, profile, domain)
     if profile == "libsession":
         assert domain is not None
-        plaintext = pad(plaintext)
-        nonce = libsession_nonce(plaintext, domain)
-        key = libsession_key(key, len(plaintext), domain)
-    else:
-        nonce = spec_nonce(plaintext)
-    sealed = nacl.bindings.crypto_aead_xchacha20poly1305_ietf_encrypt(plaintext, None, nonce, key)
-    return bytes(sealed) + nonce
+        return seal_libsession(pad(plaintext), key, domain)
+    return seal_spec(plaintext, key)
 
 
 def decrypt(
@@ -105,6 +125,7 @@ def decrypt(
 ) -> bytes:
     """Decrypt and authenticate, raising `DecryptError`; profile `libsession` strips padding."""
     check_arguments(key, profile, domain)
+    # Verify the ciphertext holds at least a tag and a nonce
     if len(ciphertext) < OVERHEAD:
         raise DecryptError(Reason.DECRYPT_TOO_SHORT, f"{len(ciphertext)} bytes")
     sealed, nonce = ciphertext[:-NONCE_LENGTH], ciphertext[-NONCE_LENGTH:]

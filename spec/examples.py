@@ -15,6 +15,7 @@ def publish(message: ConfigMessage) -> bytes:
 
 @cache
 def m118() -> bytes:
+    """Seqno 118, data set from empty: every scalar `""`, every set `[[all], []]`."""
     message = ConfigMessage.new(118)
     message.data.update(
         {
@@ -33,7 +34,7 @@ def m118() -> bytes:
 
 @cache
 def chain_to(seqno: int) -> bytes:
-    """m119..m122: increments with no change."""
+    """m118 incremented with no change up to `seqno` (m119..m122)."""
     if seqno == 118:
         return m118()
     return publish(parse(chain_to(seqno - 1)).increment())
@@ -41,6 +42,7 @@ def chain_to(seqno: int) -> bytes:
 
 @cache
 def m123() -> bytes:
+    """The "Ordinary update": int1 = 1, int2 = 2, int0 removed, string1 unchanged."""
     message = parse(chain_to(122)).increment()
     message.data[b"int1"] = 1
     message.data[b"int2"] = 2
@@ -51,6 +53,7 @@ def m123() -> bytes:
 
 @cache
 def m124() -> bytes:
+    """The "Large, but still ordinary, update"; `"nested": {"a": 1}` as D2 corrects it."""
     message = parse(m123()).increment()
     data = message.data
     data[b"dictA"] = {b"hello": 123, b"goodbye": {123, 456}}
@@ -73,6 +76,7 @@ def m124() -> bytes:
 
 @cache
 def m125a() -> bytes:
+    """Removes dictB.foo ("Simple conflict resolution")."""
     message = parse(m124()).increment()
     dict_b = message.data[b"dictB"]
     assert isinstance(dict_b, dict)
@@ -82,6 +86,7 @@ def m125a() -> bytes:
 
 @cache
 def m125b() -> bytes:
+    """Sets int1 = 5: the text's `"]": { "int1", "" }` is `"=": {"int1": ""}` (D2)."""
     message = parse(m124()).increment()
     message.data[b"int1"] = 5
     return publish(message)
@@ -89,6 +94,7 @@ def m125b() -> bytes:
 
 @cache
 def m120b() -> bytes:
+    """The stale message: seqno 120 from an unrelated chain, dropped by "within 5" (D14)."""
     message = parse(publish(parse(publish(ConfigMessage.new(118))).increment())).increment()
     message.data[b"too old"] = b"won't see"
     return publish(message)
@@ -96,6 +102,7 @@ def m120b() -> bytes:
 
 @cache
 def m124a() -> bytes:
+    """Sets dictB.foo = 66 and dictB.answer = 42 and leaves dictA.hello alone (D3)."""
     message = parse(m123()).increment()
     dict_b = message.data[b"dictB"]
     assert isinstance(dict_b, dict)
@@ -106,16 +113,21 @@ def m124a() -> bytes:
 
 @cache
 def m126a() -> bytes:
+    """The merge of 125a and 125b (D15)."""
     return publish(merge([m125a(), m125b()]))
 
 
 @cache
 def m126b() -> bytes:
+    """The three-way merge of 124a, 125a and 125b; `good` keeps 99 (D4) and the text's `"*"`
+    wrapper does not exist (D2)."""
     return publish(merge([m125b(), m124a(), m125a(), m123(), m120b()]))
 
 
 @cache
 def m127() -> bytes:
+    """The merge of 126a and 126b, then 789 added to dictA.goodbye: its lagged diffs of 125a
+    and 125b are as D5 corrects them, its own `=` holds only the added 789 (D6)."""
     message = merge([m126a(), m126b()])
     goodbye = message.data[b"dictA"]
     assert isinstance(goodbye, dict)

@@ -83,7 +83,10 @@ def drop_duplicates(messages: list[ConfigMessage]) -> list[ConfigMessage]:
 
 
 def merge_messages(ranked: list[ConfigMessage], lag: int, sign_key: bytes | None) -> ConfigMessage:
-    """Merge several messages, highest-ranked first (design text "Conflict resolution"; D15)."""
+    """Merge several messages, highest-ranked first (design text "Conflict resolution"; D15).
+
+    The result carries no unknown top-level keys (D9) and is signed with `sign_key` if given.
+    """
     if ranked[0].seqno == INT64_MAX:
         raise ConfigError(Reason.SEQNO_OVERFLOW, "the merged seqno would exceed 2^63-1")
     seqno = ranked[0].seqno + 1

@@ -174,6 +174,7 @@ def parse(data: bytes, *, lag: int = DEFAULT_LAG, verify_key: bytes | None = Non
     """Parse and validate a plaintext config message, raising `ConfigError` with the reason.
 
     Checks run in the order of the design text's outer structure; the first failure is reported.
+    Unknown top-level keys are kept with their raw values (D9); `lag` filters `<` (D7, D16).
     """
     check_lag(lag)
     if verify_key is not None:

@@ -2,7 +2,9 @@
 
 The reader enforces a size cap (checked on the length prefix, before any body is read) and an
 idle timeout per frame, so a silent, slow or hostile peer costs a bounded amount of memory and
-time. Every failure is a `FrameError` carrying a stable reason code.
+time. Every failure is a `FrameError` carrying a stable reason code: the spec's
+`SESSION_FRAME_TOO_LARGE` and `SESSION_TIMEOUT`, or one of `FrameReason` for a connection that
+ends.
 """
 
 from __future__ import annotations
@@ -11,22 +13,20 @@ import asyncio
 import struct
 from enum import StrEnum
 
-MAX_FRAME = 4 * 1024 * 1024
+from swarmconf.kvgossip.messages import MAX_FRAME_BYTES
+from swarmconf.kvgossip.reasons import KvReason
+
 IDLE_TIMEOUT = 5.0
 _LENGTH = struct.Struct(">I")
 
 
 class FrameReason(StrEnum):
-    """Why a frame could not be read or written."""
+    """Why a frame could not be read, besides the spec's size cap and idle timeout."""
 
-    FRAME_TOO_LARGE = "FRAME_TOO_LARGE"
-    """The length prefix announces more bytes than the size cap allows."""
     FRAME_TRUNCATED = "FRAME_TRUNCATED"
     """The connection closed inside a frame."""
     CONNECTION_CLOSED = "CONNECTION_CLOSED"
     """The connection closed between frames."""
-    IDLE_TIMEOUT = "IDLE_TIMEOUT"
-    """No complete frame arrived within the idle timeout."""
 
 
 class FrameError(Exception):
@@ -38,17 +38,17 @@ class FrameError(Exception):
         self.detail = detail
 
 
-def encode_frame(payload: bytes, *, max_size: int = MAX_FRAME) -> bytes:
+def encode_frame(payload: bytes, *, max_size: int = MAX_FRAME_BYTES) -> bytes:
     """The frame carrying `payload`."""
     if len(payload) > max_size:
-        raise FrameError(FrameReason.FRAME_TOO_LARGE, f"{len(payload)} > {max_size} bytes")
+        raise FrameError(KvReason.SESSION_FRAME_TOO_LARGE, f"{len(payload)} > {max_size} bytes")
     return _LENGTH.pack(len(payload)) + payload
 
 
 async def read_frame(
     reader: asyncio.StreamReader,
     *,
-    max_size: int = MAX_FRAME,
+    max_size: int = MAX_FRAME_BYTES,
     idle_timeout: float = IDLE_TIMEOUT,
 ) -> bytes:
     """Read one frame's payload."""
@@ -63,7 +63,7 @@ async def read_frame(
                 raise FrameError(reason) from exc
             (length,) = _LENGTH.unpack(prefix)
             if length > max_size:
-                raise FrameError(FrameReason.FRAME_TOO_LARGE, f"{length} > {max_size} bytes")
+                raise FrameError(KvReason.SESSION_FRAME_TOO_LARGE, f"{length} > {max_size} bytes")
             try:
                 return await reader.readexactly(length)
             except asyncio.IncompleteReadError as exc:
@@ -71,13 +71,13 @@ async def read_frame(
                     FrameReason.FRAME_TRUNCATED, f"{len(exc.partial)}/{length}"
                 ) from exc
     except TimeoutError as exc:
-        raise FrameError(FrameReason.IDLE_TIMEOUT, f"{idle_timeout} s") from exc
+        raise FrameError(KvReason.SESSION_TIMEOUT, f"{idle_timeout} s") from exc
     except ConnectionError as exc:
         raise FrameError(FrameReason.CONNECTION_CLOSED, str(exc)) from exc
 
 
 async def write_frame(
-    writer: asyncio.StreamWriter, payload: bytes, *, max_size: int = MAX_FRAME
+    writer: asyncio.StreamWriter, payload: bytes, *, max_size: int = MAX_FRAME_BYTES
 ) -> None:
     """Send one frame and wait until it is handed to the OS."""
     writer.write(encode_frame(payload, max_size=max_size))

@@ -4,15 +4,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import shutil
 import signal
 import socket
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from swarmconf.kvgossip.node.serf_rpc import SerfError, SerfRPC
 
 SERF_BINARY = "serf"
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: get SIGKILL when the parent dies, so no agent is orphaned."""
+    if sys.platform == "linux":
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -87,6 +96,7 @@ class SerfAgent:
                 stdout=output,
                 stderr=asyncio.subprocess.STDOUT,
                 start_new_session=True,
+                preexec_fn=_die_with_parent,
             )
         finally:
             if not isinstance(output, int):

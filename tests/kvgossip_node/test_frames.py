@@ -13,6 +13,7 @@ from swarmconf.kvgossip.node.frames import (
     encode_frame,
     read_frame,
 )
+from swarmconf.kvgossip.reasons import KvReason
 
 
 def read(data: bytes, *, eof: bool = True, max_size: int = 64, idle: float = 0.2) -> bytes:
@@ -39,11 +40,11 @@ def test_round_trip() -> None:
 
 
 def test_oversize_is_refused_before_reading_the_body() -> None:
-    assert reason_of(struct.pack(">I", 65), eof=False) == FrameReason.FRAME_TOO_LARGE
-    assert reason_of(struct.pack(">I", 2**32 - 1)) == FrameReason.FRAME_TOO_LARGE
+    assert reason_of(struct.pack(">I", 65), eof=False) == KvReason.SESSION_FRAME_TOO_LARGE
+    assert reason_of(struct.pack(">I", 2**32 - 1)) == KvReason.SESSION_FRAME_TOO_LARGE
     with pytest.raises(FrameError) as info:
         encode_frame(b"x" * 65, max_size=64)
-    assert info.value.reason == FrameReason.FRAME_TOO_LARGE
+    assert info.value.reason == KvReason.SESSION_FRAME_TOO_LARGE
 
 
 def test_truncated_and_closed() -> None:
@@ -53,5 +54,5 @@ def test_truncated_and_closed() -> None:
 
 
 def test_silence_times_out() -> None:
-    assert reason_of(b"", eof=False) == FrameReason.IDLE_TIMEOUT
-    assert reason_of(struct.pack(">I", 10) + b"abc", eof=False) == FrameReason.IDLE_TIMEOUT
+    assert reason_of(b"", eof=False) == KvReason.SESSION_TIMEOUT
+    assert reason_of(struct.pack(">I", 10) + b"abc", eof=False) == KvReason.SESSION_TIMEOUT

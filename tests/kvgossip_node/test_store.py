@@ -1,4 +1,4 @@
-"""SQLite storage: atomic applies, removal with chain links, survival of SIGKILL mid-write."""
+"""SqliteStore: the spec's Store protocol on SQLite, atomic transactions, SIGKILL mid-write."""
 
 from __future__ import annotations
 
@@ -11,59 +11,86 @@ from pathlib import Path
 
 import pytest
 
-from swarmconf.kvgossip.node.store import Batch, Store, StoredRecord
+from swarmconf.kvgossip.fixtures import ALICE, ROOT
+from swarmconf.kvgossip.grants import issue_grant, revoke_grant
+from swarmconf.kvgossip.node.store import SqliteStore
+from swarmconf.kvgossip.records import Record, decode_record, make_record
+from swarmconf.kvgossip.state import MemoryStore, Outcome, apply_revocation, receive_record
+from swarmconf.kvgossip.treehash import tree_hash
 
-GRANT_A = (b"\xaa" * 32, b"grant-a")
-GRANT_B = (b"\xbb" * 32, b"grant-b")
+GRANT = issue_grant(ROOT.seed, ALICE.pk, "/a/**", subgrant=False, issued_at=1)
 
 
-def rec(key: str, ts: int, *chain: tuple[bytes, bytes]) -> StoredRecord:
-    return StoredRecord(key, ts, bytes([ts % 256]) * 32, f"{key}@{ts}".encode(), chain)
+def alice(key: str, ts: int, value: bytes | None = b"v") -> Record:
+    return make_record(ALICE.seed, key, ts, value, [GRANT])
 
 
-def test_apply_put_replace_remove(tmp_path: Path) -> None:
-    store = Store(tmp_path / "db")
-    store.apply(Batch(put=[rec("/a", 1, GRANT_A), rec("/b", 2, GRANT_A, GRANT_B)]))
-    store.apply(Batch(put=[rec("/a", 3, GRANT_B)], meta={"tree": b"t1"}))
-    assert [r.key for r in store.records()] == ["/a", "/b"]  # newest first
-    assert store.record("/a") == b"/a@3"
-    assert store.keys_using(GRANT_A[0]) == ["/b"]
-    assert store.keys_using(GRANT_B[0]) == ["/a", "/b"]
-    assert store.grant(GRANT_A[0]) == b"grant-a"
-    store.apply(Batch(remove=["/b"], revocations=[GRANT_B]))
-    assert store.record("/b") is None
-    assert store.keys_using(GRANT_B[0]) == ["/a"]
-    assert store.revocations() == {GRANT_B[0]: b"grant-b"}
-    assert store.meta("tree") == b"t1"
-    assert store.count() == 1
-    store.close()
-    reopened = Store(tmp_path / "db")
-    assert reopened.record("/a") == b"/a@3"
+def test_store_protocol_matches_the_memory_store(tmp_path: Path) -> None:
+    sql, mem = SqliteStore(tmp_path / "db", ROOT.pk), MemoryStore()
+    writes = [
+        alice("/a/x", 10),
+        make_record(ROOT.seed, "/b", 11, b"root"),
+        alice("/a/y", 12, None),
+        alice("/a/x", 13, b"newer"),
+    ]
+    for record in writes:
+        for store in (sql, mem):
+            with sql.transaction():
+                assert (
+                    receive_record(store, record.encode(), ROOT.pk, 100).outcome is Outcome.ACCEPTED
+                )
+    assert sql.entries_newest_first() == mem.entries_newest_first()
+    assert sql.tree_hash() == mem.tree_hash()
+    assert sql.keys_with_grant(GRANT.id) == ["/a/x", "/a/y"]
+    assert sql.get("/a/x") == mem.get("/a/x")
+    revocation = revoke_grant(ROOT.seed, GRANT, 50, ROOT.pk).encode()
+    for store in (sql, mem):
+        with sql.transaction():
+            assert apply_revocation(store, revocation, ROOT.pk).purged == ("/a/x", "/a/y")
+    assert [k for k, _, _ in sql.entries_newest_first()] == ["/b"]
+    assert sql.revset_hash() == mem.revset_hash()
+    assert sql.get_revocation(GRANT.id) == mem.get_revocation(GRANT.id)
+    sql.close()
+    reopened = SqliteStore(tmp_path / "db", ROOT.pk)
+    assert reopened.tree_hash() == mem.tree_hash()
+    assert reopened.revoked_ids() == {GRANT.id}
     assert reopened.integrity_ok()
 
 
-def test_failed_apply_leaves_nothing(tmp_path: Path) -> None:
-    store = Store(tmp_path / "db")
-    store.apply(Batch(put=[rec("/a", 1)], meta={"tree": b"t1"}))
-    broken = StoredRecord("/b", 2, b"h" * 32, None, ())  # type: ignore[arg-type]
-    with pytest.raises(Exception, match="NOT NULL"):
-        store.apply(Batch(put=[rec("/c", 3, GRANT_A), broken], remove=["/a"], meta={"tree": b"t2"}))
-    assert [r.key for r in store.records()] == ["/a"]
-    assert store.keys_using(GRANT_A[0]) == []
-    assert store.meta("tree") == b"t1"
+def test_failed_transaction_leaves_nothing(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "db", ROOT.pk)
+    seen: list[list[str]] = []
+    store.listeners.append(seen.append)
+    store.put(alice("/a/kept", 5))
+    before = store.tree_hash()
+    with pytest.raises(RuntimeError), store.transaction():
+        store.put(alice("/a/lost", 6))
+        store.delete("/a/kept")
+        assert store.tree_hash() != before
+        raise RuntimeError("crash in the middle of an apply")
+    assert [k for k, _, _ in store.entries_newest_first()] == ["/a/kept"]
+    assert store.keys_with_grant(GRANT.id) == ["/a/kept"]
+    assert store.tree_hash() == before == tree_hash([("/a/kept", alice("/a/kept", 5).entry_hash)])
+    assert seen == [["/a/kept"]]
 
 
 WRITER = """
 import sys
-from swarmconf.kvgossip.node.store import Batch, Store, StoredRecord
-store = Store(sys.argv[1])
+from swarmconf.kvgossip.fixtures import ALICE, ROOT
+from swarmconf.kvgossip.grants import issue_grant
+from swarmconf.kvgossip.records import make_record
+from swarmconf.kvgossip.state import receive_record
+from swarmconf.kvgossip.node.store import SqliteStore
+
+grant = issue_grant(ROOT.seed, ALICE.pk, "/a/**", subgrant=False, issued_at=1)
+store = SqliteStore(sys.argv[1], ROOT.pk)
 i = int(store.meta("last") or b"-1") + 1
 print("ready", flush=True)
 while True:
-    key = f"/k/{i}"
-    grant = (i.to_bytes(32, "big"), b"g" * 200)
-    put = StoredRecord(key, i, i.to_bytes(32, "big"), b"v" * 1000, (grant,))
-    store.apply(Batch(put=[put], meta={"last": str(i).encode()}))
+    record = make_record(ALICE.seed, f"/a/{i}", 1000 + i, b"v" * 1000, [grant])
+    with store.transaction():
+        receive_record(store, record.encode(), ROOT.pk, 10**15)
+        store.set_meta("last", str(i).encode())
     i += 1
 """
 
@@ -76,17 +103,19 @@ def test_sigkill_mid_write_loses_nothing_committed(tmp_path: Path) -> None:
             [sys.executable, "-c", WRITER, str(db)], stdout=subprocess.PIPE, text=True
         )
         assert child.stdout is not None and child.stdout.readline() == "ready\n"
-        time.sleep(0.3)
+        time.sleep(0.5)
         os.kill(child.pid, signal.SIGKILL)
         child.wait()
-        store = Store(db)
+        store = SqliteStore(db, ROOT.pk)
         assert store.integrity_ok()
         last = int(store.meta("last") or b"-1")
-        keys = {r.key for r in store.records()}
-        # Every committed batch is whole: the record, its chain link and the meta counter.
         assert last > previous
         previous = last
-        assert {f"/k/{i}" for i in range(last + 1)} <= keys
-        assert all(store.keys_using(i.to_bytes(32, "big")) == [f"/k/{i}"] for i in range(last + 1))
-        assert len(keys) == last + 1
+        # Every committed apply is whole: the record, its chain link and the counter with it.
+        keys = {k for k, _, _ in store.entries_newest_first()}
+        assert keys == {f"/a/{i}" for i in range(last + 1)}
+        assert set(store.keys_with_grant(GRANT.id)) == keys
+        for key in keys:
+            data = store.record_bytes(key)
+            assert data is not None and decode_record(data).chain == (GRANT.encode(),)
         store.close()

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""A conformance adapter to copy: it speaks the protocol and implements no operation yet.
+
+Copy this file (or translate it, some forty lines, into your client's language), fill in
+`OPERATIONS` with functions calling your client, and run:
+
+    swarmconf conformance run --client "python3 my_adapter.py"
+
+Each operation receives the request (a dict; bytes arrive as lowercase hex strings, see
+PROTOCOL.md for each op's fields) and returns the result dict. To refuse an input, raise
+`Refused("REASON_CODE")` with one of the reason codes in PROTOCOL.md. Ops missing from
+`OPERATIONS` are reported to the runner as unsupported, so their cases show up as skipped.
+"""
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+Request = dict[str, Any]
+
+
+class Refused(Exception):
+    """The client refuses the input; the argument is the reason code."""
+
+
+# Fill in as you go. For example, with a `hash` function:
+#     def hash_op(request: Request) -> dict[str, Any]:
+#         message = my_client.parse(bytes.fromhex(request["msg"]), lag=request["lag"])
+#         return {"hash": message.hash.hex()}
+#     OPERATIONS = {"hash": hash_op}
+OPERATIONS: dict[str, Callable[[Request], dict[str, Any]]] = {}
+
+
+def answer(request: Request) -> dict[str, Any]:
+    op = request.get("op")
+    if op == "hello":
+        return {"name": "my-client", "language": "python", "protocol": 1, "ops": list(OPERATIONS)}
+    if op not in OPERATIONS:
+        return {"skipped": f"op {op} not implemented"}
+    try:
+        return {"result": OPERATIONS[op](request)}
+    except Refused as refusal:
+        return {"reason": str(refusal)}
+    except Exception as error:  # a bug in the client, not a refusal
+        return {"errored": repr(error)}
+
+
+def main() -> None:
+    for line in sys.stdin:
+        request = json.loads(line)
+        if request.get("op") == "stop":
+            break
+        print(json.dumps({"id": request.get("id"), **answer(request)}), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""A complete conformance adapter for a Python client, here `swarmconf.reference`.
+
+Run it with:  swarmconf conformance run --client "python3 docs/examples/conformance_adapter.py"
+
+It reads one JSON request per line on stdin and writes one JSON answer per line on stdout.
+Byte fields travel as lowercase hex; `bt` fields hold bt-encoded bytes. A client in another
+language follows the same shape: decode the request, call the client, encode the answer.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from swarmconf import reference as client
+from swarmconf.spec import bt
+
+Request = dict[str, Any]
+Result = dict[str, Any]
+
+
+# Between the wire's bt values and the client's own types ------------------------------------
+
+
+def set_key(element: int | bytes) -> tuple[int, int, bytes]:
+    """Sets are written integers first, then strings, each ascending."""
+    return (0, element, b"") if isinstance(element, int) else (1, 0, element)
+
+
+def to_client(value: Any) -> Any:
+    """bt lists of scalars are sets in the client; dicts recurse."""
+    if isinstance(value, dict):
+        return {key: to_client(item) for key, item in value.items()}
+    if isinstance(value, list) and all(isinstance(item, (int, bytes)) for item in value):
+        return set(value)
+    return value  # a list holding containers stays a list: the client must refuse it
+
+
+def to_bt(value: Any) -> Any:
+    """Client values (sets, lagged entries, set diffs) back to plain bt values."""
+    if isinstance(value, dict):
+        return {key: to_bt(item) for key, item in value.items()}
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=set_key)
+    if isinstance(value, (list, tuple)):
+        return [to_bt(item) for item in value]
+    return value
+
+
+def bt_hex(value: Any) -> str:
+    return bt.encode(to_bt(value)).hex()
+
+
+def raw(request: Request, name: str) -> bytes:
+    """A required byte field of the request."""
+    return bytes.fromhex(request[name])
+
+
+def field(request: Request, name: str) -> bytes | None:
+    """An optional byte field of the request."""
+    return bytes.fromhex(request[name]) if request.get(name) is not None else None
+
+
+def data_field(request: Request, name: str) -> Any:
+    return to_client(bt.decode(bytes.fromhex(request[name])))
+
+
+def set_data(message: Any, data: dict[bytes, Any]) -> None:
+    """Replace the message's data; the client records the edit as the message's diff."""
+    message.data.clear()
+    message.data.update(data)
+
+
+def published(message: Any, sign_key: bytes | None) -> Result:
+    return {"msg": message.serialize(sign_key).hex(), "hash": message.hash.hex()}
+
+
+def parsed(request: Request, verify: bool = True) -> Any:
+    verify_key = field(request, "verify_key") if verify else None
+    return client.parse(raw(request, "msg"), lag=request["lag"], verify_key=verify_key)
+
+
+# The operations ------------------------------------------------------------------------------
+
+
+def op_parse(request: Request) -> Result:
+    message = parsed(request)
+    extra = b"".join(bt.encode(key) + raw for key, raw in sorted(message.extra.items()))
+    return {
+        "seqno": message.seqno,
+        "hash": message.hash.hex(),
+        "data": bt_hex(message.data),
+        "diff": bt_hex(message.diff),
+        "lagged": bt_hex([[e.seqno, e.hash, e.diff] for e in message.lagged]),
+        "extra": (b"d" + extra + b"e").hex(),
+        "signature": message.signature.hex() if message.signature is not None else None,
+    }
+
+
+def op_hash(request: Request) -> Result:
+    return {"hash": parsed(request).hash.hex()}
+
+
+def op_new(request: Request) -> Result:
+    message = client.ConfigMessage.new(request["seqno"], lag=request["lag"])
+    set_data(message, data_field(request, "data"))
+    return {**published(message, field(request, "sign_key")), "diff": bt_hex(message.diff)}
+
+
+def op_serialize(request: Request) -> Result:
+    return published(parsed(request), field(request, "sign_key"))
+
+
+def op_diff(request: Request) -> Result:
+    before = client.ConfigMessage.new(0)
+    set_data(before, data_field(request, "old"))
+    after = client.parse(before.serialize()).increment()
+    set_data(after, data_field(request, "new"))
+    return {"diff": bt_hex(after.diff)}
+
+
+def op_increment(request: Request) -> Result:
+    message = parsed(request).increment()
+    if "data" in request:
+        set_data(message, data_field(request, "data"))
+    return published(message, field(request, "sign_key"))
+
+
+def op_merge(request: Request) -> Result:
+    sign_key = field(request, "sign_key")
+    message = client.merge(
+        [bytes.fromhex(text) for text in request["msgs"]],
+        lag=request["lag"],
+        verify_key=field(request, "verify_key"),
+        sign_key=sign_key,
+    )
+    if not message.merged:  # one message survived: it is returned as it was
+        return {"merged": False, **published(message, None)}
+    if "data" in request:
+        set_data(message, data_field(request, "data"))
+    return {"merged": True, **published(message, sign_key)}
+
+
+def op_sign(request: Request) -> Result:
+    return published(parsed(request, verify=False), field(request, "sign_key"))
+
+
+def op_verify(request: Request) -> Result:
+    message = parsed(request)
+    return {"seqno": message.seqno, "hash": message.hash.hex()}
+
+
+def op_encrypt(request: Request) -> Result:
+    ciphertext = client.encrypt(
+        raw(request, "plaintext"),
+        raw(request, "key"),
+        profile=request["profile"],
+        domain=field(request, "domain"),
+    )
+    return {"ciphertext": ciphertext.hex()}
+
+
+def op_decrypt(request: Request) -> Result:
+    plaintext = client.decrypt(
+        raw(request, "ciphertext"),
+        raw(request, "key"),
+        profile=request["profile"],
+        domain=field(request, "domain"),
+    )
+    return {"plaintext": plaintext.hex()}
+
+
+def op_pad(request: Request) -> Result:
+    return {"padded": client.pad(raw(request, "plaintext"), request["overhead"]).hex()}
+
+
+OPERATIONS: dict[str, Callable[[Request], Result]] = {
+    "parse": op_parse,
+    "hash": op_hash,
+    "new": op_new,
+    "serialize": op_serialize,
+    "diff": op_diff,
+    "increment": op_increment,
+    "merge": op_merge,
+    "sign": op_sign,
+    "verify": op_verify,
+    "encrypt": op_encrypt,
+    "decrypt": op_decrypt,
+    "pad": op_pad,
+}
+
+
+# The protocol loop ---------------------------------------------------------------------------
+
+
+def answer(request: Request) -> dict[str, Any]:
+    op = request.get("op")
+    if op == "hello":
+        return {"name": "worked-example", "language": "python", "protocol": 1, "ops": [*OPERATIONS]}
+    if op not in OPERATIONS:
+        return {"skipped": f"op {op!r} is not implemented"}
+    try:
+        return {"result": OPERATIONS[op](request)}
+    except (client.ConfigError, client.UsageError) as refusal:
+        return {"reason": refusal.reason.value}  # the client refused the input
+    except Exception as error:  # anything else is a bug in the client
+        return {"errored": "".join(traceback.format_exception(error))}
+
+
+def main() -> None:
+    for line in sys.stdin:
+        request = json.loads(line)
+        if request.get("op") == "stop":
+            break
+        print(json.dumps({"id": request.get("id"), **answer(request)}), flush=True)
+
+
+if __name__ == "__main__":
+    main()

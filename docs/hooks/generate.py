@@ -1,0 +1,370 @@
+"""MkDocs hook: replace `<!-- generate: NAME -->` lines with tables built from the code.
+
+Every table that restates something the code defines (reason codes, the command line's help) is
+produced here at build time, so the pages cannot drift from the code. An unknown NAME fails the
+build.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import hashlib
+import inspect
+import json
+import os
+import re
+from collections.abc import Callable, Iterator
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from mkdocs.exceptions import PluginError
+
+PLACEHOLDER = re.compile(r"^<!-- generate: ([a-z0-9-]+) -->$", re.MULTILINE)
+
+
+# Reason codes -----------------------------------------------------------------------------------
+
+
+def reason_entries(codes: type[StrEnum]) -> list[tuple[str, str, str]]:
+    """(group, code, docstring) for every member of a reason-code enum, in source order.
+
+    The group is the comment line that heads each block of members in the source; the
+    docstring is the string literal that follows each member (an attribute docstring).
+    """
+    source = inspect.getsource(codes)
+    lines = source.splitlines()
+    (class_def,) = ast.parse(source).body
+    assert isinstance(class_def, ast.ClassDef)
+    entries: list[tuple[str, str, str]] = []
+    group = ""
+    body = class_def.body
+    previous_end = 0
+    for index, node in enumerate(body):
+        comments = [
+            line.strip()[1:].strip()
+            for line in lines[previous_end : node.lineno - 1]
+            if line.strip().startswith("#")
+        ]
+        if comments:
+            group = comments[-1]
+        previous_end = node.end_lineno or node.lineno
+        if not isinstance(node, ast.Assign):
+            continue
+        (target,) = node.targets
+        assert isinstance(target, ast.Name)
+        follower = body[index + 1] if index + 1 < len(body) else None
+        if not (
+            isinstance(follower, ast.Expr)
+            and isinstance(follower.value, ast.Constant)
+            and isinstance(follower.value.value, str)
+        ):
+            raise PluginError(f"{codes.__name__}.{target.id} has no docstring")
+        entries.append((group, target.id, inspect.cleandoc(follower.value.value)))
+    names = [code for _, code, _ in entries]
+    if names != [member.name for member in codes]:
+        raise PluginError(f"the source and the members of {codes.__name__} disagree")
+    return entries
+
+
+def reason_table(codes: type[StrEnum]) -> str:
+    rows = ["| Code | Meaning |", "| --- | --- |"]
+    current = None
+    for group, code, doc in reason_entries(codes):
+        if group != current:
+            rows.append(f"| **{group}** | |")
+            current = group
+        rows.append(f'| <span id="{code}"></span>`{code}` | {cell(doc)} |')
+    return "\n".join(rows)
+
+
+def reason_codes() -> str:
+    from swarmconf.spec.reasons import Reason
+
+    return reason_table(Reason)
+
+
+def kv_reason_codes() -> str:
+    from swarmconf.kvgossip.reasons import KvReason
+
+    return reason_table(KvReason)
+
+
+def cell(text: str) -> str:
+    """Text made safe for one Markdown table cell."""
+    return " ".join(text.split()).replace("|", r"\|")
+
+
+# Rule registry ----------------------------------------------------------------------------------
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+VECTORS = REPOSITORY / "vectors" / "v1"
+
+
+def vector_rule_counts() -> dict[str, int]:
+    """How many vector cases cite each rule in their `rules` field (empty before vectors exist)."""
+    counts: dict[str, int] = {}
+    for _, document in vector_documents():
+        for case in vector_cases(document):
+            for rule in case.get("rules", []):
+                counts[rule] = counts.get(rule, 0) + 1
+    return counts
+
+
+def rule_registry() -> str:
+    from swarmconf.spec.rules import RULES
+
+    counts = vector_rule_counts()
+    header = "| Rule | What it pins | Implemented by |"
+    rule_line = "| --- | --- | --- |"
+    if counts:
+        header += " Vectors |"
+        rule_line += " ---: |"
+    rows = [header, rule_line]
+    for number, rule in RULES.items():
+        functions = ", ".join(f"[`{path}`][swarmconf.spec.{path}]" for path in rule.functions)
+        row = f"| [{number}](../errata.md#{number.lower()}) | {cell(rule.title)} | {functions} |"
+        if counts:
+            row += f" {counts.get(number, 0)} |"
+        rows.append(row)
+    return "\n".join(rows)
+
+
+# Conformance ------------------------------------------------------------------------------------
+
+
+def vector_documents() -> list[tuple[str, dict[str, Any]]]:
+    """(file name, parsed JSON) of every vector file, in name order."""
+    return [
+        (path.name, json.loads(path.read_text())) for path in sorted(VECTORS.glob("*_test.json"))
+    ]
+
+
+def vector_cases(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """The cases of a vector file, flat (`testCases`) or grouped (`testGroups[].tests`)."""
+    if "testCases" in document:
+        cases: list[dict[str, Any]] = document["testCases"]
+        return cases
+    return [case for group in document.get("testGroups", []) for case in group["tests"]]
+
+
+def vector_files() -> str:
+    rows = [
+        "| File | Cases | valid | invalid | acceptable | Flags |",
+        "| --- | ---: | ---: | ---: | ---: | --- |",
+    ]
+    totals = [0, 0, 0, 0]
+    for name, document in vector_documents():
+        cases = vector_cases(document)
+        counts = [len(cases)] + [
+            sum(case["result"] == result for case in cases)
+            for result in ("valid", "invalid", "acceptable")
+        ]
+        totals = [total + count for total, count in zip(totals, counts, strict=True)]
+        flags = sorted({flag for case in cases for flag in case["flags"]})
+        figures = " | ".join(str(count) for count in counts)
+        rows.append(f"| `{name}` | {figures} | {', '.join(flags) or '-'} |")
+    rows.append("| **total** | " + " | ".join(f"**{total}**" for total in totals) + " | |")
+    return "\n".join(rows)
+
+
+def vector_flags() -> str:
+    """Every flag defined in the vector files, with its bug type and description."""
+    rows = ["| File | Flag | Bug type | Description |", "| --- | --- | --- | --- |"]
+    for name, document in vector_documents():
+        flags = document.get("header", {}).get("flags") or document.get("notes") or {}
+        for flag, note in sorted(flags.items()):
+            rows.append(
+                f"| `{name}` | `{flag}` | {note['bugType']} | {cell(note['description'])} |"
+            )
+    return "\n".join(rows)
+
+
+def adapter_ops() -> str:
+    from swarmconf.conformance.protocol import OPS
+
+    def fields(kinds: dict[str, str]) -> str:
+        return ", ".join(f"`{name}` ({kind})" for name, kind in kinds.items()) or "-"
+
+    rows = [
+        "| Op | Does | Request fields | Optional fields | Result fields |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for op in OPS.values():
+        rows.append(
+            f"| `{op.name}` | {cell(op.summary)} | {fields(op.required)} | "
+            f"{fields(op.optional)} | {fields(op.result)} |"
+        )
+    return "\n".join(rows)
+
+
+class _SloppyClient:
+    """A client with two classic bugs, for the failure-report example: it hashes with SHA-256
+    instead of BLAKE2b-256, and it lets integers with leading zeros through (X1)."""
+
+    def start(self) -> dict[str, Any]:
+        return {"name": "sloppy-client", "language": "python", "protocol": 1, "ops": ["hash"]}
+
+    restart = start
+
+    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        from swarmconf.reference import ConfigError, parse
+
+        data = bytes.fromhex(message["msg"])
+        try:
+            parse(data, lag=message["lag"])
+        except ConfigError as error:
+            if error.reason != "BT_LEADING_ZERO":
+                return {"reason": error.reason.value}
+        return {"result": {"hash": hashlib.sha256(data).hexdigest()}}
+
+    def close(self) -> None:
+        pass
+
+
+def example_cases() -> list[Any]:
+    """Three `hash` cases: a design-text example and two invalid messages."""
+    from swarmconf.conformance.vectorfile import Case
+    from swarmconf.spec import examples, parse
+
+    m123 = examples.m123()
+
+    def case(tc_id: int, name: str, comment: str, msg: bytes, **outcome: Any) -> Case:
+        return Case(
+            category="example",
+            tc_id=tc_id,
+            name=name,
+            comment=comment,
+            flags=outcome.pop("flags"),
+            rules=outcome.pop("rules"),
+            op="hash",
+            request={"op": "hash", "lag": 5, "msg": msg.hex()},
+            expected=outcome.get("expected"),
+            result=outcome["result"],
+            reason=outcome.get("reason"),
+        )
+
+    return [
+        case(
+            1,
+            "m123-hash",
+            "The design text's message 123",
+            m123,
+            flags=("DesignTextExample",),
+            rules=("D1",),
+            expected={"hash": parse(m123).hash.hex()},
+            result="valid",
+        ),
+        case(
+            2,
+            "seqno-leading-zero",
+            "A seqno written i01e",
+            b"d1:#i01e1:&de1:=dee",
+            flags=("NonCanonical",),
+            rules=("D10", "X1"),
+            result="invalid",
+            reason="BT_LEADING_ZERO",
+        ),
+        case(
+            3,
+            "no-seqno",
+            "The first key is & instead of #",
+            b"d1:&de1:=dee",
+            flags=(),
+            rules=("D8",),
+            result="invalid",
+            reason="MSG_MISSING_SEQNO",
+        ),
+    ]
+
+
+def failure_report() -> str:
+    """What `swarmconf conformance run` prints for the sloppy client on the example cases."""
+    from swarmconf.conformance.report import failure_lines, summary_lines
+    from swarmconf.conformance.runner import run_cases
+
+    report = run_cases(_SloppyClient(), example_cases())
+    lines = [line for outcome in report.failed for line in [*failure_lines(outcome), ""]]
+    lines.extend(summary_lines(report))
+    return "```text\n" + "\n".join(lines) + "\n```"
+
+
+# Benchmarks -------------------------------------------------------------------------------------
+
+BENCH_RESULTS = REPOSITORY / "bench" / "results.md"
+
+
+def bench_results() -> str:
+    """The table `make bench` last wrote, verbatim, or a pointer to `make bench` if none is kept."""
+    if not BENCH_RESULTS.is_file():
+        return (
+            "No benchmark table is checked in yet: run `make bench`, which writes it to "
+            "`bench/results.md`, and rebuild the site."
+        )
+    text = BENCH_RESULTS.read_text()
+    # Demote the file's headings below this page's own.
+    return re.sub(r"^(#+) ", lambda match: "#" + match.group(1) + " ", text, flags=re.MULTILINE)
+
+
+# Command line -----------------------------------------------------------------------------------
+
+
+def subcommands(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+    """The parser and all its sub-command parsers, depth first, in registration order."""
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                yield from subcommands(child)
+
+
+def cli_help_texts() -> list[tuple[str, str]]:
+    """(prog, help text) for every command, formatted at a fixed width of 100 columns."""
+    from swarmconf.reference.cli import build_parser
+
+    saved = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "100"
+    try:
+        return [(p.prog, p.format_help()) for p in subcommands(build_parser())]
+    finally:
+        if saved is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = saved
+
+
+def cli_reference() -> str:
+    parts = []
+    for prog, text in cli_help_texts():
+        parts.append(f"## `{prog}`\n\n```text\n{text.rstrip()}\n```\n")
+    return "\n".join(parts)
+
+
+GENERATORS: dict[str, Callable[[], str]] = {
+    "reason-codes": reason_codes,
+    "kv-reason-codes": kv_reason_codes,
+    "cli-reference": cli_reference,
+    "rule-registry": rule_registry,
+    "vector-files": vector_files,
+    "vector-flags": vector_flags,
+    "adapter-ops": adapter_ops,
+    "failure-report": failure_report,
+    "bench-results": bench_results,
+}
+
+
+def expand(markdown: str, where: str) -> str:
+    """The Markdown with every placeholder replaced by its generated text."""
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in GENERATORS:
+            raise PluginError(f"{where}: unknown generated section {name!r}")
+        return GENERATORS[name]()
+
+    return PLACEHOLDER.sub(replace, markdown)
+
+
+def on_page_markdown(markdown: str, *, page: Any, config: Any, files: Any) -> str:
+    return expand(markdown, page.file.src_uri)

@@ -1,0 +1,112 @@
+"""The runner against an adapter process that crashes, hangs, or prints garbage."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+import pytest
+from conformance_helpers import hash_case, write_vectors
+
+from swarmconf.reference.cli import main
+
+FAKE = Path(__file__).with_name("fake_adapter.py")
+
+
+def fake_client(starts: Path) -> str:
+    return shlex.join([sys.executable, str(FAKE), str(starts)])
+
+
+def run(root: Path, starts: Path, *extra: str) -> int:
+    argv = ["conformance", "run", "--client", fake_client(starts), "--vectors", str(root)]
+    return main([*argv, "--timeout", "2", *extra])
+
+
+def test_passing_client_exits_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_vectors(tmp_path / "v", "basic", [hash_case(1, b"a"), hash_case(2, b"b")])
+    assert run(tmp_path / "v", tmp_path / "starts") == 0
+    out = capsys.readouterr().out
+    assert "basic" in out and "2 passed      0 failed" in out
+
+
+def test_wrong_answers_are_named_with_a_readable_diff(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = [hash_case(1, b"ok"), hash_case(2, b"not a dict", valid=False)]
+    write_vectors(tmp_path / "v", "basic", cases)
+    assert run(tmp_path / "v", tmp_path / "starts") == 1
+    out = capsys.readouterr().out
+    assert "FAIL basic#2 case-2: accepted an invalid input (expected MSG_NOT_DICT)" in out
+    assert "comment: hash of b'not a dict'" in out
+    assert "flags: Ktv; rules: D1" in out
+    assert "-reason: MSG_NOT_DICT" in out
+    assert "FAIL basic#1" not in out
+
+
+def test_crash_is_reported_and_the_client_restarted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = [hash_case(1, b"a"), hash_case(2, b"crash now"), hash_case(3, b"b")]
+    write_vectors(tmp_path / "v", "basic", cases)
+    junit = tmp_path / "junit.xml"
+    assert run(tmp_path / "v", tmp_path / "starts", "--junit", str(junit)) == 1
+    out = capsys.readouterr().out
+    assert "FAIL basic#2 case-2: client crashed: exit status 3" in out
+    assert "dying on purpose" in out
+    assert "2 passed      1 failed" in out
+    assert (tmp_path / "starts").read_text().count("start") == 2
+    suite = ElementTree.parse(junit).getroot().find("testsuite")
+    assert suite is not None and suite.get("failures") == "1" and suite.get("tests") == "3"
+    failed = [case.get("name") for case in suite if case.find("failure") is not None]
+    assert failed == ["2 case-2"]
+
+
+def test_hang_is_cut_short_by_the_timeout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = [hash_case(1, b"hang here"), hash_case(2, b"b")]
+    write_vectors(tmp_path / "v", "basic", cases)
+    assert run(tmp_path / "v", tmp_path / "starts") == 1
+    out = capsys.readouterr().out
+    assert "FAIL basic#1 case-1: client timeout: no answer within 2 s" in out
+    assert "1 passed      1 failed" in out
+
+
+def test_garbage_output_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_vectors(tmp_path / "v", "basic", [hash_case(1, b"garbage"), hash_case(2, b"b")])
+    assert run(tmp_path / "v", tmp_path / "starts") == 1
+    out = capsys.readouterr().out
+    assert "FAIL basic#1 case-1: client garbage: not a JSON object: 'this is not json'" in out
+    assert "1 passed      1 failed" in out
+
+
+def test_unsupported_ops_are_skipped_and_fail_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    case = hash_case(1, b"a")
+    case.update(op="verify", input={"msg": "00", "verify_key": "00" * 32})
+    case["expected"] = {"seqno": 1, "hash": "00" * 32}
+    write_vectors(tmp_path / "v", "basic", [case, hash_case(2, b"b")])
+    assert run(tmp_path / "v", tmp_path / "starts") == 1
+    assert "1 passed      0 failed      1 skipped" in capsys.readouterr().out
+
+
+def test_category_filter_and_unknown_category(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_vectors(tmp_path / "v", "good", [hash_case(1, b"a")])
+    write_vectors(tmp_path / "v", "bad", [hash_case(1, b"a", valid=False)])
+    assert run(tmp_path / "v", tmp_path / "starts", "--category", "good") == 0
+    assert run(tmp_path / "v", tmp_path / "starts", "--category", "nope") == 2
+    assert "no vector file for categories ['nope']" in capsys.readouterr().err
+
+
+def test_a_client_that_cannot_start_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_vectors(tmp_path / "v", "basic", [hash_case(1, b"a")])
+    argv = ["conformance", "run", "--client", str(tmp_path / "missing"), "--vectors"]
+    assert main([*argv, str(tmp_path / "v")]) == 2
+    assert "failed to start" in capsys.readouterr().err

@@ -1,0 +1,129 @@
+"""The generated tables say what the code says."""
+
+from __future__ import annotations
+
+import html
+import json
+from enum import StrEnum
+from pathlib import Path
+from types import ModuleType
+
+import griffe
+import pytest
+from mkdocs.exceptions import PluginError
+
+from swarmconf.kvgossip.reasons import KvReason
+from swarmconf.reference.cli import build_parser
+from swarmconf.spec.reasons import Reason
+
+
+@pytest.mark.parametrize(
+    ("module", "codes"),
+    [("swarmconf.spec.reasons", Reason), ("swarmconf.kvgossip.reasons", KvReason)],
+)
+def test_reason_table_lists_every_code_with_its_docstring(
+    generate: ModuleType, module: str, codes: type[StrEnum]
+) -> None:
+    # griffe reads attribute docstrings independently of the hook's own extraction.
+    src = Path(__file__).resolve().parents[2] / "src"
+    members = griffe.load(module, search_paths=[str(src)])[codes.__name__].members
+    entries = generate.reason_entries(codes)
+    assert [code for _, code, _ in entries] == [member.name for member in codes]
+    for _, code, doc in entries:
+        assert doc == members[code].docstring.value
+
+
+def test_reason_table_rows_are_grouped_by_source_comment(generate: ModuleType) -> None:
+    groups = {code: group for group, code, _ in generate.reason_entries(Reason)}
+    assert groups["BT_TRUNCATED"] == "bt-encoding (D10)"
+    assert groups["BAD_LAG"].startswith("Usage errors")
+
+
+@pytest.mark.parametrize(
+    ("page", "codes"), [("reason-codes", Reason), ("kvgossip/reasons", KvReason)]
+)
+def test_built_reason_page_shows_every_code(
+    built_site: Path, page: str, codes: type[StrEnum]
+) -> None:
+    html_text = (built_site / page / "index.html").read_text()
+    for member in codes:
+        assert f'id="{member.value}"' in html_text
+
+
+def test_built_cli_page_shows_every_help_text(built_site: Path, generate: ModuleType) -> None:
+    page = html.unescape((built_site / "cli" / "index.html").read_text())
+    texts = generate.cli_help_texts()
+    assert texts[0][0] == build_parser().prog
+    for _, text in texts:
+        for line in text.splitlines():
+            assert line.strip() in page
+
+
+def test_unknown_placeholder_fails_the_build(generate: ModuleType) -> None:
+    with pytest.raises(PluginError, match="no-such-table"):
+        generate.expand("<!-- generate: no-such-table -->\n", "page.md")
+
+
+def test_rule_registry_table_lists_every_rule_and_function(
+    built_site: Path, generate: ModuleType
+) -> None:
+    from swarmconf.spec.rules import RULES
+
+    table = generate.rule_registry()
+    page = (built_site / "spec" / "index.html").read_text()
+    for number, rule in RULES.items():
+        assert f"| [{number}](../errata.md#{number.lower()}) |" in table
+        for path in rule.functions:
+            module = path.split(".")[0]
+            assert f'href="../api/spec-{module}/#swarmconf.spec.{path}"' in page
+
+
+def test_vector_file_table_counts_every_case(built_site: Path, generate: ModuleType) -> None:
+    from swarmconf.conformance.vectorfile import VECTOR_SUFFIX
+
+    vectors = Path(__file__).resolve().parents[2] / "vectors" / "v1"
+    table = generate.vector_files()
+    total = 0
+    for path in sorted(vectors.glob("*" + VECTOR_SUFFIX)):
+        document = json.loads(path.read_text())
+        cases = generate.vector_cases(document)
+        assert len(cases) == document["numberOfTests"]
+        total += len(cases)
+        assert f"| `{path.name}` | {len(cases)} |" in table
+    assert f"| **total** | **{total}** |" in table
+    assert (
+        "kvgossip_keys_test.json"
+        in (built_site / "conformance" / "coverage" / "index.html").read_text()
+    )
+
+
+def test_adapter_ops_table_lists_every_op(generate: ModuleType) -> None:
+    from swarmconf.conformance.protocol import OPS
+
+    table = generate.adapter_ops()
+    for op in OPS.values():
+        assert f"| `{op.name}` |" in table
+        for name in op.result:
+            assert f"`{name}`" in table
+
+
+def test_failure_report_is_real_runner_output(generate: ModuleType) -> None:
+    report = generate.failure_report()
+    assert "FAIL example#1 m123-hash: wrong hash" in report
+    assert "FAIL example#2 seqno-leading-zero: accepted an invalid input" in report
+    assert "example#3" not in report
+    assert "1 passed      2 failed" in report
+
+
+def test_bench_results_are_included_verbatim_below_the_page_headings(
+    generate: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    results = tmp_path / "results.md"
+    monkeypatch.setattr(generate, "BENCH_RESULTS", results)
+    assert "make bench" in generate.bench_results()
+    results.write_text(
+        "# Bench\n\n| op | spec | reference |\n| --- | --- | --- |\n| merge | 9 | 1 |\n"
+    )
+    included = generate.bench_results()
+    assert included.startswith("## Bench\n")
+    assert "| merge | 9 | 1 |" in included

@@ -1,0 +1,37 @@
+"""The wheel carries every part folder as a subpackage of `swarmconf` (the symlinks resolved)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_wheel_contains_the_linked_parts(tmp_path: Path) -> None:
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        check=True,
+        cwd=tmp_path,
+    )
+    (wheel,) = tmp_path.glob("swarmconf-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for link in (ROOT / "src" / "swarmconf").iterdir():
+        if link.is_symlink():
+            modules = sorted(p.name for p in link.resolve().glob("*.py"))
+            assert modules, link
+            for module in modules:
+                assert f"swarmconf/{link.name}/{module}" in names
+    assert "swarmconf/spec/merge.py" in names
