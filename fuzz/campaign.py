@@ -26,6 +26,8 @@ class Task(NamedTuple):
     first: int
     schedules: int
     mutant: str | None
+    differential: bool = True
+    """Check every distinct operation against the other library (P3)."""
 
 
 class Row(NamedTuple):
@@ -59,12 +61,13 @@ def plan(
     interleavings: int,
     per_scenario: int = DEFAULT_PER_SCENARIO,
     mutant: str | None = None,
+    differential: bool = True,
 ) -> list[Task]:
     """Split `interleavings` into scenario tasks of `per_scenario` schedules each."""
     tasks = []
     for scenario, first in enumerate(range(0, interleavings, per_scenario)):
         count = min(per_scenario, interleavings - first)
-        tasks.append(Task(campaign_seed, scenario, 0, count, mutant))
+        tasks.append(Task(campaign_seed, scenario, 0, count, mutant, differential))
     return tasks
 
 
@@ -72,7 +75,7 @@ def run_task(task: Task) -> list[Row]:
     """Run one task: every schedule of its scenario, sharing one engine."""
     started = time.perf_counter()
     scenario = generate_scenario(task.campaign_seed, task.scenario)
-    primary, checker = choose(task.mutant)
+    primary, checker = choose(task.mutant, task.differential)
     engine = Engine(scenario, primary, checker)
     outcomes = []
     for index in range(task.first, task.first + task.schedules):
@@ -105,11 +108,15 @@ def run_task(task: Task) -> list[Row]:
 
 
 def first_failure(
-    campaign_seed: int, budget: int, per_scenario: int, mutant: str | None = None
+    campaign_seed: int,
+    budget: int,
+    per_scenario: int,
+    mutant: str | None = None,
+    differential: bool = True,
 ) -> tuple[int, Row | None]:
     """Run tasks in order until a case fails: (interleavings run, the failing row or None)."""
     done = 0
-    for task in plan(campaign_seed, budget, per_scenario, mutant):
+    for task in plan(campaign_seed, budget, per_scenario, mutant, differential):
         for row in run_task(task):
             done += 1
             if row.violations:

@@ -1,9 +1,7 @@
 """The mergers a campaign runs and checks: `swarmconf.spec`, `swarmconf.reference`, mutants.
 
 Both libraries expose the same API (parse, merge, ConfigMessage); the campaign runs clients on
-the *primary* one and checks every distinct operation against the *checker* (P3). The fast
-reference runs the clients when it is installed and the spec checks it; a mutant is a broken
-variant of the spec's merge, checked against an intact merger.
+the *primary* one and checks every distinct operation against the *checker* (P3).
 """
 
 from __future__ import annotations
@@ -37,18 +35,23 @@ def load(name: str) -> Implementation | None:
     return Implementation(name, module.parse, module.merge, module.ConfigMessage.new, merge_parsed)
 
 
-def choose(mutant: str | None = None) -> tuple[Implementation, Implementation | None]:
-    """(primary, checker) for a campaign, optionally with a mutant as the primary merger."""
+def choose(
+    mutant: str | None = None, differential: bool = True
+) -> tuple[Implementation, Implementation | None]:
+    """(primary, checker) for a campaign.
+
+    The spec runs the clients through its merge of parsed messages, each distinct message
+    parsed once per scenario, which is the fastest path; the reference, when installed, checks
+    every distinct operation through its own bytes API (P3). A mutant replaces the spec's merge
+    and is checked against the intact spec it was derived from.
+    """
     spec = load("spec")
     assert spec is not None
-    reference = load("reference")
     if mutant is not None:
         if mutant not in MUTANTS:
             raise ValueError(f"unknown mutant {mutant!r}; known: {', '.join(MUTANTS)}")
         broken = Implementation(
             f"spec+{mutant}", spec.parse, mutant_merge(mutant), spec.new, parsed_merger(mutant)
         )
-        return broken, reference or spec
-    if reference is not None:
-        return reference, spec
-    return spec, None
+        return broken, spec if differential else None
+    return spec, load("reference") if differential else None

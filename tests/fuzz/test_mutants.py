@@ -24,9 +24,19 @@ def test_each_mutant_is_caught_within_the_budget(mutant: str) -> None:
 
 
 def test_the_real_merger_passes_the_same_budget() -> None:
-    done, row = first_failure(1, BUDGET, PER_SCENARIO)
+    done, row = first_failure(1, BUDGET, PER_SCENARIO, differential=False)
     assert row is None, row.detail if row else ""
     assert done == BUDGET
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the reference's increment keeps the old message's own lagged entry when lag is 1 "
+    "(D7, D13); remove this mark once it is fixed",
+)
+def test_the_reference_agrees_with_the_spec() -> None:
+    _, row = first_failure(1, 2_000, PER_SCENARIO)
+    assert row is None, row.detail if row else ""
 
 
 def test_the_unmutated_variant_is_the_spec_merge_byte_for_byte() -> None:
@@ -34,7 +44,7 @@ def test_the_unmutated_variant_is_the_spec_merge_byte_for_byte() -> None:
     compared = 0
     for index in range(6):
         scenario = generate_scenario(3, index)
-        engine = Engine(scenario, *choose())
+        engine = Engine(scenario, *choose(differential=False))
         for number in range(30):
             run_case(engine, generate_schedule(scenario, 3, index, number))
         for inputs, signer in engine.merges:
