@@ -45,3 +45,9 @@ clean:
 .PHONY: vectors-kv
 vectors-kv: $(STAMP)
 	$(BIN)/python -m swarmconf.kvgossip.vectors vectors/v1
+
+# Every conformance vector file under vectors/v1, its schema and COVERAGE.md (byte-for-byte
+# reproducible; the K/V Gossip files are included).
+.PHONY: vectors
+vectors: $(STAMP)
+	$(BIN)/swarmconf vectors generate --out vectors/v1

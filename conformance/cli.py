@@ -1,4 +1,4 @@
-"""`swarmconf conformance run`: the conformance runner's command line."""
+"""`swarmconf conformance run` and `swarmconf vectors generate`: the command lines."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from swarmconf.conformance.client import ClientFailure, make_client
+from swarmconf.conformance.generate import generate as generate_vectors
+from swarmconf.conformance.generate.coverage import missing
 from swarmconf.conformance.report import failure_lines, junit_xml, summary_lines
 from swarmconf.conformance.runner import PASSED, run_cases
 from swarmconf.conformance.vectorfile import load_cases
@@ -17,7 +19,20 @@ DEFAULT_VECTORS = Path(__file__).resolve().parent.parent / "vectors" / "v1"
 
 
 def register(subparsers: Any) -> None:
-    """Add the `conformance` command group."""
+    """Add the `conformance` and `vectors` command groups."""
+    vectors = subparsers.add_parser("vectors", help="generate the conformance vectors")
+    vector_commands = vectors.add_subparsers(
+        dest="vectors_command", metavar="COMMAND", required=True
+    )
+    generate = vector_commands.add_parser(
+        "generate",
+        help="rewrite the vector files from the spec",
+        description="Rewrite every vector file, its schema and COVERAGE.md from swarmconf.spec;"
+        " the output is the same bytes on every run.",
+    )
+    generate.add_argument("--out", type=Path, default=DEFAULT_VECTORS, help="vector directory")
+    generate.set_defaults(handler=generate_command)
+
     group = subparsers.add_parser("conformance", help="run the conformance vectors on a client")
     commands = group.add_subparsers(dest="conformance_command", metavar="COMMAND", required=True)
     run = commands.add_parser(
@@ -74,3 +89,15 @@ def run_command(args: argparse.Namespace) -> int:
     # A case the client skipped was never checked: that fails the run too.
     unchecked = [outcome for outcome in report.outcomes if outcome.status != PASSED]
     return 1 if unchecked else 0
+
+
+def generate_command(args: argparse.Namespace) -> int:
+    suites = generate_vectors(args.out)
+    for suite in suites:
+        print(f"{suite.category:<28} {len(suite.cases):>6} cases")
+    print(f"{'total':<28} {sum(len(suite.cases) for suite in suites):>6} cases in {args.out}")
+    gaps = missing(suites)
+    if gaps:
+        print(f"not covered by any case: {', '.join(gaps)}", file=sys.stderr)
+        return 1
+    return 0

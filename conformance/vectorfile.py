@@ -18,6 +18,8 @@ from swarmconf.conformance.protocol import HEADER_DEFAULTS, OPS
 
 SCHEMA_VERSION = 1
 VECTOR_SUFFIX = "_test.json"
+# K/V Gossip vectors share the directory but not this protocol; their own runner reads them.
+FOREIGN_PREFIX = "kvgossip_"
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,9 @@ def cases_of(document: dict[str, Any]) -> list[Case]:
 
 
 def vector_files(root: Path) -> list[Path]:
-    return sorted(root.glob("*" + VECTOR_SUFFIX))
+    """The config-merge vector files under `root`."""
+    paths = root.glob("*" + VECTOR_SUFFIX)
+    return sorted(path for path in paths if not path.name.startswith(FOREIGN_PREFIX))
 
 
 def category_of(path: Path) -> str:

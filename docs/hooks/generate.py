@@ -14,6 +14,7 @@ import inspect
 import json
 import os
 import re
+import textwrap
 from collections.abc import Callable, Iterator
 from enum import StrEnum
 from pathlib import Path
@@ -116,6 +117,8 @@ def rule_registry() -> str:
     from swarmconf.spec.rules import RULES
 
     counts = vector_rule_counts()
+    # The column appears once some config-merge vector cites a rule.
+    counts = counts if any(counts.get(number) for number in RULES) else {}
     header = "| Rule | What it pins | Implemented by |"
     rule_line = "| --- | --- | --- |"
     if counts:
@@ -290,9 +293,47 @@ def failure_report() -> str:
     return "```text\n" + "\n".join(lines) + "\n```"
 
 
+# Wire examples ----------------------------------------------------------------------------------
+
+EXAMPLE_KEY = bytes(range(32))
+"""The key of every wire example: bytes 0x00..0x1f, as Ed25519 seed and as encryption key."""
+
+
+def wire_example_values() -> list[tuple[str, bytes]]:
+    """(description, bytes) of each wire example, computed by `swarmconf.spec`."""
+    from swarmconf.spec import ConfigMessage, encrypt, examples, parse
+
+    empty = ConfigMessage.new(0).serialize()
+    return [
+        ("A new message with seqno 0 and no data", empty),
+        ("The same message signed with the example key", parse(empty).serialize(EXAMPLE_KEY)),
+        ("The design text's message 118 (see the errata)", examples.m118()),
+        ("The empty message encrypted, profile `spec`", encrypt(empty, EXAMPLE_KEY)),
+        (
+            "The empty message encrypted, profile `libsession`, domain `convo`",
+            encrypt(empty, EXAMPLE_KEY, profile="libsession", domain=b"convo"),
+        ),
+    ]
+
+
+def wire_examples() -> str:
+    parts = []
+    for description, value in wire_example_values():
+        printable = all(32 <= byte < 127 for byte in value)
+        shown = value.decode() if printable else "\n".join(textwrap.wrap(value.hex(), 96))
+        form = "bytes" if printable else "hex"
+        parts.append(f"{description} ({len(value)} bytes, as {form}):\n\n```text\n{shown}\n```\n")
+    return "\n".join(parts)
+
+
 # Benchmarks -------------------------------------------------------------------------------------
 
 BENCH_RESULTS = REPOSITORY / "bench" / "results.md"
+
+
+def demoted(text: str) -> str:
+    """Markdown with every heading one level lower, to sit below the including page's title."""
+    return re.sub(r"^(#+) ", lambda match: "#" + match.group(1) + " ", text, flags=re.MULTILINE)
 
 
 def bench_results() -> str:
@@ -302,9 +343,13 @@ def bench_results() -> str:
             "No benchmark table is checked in yet: run `make bench`, which writes it to "
             "`bench/results.md`, and rebuild the site."
         )
-    text = BENCH_RESULTS.read_text()
-    # Demote the file's headings below this page's own.
-    return re.sub(r"^(#+) ", lambda match: "#" + match.group(1) + " ", text, flags=re.MULTILINE)
+    return demoted(BENCH_RESULTS.read_text())
+
+
+def vector_coverage() -> str:
+    """`vectors/v1/COVERAGE.md`, written by the vector generator, without its title line."""
+    text = (VECTORS / "COVERAGE.md").read_text()
+    return demoted(text.split("\n", 1)[1] if text.startswith("# ") else text)
 
 
 # Command line -----------------------------------------------------------------------------------
@@ -351,6 +396,8 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "adapter-ops": adapter_ops,
     "failure-report": failure_report,
     "bench-results": bench_results,
+    "vector-coverage": vector_coverage,
+    "wire-examples": wire_examples,
 }
 
 

@@ -1,0 +1,159 @@
+"""Every flag a vector may carry: its bug type (Wycheproof style) and what it means.
+
+A vector file's header defines exactly the flags its cases use, copied from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Flag:
+    bug_type: str
+    description: str
+    effect: str = ""
+
+    def as_json(self) -> dict[str, str]:
+        entry = {"bugType": self.bug_type, "description": self.description}
+        if self.effect:
+            entry["effect"] = self.effect
+        return entry
+
+
+_DIVERGE = "Clients that disagree here compute different data or hashes and stop converging."
+
+FLAGS: dict[str, Flag] = {
+    "BadKey": Flag(
+        "MODIFIED_PARAMETER",
+        "A signing or verification key of the wrong length"
+        " or with a mismatched public half (BAD_KEY).",
+    ),
+    "BadLag": Flag("MODIFIED_PARAMETER", "Lag below 1 is a usage error (D16, X4)."),
+    "CanonicalEncoding": Flag(
+        "BASIC",
+        "A canonical bt value in some position of a message;"
+        " the answer depends on what the position allows.",
+    ),
+    "Chain": Flag("FUNCTIONALITY", "A chain of increments before the one under test (D13)."),
+    "CheckOrder": Flag(
+        "ORDERING",
+        "The input breaks two rules; the check made first reports"
+        " (API contract: parse order of checks).",
+        "A client checking in another order reports another reason code.",
+    ),
+    "Conflict": Flag(
+        "CONFLICT",
+        "Several valid messages survive the ignore rules and are merged (D15).",
+        _DIVERGE,
+    ),
+    "DataRules": Flag(
+        "BASIC", "Set order, scalar-only sets, no empty sets or nested dicts in the data (D11)."
+    ),
+    "DeployedClientAborts": Flag(
+        "DEPLOYED_QUIRK",
+        "The deployed client aborts its whole merge"
+        " or asserts on this input (X2, X4); swarmconf refuses or"
+        " skips it.",
+    ),
+    "DeployedClientAccepts": Flag(
+        "DEPLOYED_QUIRK",
+        "The deployed client accepts this non-canonical input (X1); swarmconf refuses it (D10).",
+        "Accepting it makes one logical message have many hashes.",
+    ),
+    "DeployedClientLoops": Flag(
+        "DEPLOYED_QUIRK",
+        "An integer inside a diff makes the deployed"
+        " client's parser loop forever (X3); swarmconf refuses it.",
+    ),
+    "DesignTextExample": Flag(
+        "DESIGN_TEXT_EXAMPLE",
+        "A fact of the design text's examples as examples.md pins it, with the corrections D2..D6.",
+    ),
+    "DiffShape": Flag("BASIC", "The shape of a diff for a given edit (D12)."),
+    "Duplicate": Flag("FUNCTIONALITY", "The same message given more than once (D14)."),
+    "EdgeInteger": Flag(
+        "EDGE_CASE",
+        "Integers at the limits of signed 64 bits or of the unknown-key range [-2^63, 2^64-1].",
+    ),
+    "Encryption": Flag(
+        "BASIC", "Deterministic XChaCha20-Poly1305 in profile spec (D18) or libsession (D19)."
+    ),
+    "EncryptionArguments": Flag(
+        "MODIFIED_PARAMETER",
+        "Bad key, domain or profile arguments, or a ciphertext too short to hold tag and nonce.",
+    ),
+    "Exhaustive": Flag(
+        "EXHAUSTIVE",
+        "One merge of the bounded-exhaustive enumeration; the"
+        " scope is stated in the file's header.",
+        _DIVERGE,
+    ),
+    "Hash": Flag("BASIC", "A message hash: BLAKE2b-256 of the bytes as received (D1)."),
+    "Included": Flag("STALE", "A message listed in another's lagged entries is ignored (D14)."),
+    "IncrementRule": Flag(
+        "FUNCTIONALITY", "What an increment keeps, appends and drops (D13, D9, D17)."
+    ),
+    "InvalidMixedIn": Flag(
+        "FUNCTIONALITY",
+        "Invalid inputs are skipped by a merge, never fatal unless none is valid (D14).",
+    ),
+    "LagWindow": Flag(
+        "STALE", "Lagged entries outside the window S-lag < seqno < S are dropped unread (D7, D16)."
+    ),
+    "NestingLimit": Flag("EDGE_CASE", "Lists and dicts nested up to and beyond 64 levels."),
+    "NonCanonicalEncoding": Flag(
+        "NONCANONICAL_ENCODING",
+        "A non-canonical or malformed bt fragment: the first violation read is reported (D10).",
+        "Accepting it makes messages malleable.",
+    ),
+    "Ordering": Flag("ORDERING", "Elements or entries out of their required order, or duplicated."),
+    "Padding": Flag("EDGE_CASE", "Padding sizes around the chunk boundaries of D19."),
+    "RandomData": Flag("BASIC", "Random data from a fixed seed."),
+    "RandomHistory": Flag(
+        "CONFLICT",
+        "Messages drawn from a random history of concurrent writers who edit and merge.",
+        _DIVERGE,
+    ),
+    "RemovalRace": Flag(
+        "CONFLICT", "One writer removes or retypes what another assigns.", _DIVERGE
+    ),
+    "Reserialize": Flag(
+        "BASIC",
+        "A parsed message written back: unknown keys in place,"
+        " `<` and `=` always written (D8, D9).",
+    ),
+    "Shuffled": Flag("CONFLICT", "Merge inputs in random order: the result must not depend on it."),
+    "Signature": Flag("BASIC", "Ed25519 signatures (D17)."),
+    "Stale": Flag("STALE", "A message or entry too old to matter (D7, D14)."),
+    "Structure": Flag("BASIC", "The outer structure of a message (D8)."),
+    "Survivor": Flag(
+        "FUNCTIONALITY", "One message survives the ignore rules and is returned unchanged (D14)."
+    ),
+    "Tampered": Flag(
+        "AUTH_BYPASS",
+        "A signed message or ciphertext with bits flipped.",
+        "Accepting it lets anyone forge configuration.",
+    ),
+    "TrailingBytes": Flag("MALLEABILITY", "Bytes after the message's final `e` (D10, X1)."),
+    "Truncated": Flag("EDGE_CASE", "A valid message cut short."),
+    "TypeChange": Flag(
+        "EDGE_CASE", "A value changing kind (scalar, set, dict) (D12, D15).", _DIVERGE
+    ),
+    "UnknownTopLevelKey": Flag(
+        "FUNCTIONALITY",
+        "Top-level keys this version does not know: kept verbatim, dropped by merges (D9).",
+    ),
+    "WriterLimit": Flag(
+        "EDGE_CASE", "The 128-byte key and 4096-byte string limits bind writers, not parsers (D11)."
+    ),
+    "WriterType": Flag(
+        "MODIFIED_PARAMETER",
+        "Data a writer may not write: integers beyond 64 bits, sets holding lists or dicts.",
+    ),
+    "WrongKey": Flag(
+        "AUTH_BYPASS",
+        "A message signed by someone else than the required signer.",
+        "Accepting it lets anyone forge configuration.",
+    ),
+}
