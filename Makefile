@@ -51,3 +51,9 @@ vectors-kv: $(STAMP)
 .PHONY: vectors
 vectors: $(STAMP)
 	$(BIN)/swarmconf vectors generate --out vectors/v1
+
+# K/V Gossip node on real Serf agents: write propagation to two peers, a fresh node syncing
+# 10,000 keys. A benchmark, not a test: it prints what it measures.
+.PHONY: bench-kv
+bench-kv: $(STAMP)
+	$(BIN)/python -m swarmconf.kvgossip.node.bench

@@ -117,6 +117,8 @@ def rule_registry() -> str:
     from swarmconf.spec.rules import RULES
 
     counts = vector_rule_counts()
+    # The column appears once some config-merge vector cites a rule.
+    counts = counts if any(counts.get(number) for number in RULES) else {}
     header = "| Rule | What it pins | Implemented by |"
     rule_line = "| --- | --- | --- |"
     if counts:
@@ -329,6 +331,11 @@ def wire_examples() -> str:
 BENCH_RESULTS = REPOSITORY / "bench" / "results.md"
 
 
+def demoted(text: str) -> str:
+    """Markdown with every heading one level lower, to sit below the including page's title."""
+    return re.sub(r"^(#+) ", lambda match: "#" + match.group(1) + " ", text, flags=re.MULTILINE)
+
+
 def bench_results() -> str:
     """The table `make bench` last wrote, verbatim, or a pointer to `make bench` if none is kept."""
     if not BENCH_RESULTS.is_file():
@@ -336,9 +343,13 @@ def bench_results() -> str:
             "No benchmark table is checked in yet: run `make bench`, which writes it to "
             "`bench/results.md`, and rebuild the site."
         )
-    text = BENCH_RESULTS.read_text()
-    # Demote the file's headings below this page's own.
-    return re.sub(r"^(#+) ", lambda match: "#" + match.group(1) + " ", text, flags=re.MULTILINE)
+    return demoted(BENCH_RESULTS.read_text())
+
+
+def vector_coverage() -> str:
+    """`vectors/v1/COVERAGE.md`, written by the vector generator, without its title line."""
+    text = (VECTORS / "COVERAGE.md").read_text()
+    return demoted(text.split("\n", 1)[1] if text.startswith("# ") else text)
 
 
 # Command line -----------------------------------------------------------------------------------
@@ -385,6 +396,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "adapter-ops": adapter_ops,
     "failure-report": failure_report,
     "bench-results": bench_results,
+    "vector-coverage": vector_coverage,
     "wire-examples": wire_examples,
 }
 

@@ -1,0 +1,68 @@
+"""The simulated network: seeded per-link latency, loss, duplication, reordering, partitions."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .events import Scheduler
+
+
+@dataclass
+class Faults:
+    """Datagram fault rates (Serf's UDP gossip); session streams are TCP and only break."""
+
+    loss: float = 0.0
+    duplicate: float = 0.0
+    jitter_ms: int = 0
+    """Extra uniform delay per datagram: reorders datagrams on one link."""
+
+
+@dataclass
+class Network:
+    """Links between named nodes with a base latency each, and a partition state."""
+
+    scheduler: Scheduler
+    rng: random.Random
+    faults: Faults
+    latency: dict[tuple[str, str], int] = field(default_factory=dict)
+    groups: list[frozenset[str]] = field(default_factory=list)
+    """Current partition: nodes in different groups cannot reach each other (empty: none)."""
+
+    def reachable(self, a: str, b: str) -> bool:
+        """True iff `a` and `b` are on the same side of the current partition."""
+        if a == b or not self.groups:
+            return True
+        return any(a in g and b in g for g in self.groups)
+
+    def rtt_ms(self, a: str, b: str) -> int:
+        """The round-trip time Serf's coordinates would estimate."""
+        return 0 if a == b else 2 * self.latency[(a, b)]
+
+    def datagram(self, src: str, dst: str, deliver: Callable[[], None]) -> None:
+        """Send one datagram: maybe lost, maybe duplicated, jittered; dropped if partitioned."""
+        copies = 2 if self.rng.random() < self.faults.duplicate else 1
+        for _ in range(copies):
+            if src != dst and self.rng.random() < self.faults.loss:
+                continue
+            delay = self._delay(src, dst)
+            self.scheduler.after(delay, self._if_reachable(src, dst, deliver))
+
+    def stream(self, src: str, dst: str, deliver: Callable[[], None]) -> bool:
+        """Send one in-order stream frame; False (and nothing sent) if the link is cut."""
+        if not self.reachable(src, dst):
+            return False
+        self.scheduler.after(self.latency[(src, dst)], self._if_reachable(src, dst, deliver))
+        return True
+
+    def _delay(self, src: str, dst: str) -> int:
+        base = 0 if src == dst else self.latency[(src, dst)]
+        return base + (self.rng.randint(0, self.faults.jitter_ms) if self.faults.jitter_ms else 0)
+
+    def _if_reachable(self, src: str, dst: str, deliver: Callable[[], None]) -> Callable[[], None]:
+        def run() -> None:
+            if self.reachable(src, dst):
+                deliver()
+
+        return run
