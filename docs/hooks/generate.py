@@ -326,6 +326,17 @@ def wire_examples() -> str:
     return "\n".join(parts)
 
 
+# Fuzz -------------------------------------------------------------------------------------------
+
+
+def fuzz_mutants() -> str:
+    from swarmconf.fuzz.mutants import MUTANTS
+
+    rows = ["| Mutant | The one rule it breaks |", "| --- | --- |"]
+    rows += [f"| `{name}` | {cell(description)} |" for name, description in MUTANTS.items()]
+    return "\n".join(rows)
+
+
 # Benchmarks -------------------------------------------------------------------------------------
 
 BENCH_RESULTS = REPOSITORY / "bench" / "results.md"
@@ -398,6 +409,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "bench-results": bench_results,
     "vector-coverage": vector_coverage,
     "wire-examples": wire_examples,
+    "fuzz-mutants": fuzz_mutants,
 }
 
 
