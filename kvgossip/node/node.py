@@ -348,7 +348,8 @@ class Node:
     async def _on_sync_connection(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
-        self._count(await drive(self.settings, Role.RESPONDER, reader, writer))
+        with contextlib.suppress(asyncio.CancelledError):  # the node is stopping
+            self._count(await drive(self.settings, Role.RESPONDER, reader, writer))
 
     def _count(self, outcome: SessionOutcome) -> None:
         if outcome.error is None:

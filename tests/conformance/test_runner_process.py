@@ -137,3 +137,27 @@ def test_template_adapter_runs_and_skips_everything(capsys: pytest.CaptureFixtur
     assert main(["conformance", "run", "--client", client, "--category", "diffs"]) == 1
     count = len(load_cases(VECTORS, ["diffs"]))
     assert f"0 passed      0 failed {count:>6} skipped" in capsys.readouterr().out
+
+
+def test_an_empty_vector_directory_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["conformance", "run", "--client", "builtin:spec", "--vectors", str(tmp_path)]) == 2
+    assert "no vector files in" in capsys.readouterr().err
+
+
+def test_a_client_speaking_another_protocol_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    adapter = tmp_path / "future.py"
+    adapter.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    request = json.loads(line)\n"
+        "    print(json.dumps({'id': request.get('id'), 'protocol': 2}), flush=True)\n"
+    )
+    write_vectors(tmp_path / "v", "basic", [hash_case(1, b"a")])
+    client = shlex.join([sys.executable, str(adapter)])
+    argv = ["conformance", "run", "--client", client, "--vectors", str(tmp_path / "v")]
+    assert main(argv) == 2
+    assert "speaks another protocol" in capsys.readouterr().err
