@@ -227,11 +227,13 @@ class _SloppyClient:
 
 
 def example_cases() -> list[Any]:
-    """Three `hash` cases: a design-text example and two invalid messages."""
+    """Three `hash` cases: a small valid message and two invalid ones."""
     from swarmconf.conformance.vectorfile import Case
-    from swarmconf.spec import examples, parse
+    from swarmconf.spec import ConfigMessage, parse
 
-    m123 = examples.m123()
+    first = ConfigMessage.new(1)
+    first.data.update({b"members": {b"alice", b"bob"}, b"name": b"office"})
+    small = first.serialize()
 
     def case(tc_id: int, name: str, comment: str, msg: bytes, **outcome: Any) -> Case:
         return Case(
@@ -251,12 +253,12 @@ def example_cases() -> list[Any]:
     return [
         case(
             1,
-            "m123-hash",
-            "The design text's message 123",
-            m123,
-            flags=("DesignTextExample",),
+            "small-message-hash",
+            "A new message with two keys",
+            small,
+            flags=("Basic",),
             rules=("D1",),
-            expected={"hash": parse(m123).hash.hex()},
+            expected={"hash": parse(small).hash.hex()},
             result="valid",
         ),
         case(

@@ -110,7 +110,7 @@ def test_adapter_ops_table_lists_every_op(generate: ModuleType) -> None:
 
 def test_failure_report_is_real_runner_output(generate: ModuleType) -> None:
     report = generate.failure_report()
-    assert "FAIL example#1 m123-hash: wrong hash" in report
+    assert "FAIL example#1 small-message-hash: wrong hash" in report
     assert "FAIL example#2 seqno-leading-zero: accepted an invalid input" in report
     assert "example#3" not in report
     assert "1 passed      2 failed" in report
