@@ -115,6 +115,10 @@ class Engine:
         """Client `client` increments `base`, applies its batch `batch` and serializes."""
         key = (base, client, batch)
         if key not in self.edits:
+            if self.parse(self.primary, base) is None:
+                # Only a broken merger hands a client an invalid message (already a P6)
+                self.edits[key] = Published(base, {}, frozenset(), ())
+                return self.edits[key]
             message, before, after = self.apply_edit(self.primary, base, client, batch)
             violations = list(self.check_valid(message, merged=False, client=client))
             if self.checker is not None:

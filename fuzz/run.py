@@ -107,6 +107,8 @@ class Run:
         published = self.engine.edit(base, client, batch)
         self.note(published.violations)
         message = published.message
+        if message == base:
+            return
         info = self.engine.info(message)
         if info is not None:
             bit = self.bits[(client, batch)]

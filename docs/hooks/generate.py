@@ -227,11 +227,13 @@ class _SloppyClient:
 
 
 def example_cases() -> list[Any]:
-    """Three `hash` cases: a design-text example and two invalid messages."""
+    """Three `hash` cases: a small valid message and two invalid ones."""
     from swarmconf.conformance.vectorfile import Case
-    from swarmconf.spec import examples, parse
+    from swarmconf.spec import ConfigMessage, parse
 
-    m123 = examples.m123()
+    first = ConfigMessage.new(1)
+    first.data.update({b"members": {b"alice", b"bob"}, b"name": b"office"})
+    small = first.serialize()
 
     def case(tc_id: int, name: str, comment: str, msg: bytes, **outcome: Any) -> Case:
         return Case(
@@ -251,12 +253,12 @@ def example_cases() -> list[Any]:
     return [
         case(
             1,
-            "m123-hash",
-            "The design text's message 123",
-            m123,
-            flags=("DesignTextExample",),
+            "small-message-hash",
+            "A new message with two keys",
+            small,
+            flags=("Basic",),
             rules=("D1",),
-            expected={"hash": parse(m123).hash.hex()},
+            expected={"hash": parse(small).hash.hex()},
             result="valid",
         ),
         case(
@@ -324,6 +326,17 @@ def wire_examples() -> str:
         form = "bytes" if printable else "hex"
         parts.append(f"{description} ({len(value)} bytes, as {form}):\n\n```text\n{shown}\n```\n")
     return "\n".join(parts)
+
+
+# Fuzz -------------------------------------------------------------------------------------------
+
+
+def fuzz_mutants() -> str:
+    from swarmconf.fuzz.mutants import MUTANTS
+
+    rows = ["| Mutant | The one rule it breaks |", "| --- | --- |"]
+    rows += [f"| `{name}` | {cell(description)} |" for name, description in MUTANTS.items()]
+    return "\n".join(rows)
 
 
 # Benchmarks -------------------------------------------------------------------------------------
@@ -398,6 +411,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "bench-results": bench_results,
     "vector-coverage": vector_coverage,
     "wire-examples": wire_examples,
+    "fuzz-mutants": fuzz_mutants,
 }
 
 

@@ -42,6 +42,9 @@ log = logging.getLogger("swarmconf.kvgossip.node")
 
 STORE_FILE = "store.db"
 NODE_ID_SIZE = 16
+MAX_RESPONDER_SESSIONS = 32
+SESSION_LIMIT = "SESSION_LIMIT"
+"""Why a connection was closed at once: as many sessions as allowed are already answering."""
 _STREAM_TYPES = ",".join(
     [
         f"user:{gossip.CHANGE_EVENT}",
@@ -120,6 +123,8 @@ class Node:
         self._direct_wake = asyncio.Event()
         self._sweep_requested = True
         self._direct: set[bytes] = set()
+        self._responding = 0
+        self._handlers: set[asyncio.Task[Any]] = set()
         self._peer_hashes: dict[str, gossip.StateHashes] = {}
 
     # --- lifecycle --------------------------------------------------------------------------
@@ -156,6 +161,10 @@ class Node:
                 await task
         if self._server is not None:
             self._server.close()
+        for handler in list(self._handlers):
+            handler.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await handler
         if self._rpc is not None:
             await self._rpc.close()
         if self._agent is not None:
@@ -196,7 +205,12 @@ class Node:
                 await self._join(rpc)
                 self._request_sweep()
                 async for record in stream:
-                    await self._on_serf_record(rpc, record)
+                    try:
+                        await self._on_serf_record(rpc, record)
+                    except SerfError:
+                        raise
+                    except Exception:  # never let one bad record end the subscription
+                        log.exception("serf %s record", type(record).__name__)
             except SerfError as exc:
                 log.warning("serf connection lost: %s", exc)
             finally:
@@ -308,8 +322,8 @@ class Node:
     async def _sweep(self, rpc: SerfRPC) -> bool:
         """One state query and a session with each disagreeing peer; True if any disagreed."""
         self.stats.sweeps += 1
-        if self.config.join and len(await self._peers(rpc)) == 0:
-            await self._join(rpc)
+        if self.config.join and not await self._peers(rpc) and not await self._join(rpc):
+            return True  # not in the cluster yet: try again after the back-off
         mine = self.hashes()
         replies = await rpc.query(
             gossip.STATE_QUERY, mine.encode(), timeout=self.config.query_timeout
@@ -348,7 +362,20 @@ class Node:
     async def _on_sync_connection(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
-        self._count(await drive(self.settings, Role.RESPONDER, reader, writer))
+        if self._responding >= MAX_RESPONDER_SESSIONS:
+            self.stats.sessions_failed[SESSION_LIMIT] += 1
+            writer.close()
+            return
+        self._responding += 1
+        task = asyncio.current_task()
+        assert task is not None
+        self._handlers.add(task)
+        try:
+            with contextlib.suppress(asyncio.CancelledError):  # the node is stopping
+                self._count(await drive(self.settings, Role.RESPONDER, reader, writer))
+        finally:
+            self._responding -= 1
+            self._handlers.discard(task)
 
     def _count(self, outcome: SessionOutcome) -> None:
         if outcome.error is None:

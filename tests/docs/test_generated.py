@@ -110,7 +110,7 @@ def test_adapter_ops_table_lists_every_op(generate: ModuleType) -> None:
 
 def test_failure_report_is_real_runner_output(generate: ModuleType) -> None:
     report = generate.failure_report()
-    assert "FAIL example#1 m123-hash: wrong hash" in report
+    assert "FAIL example#1 small-message-hash: wrong hash" in report
     assert "FAIL example#2 seqno-leading-zero: accepted an invalid input" in report
     assert "example#3" not in report
     assert "1 passed      2 failed" in report
@@ -169,3 +169,12 @@ def test_rule_counts_agree_with_the_generators_coverage_file(generate: ModuleTyp
     counts = generate.vector_rule_counts()
     assert len(listed) == 25
     assert {rule: str(counts.get(rule, 0)) for rule in listed} == listed
+
+
+def test_fuzz_mutant_table_lists_every_mutant(generate: ModuleType) -> None:
+    from swarmconf.fuzz.mutants import MUTANTS
+
+    table = generate.fuzz_mutants()
+    assert len(table.splitlines()) == len(MUTANTS) + 2
+    for name, description in MUTANTS.items():
+        assert f"| `{name}` | {description} |" in table
