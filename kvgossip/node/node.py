@@ -124,6 +124,7 @@ class Node:
         self._sweep_requested = True
         self._direct: set[bytes] = set()
         self._responding = 0
+        self._handlers: set[asyncio.Task[Any]] = set()
         self._peer_hashes: dict[str, gossip.StateHashes] = {}
 
     # --- lifecycle --------------------------------------------------------------------------
@@ -160,6 +161,10 @@ class Node:
                 await task
         if self._server is not None:
             self._server.close()
+        for handler in list(self._handlers):
+            handler.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await handler
         if self._rpc is not None:
             await self._rpc.close()
         if self._agent is not None:
@@ -200,7 +205,12 @@ class Node:
                 await self._join(rpc)
                 self._request_sweep()
                 async for record in stream:
-                    await self._on_serf_record(rpc, record)
+                    try:
+                        await self._on_serf_record(rpc, record)
+                    except SerfError:
+                        raise
+                    except Exception:  # never let one bad record end the subscription
+                        log.exception("serf %s record", type(record).__name__)
             except SerfError as exc:
                 log.warning("serf connection lost: %s", exc)
             finally:
@@ -357,11 +367,15 @@ class Node:
             writer.close()
             return
         self._responding += 1
+        task = asyncio.current_task()
+        assert task is not None
+        self._handlers.add(task)
         try:
             with contextlib.suppress(asyncio.CancelledError):  # the node is stopping
                 self._count(await drive(self.settings, Role.RESPONDER, reader, writer))
         finally:
             self._responding -= 1
+            self._handlers.discard(task)
 
     def _count(self, outcome: SessionOutcome) -> None:
         if outcome.error is None:
