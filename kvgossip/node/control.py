@@ -137,7 +137,7 @@ class ControlServer:
             if op == "grants":
                 return {"ok": True, "grants": node.store.grants()}
             if op == "status":
-                return {"ok": True, "status": node.status()}
+                return {"ok": True, "status": {**node.status(), "peers": await node.peers()}}
         except (KeyError, TypeError, ValueError) as exc:
             return {"ok": False, "reason": BAD_REQUEST, "detail": f"{op}: {exc}"}
         return {"ok": False, "reason": BAD_REQUEST, "detail": f"unknown op {op!r}"}
