@@ -53,7 +53,6 @@ def start_spark(config: Config) -> SparkSession:
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    from pyspark import SparkConf
     from pyspark.sql import SparkSession
 
     # Spark puts its conf directory on the JVM's class path, where log4j2 finds its config
@@ -61,10 +60,12 @@ def start_spark(config: Config) -> SparkSession:
     conf_dir.mkdir(parents=True, exist_ok=True)
     (conf_dir / "log4j2.properties").write_text(LOG4J2)
     os.environ["SPARK_CONF_DIR"] = str(conf_dir)
-    master = config.master or SparkConf().get("spark.master", None) or "local[*]"
+    builder = SparkSession.builder
+    if config.master is not None:
+        builder = builder.master(config.master)
+    # Without --master: spark-submit's master, or local[*] (spark-submit's own default)
     spark = (
-        SparkSession.builder.master(master)
-        .appName("swarmconf-fuzz")
+        builder.appName("swarmconf-fuzz")
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.ui.showConsoleProgress", "false")
