@@ -20,13 +20,14 @@ from swarmconf.kvgossip.records import Record
 
 from .frames import FrameError, read_frame, write_frame
 from .node import Node
+from .reasons import NodeReason
 
 SOCKET_NAME = "control.sock"
 MAX_CONTROL_FRAME = 4 << 20
 REQUEST_TIMEOUT = 60.0
 WATCH_IDLE = 365 * 24 * 3600.0
-BAD_REQUEST = "CONTROL_BAD_REQUEST"
-NOT_RUNNING = "NODE_NOT_RUNNING"
+BAD_REQUEST = NodeReason.CONTROL_BAD_REQUEST
+NOT_RUNNING = NodeReason.NODE_NOT_RUNNING
 
 
 def pack(value: dict[str, Any]) -> bytes:

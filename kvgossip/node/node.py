@@ -33,6 +33,7 @@ from swarmconf.kvgossip.state import (
 
 from . import gossip
 from .frames import IDLE_TIMEOUT
+from .reasons import NodeReason
 from .serf_agent import AgentConfig, SerfAgent
 from .serf_rpc import MemberEvent, Query, SerfError, SerfRPC, StreamRecord, UserEvent
 from .store import SqliteStore
@@ -43,8 +44,6 @@ log = logging.getLogger("swarmconf.kvgossip.node")
 STORE_FILE = "store.db"
 NODE_ID_SIZE = 16
 MAX_RESPONDER_SESSIONS = 32
-SESSION_LIMIT = "SESSION_LIMIT"
-"""Why a connection was closed at once: as many sessions as allowed are already answering."""
 _STREAM_TYPES = ",".join(
     [
         f"user:{gossip.CHANGE_EVENT}",
@@ -363,7 +362,7 @@ class Node:
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
         if self._responding >= MAX_RESPONDER_SESSIONS:
-            self.stats.sessions_failed[SESSION_LIMIT] += 1
+            self.stats.sessions_failed[NodeReason.SESSION_LIMIT] += 1
             writer.close()
             return
         self._responding += 1
