@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import msgpack  # type: ignore[import-untyped]
 
@@ -22,6 +22,7 @@ from .frames import FrameError, read_frame, write_frame
 from .node import Node
 from .reasons import NodeReason
 
+T = TypeVar("T")
 SOCKET_NAME = "control.sock"
 MAX_CONTROL_FRAME = 4 << 20
 REQUEST_TIMEOUT = 60.0
@@ -55,6 +56,14 @@ def describe(record: Record) -> dict[str, Any]:
         "value": record.value,
         "signer": record.signer.hex(),
     }
+
+
+def _field(request: dict[str, Any], name: str, kind: type[T], default: T | None = None) -> T:
+    """A request field of the given type (absent: the default, if any)."""
+    value = request.get(name, default)
+    if not isinstance(value, kind):
+        raise ValueError(f"{name} must be {kind.__name__}")
+    return value
 
 
 class ControlServer:
@@ -110,7 +119,7 @@ class ControlServer:
         node = self.node
         try:
             if op == "put":
-                verdict = await node.put(bytes(request["record"]))
+                verdict = await node.put(_field(request, "record", bytes))
                 reason = verdict.reason.value if verdict.reason else ""
                 return {
                     "ok": verdict.reason is None,
@@ -118,7 +127,7 @@ class ControlServer:
                     "reason": reason,
                 }
             if op == "revoke":
-                data = bytes(request["revocation"])
+                data = _field(request, "revocation", bytes)
                 refused, new, purged = node.revoke(data)
                 if refused is not None:
                     return {"ok": False, "reason": refused}
@@ -126,10 +135,10 @@ class ControlServer:
                     await node.announce_revocation(data)
                 return {"ok": True, "new": new, "purged": list(purged)}
             if op == "get":
-                record = node.store.get(str(request["key"]))
+                record = node.store.get(_field(request, "key", str))
                 return {"ok": True, "record": None if record is None else describe(record)}
             if op == "list":
-                prefix = str(request.get("prefix", ""))
+                prefix = _field(request, "prefix", str, "")
                 return {
                     "ok": True,
                     "records": [describe(r) for r in node.store.records_under(prefix)],

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from swarmconf.kvgossip import messages as m
+from swarmconf.kvgossip.encoding import encode
 from swarmconf.kvgossip.fixtures import ALICE, MALLORY, ROOT
 from swarmconf.kvgossip.grants import issue_grant
 from swarmconf.kvgossip.node import gossip
@@ -129,8 +130,18 @@ def test_hostile_input_is_refused_and_harms_nothing(tmp_path: Path) -> None:
 
         # Garbage on the control socket.
         reader, writer = await asyncio.open_unix_connection(str(a.data_dir / SOCKET_NAME))
-        await write_frame(writer, b"\xc1")
-        assert b"CONTROL_BAD_REQUEST" in await read_frame(reader)
+        bad_requests = [
+            {"op": "put", "record": 10**12},
+            {"op": "get", "key": 5},
+            {"op": "list", "prefix": b"/"},
+            {"op": "revoke"},
+            {"op": "explode"},
+            {"no": "op"},
+            [1, 2],
+        ]
+        for request in [b"\xc1", *(encode(r) for r in bad_requests)]:
+            await write_frame(writer, request)
+            assert b"CONTROL_BAD_REQUEST" in await read_frame(reader)
         writer.close()
 
         after = await a.status()
