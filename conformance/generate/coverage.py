@@ -13,8 +13,8 @@ RULES = sorted(DECISIONS, key=lambda rule: int(rule[1:])) + [f"X{n}" for n in ra
 
 # Reason codes no vector can show through the API contract, and why.
 UNREACHABLE = {
-    Reason.INPUT_TOO_LARGE: "the API contract sets no input size limit; a client with a"
-    " configured maximum reports it",
+    Reason.INPUT_TOO_LARGE: "the API contract sets no input size limit; the acceptable cases"
+    " serialization/hash-large-message-* allow a client with a configured maximum to report it",
 }
 
 

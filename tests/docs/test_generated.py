@@ -178,3 +178,11 @@ def test_fuzz_mutant_table_lists_every_mutant(generate: ModuleType) -> None:
     assert len(table.splitlines()) == len(MUTANTS) + 2
     for name, description in MUTANTS.items():
         assert f"| `{name}` | {description} |" in table
+
+
+def test_quirk_table_counts_agree_with_the_rule_counts(generate: ModuleType) -> None:
+    counts = generate.vector_rule_counts()
+    table = generate.quirk_vectors()
+    for number in range(1, 6):
+        rule = f"X{number}"
+        assert f"| [{rule}](#{rule.lower()}) | {counts.get(rule, 0)} |" in table
