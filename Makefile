@@ -51,3 +51,8 @@ vectors-kv: $(STAMP)
 .PHONY: vectors
 vectors: $(STAMP)
 	$(BIN)/swarmconf vectors generate --out vectors/v1
+
+# K/V Gossip simulation throughput on one core: 500 schedules of campaign 1.
+.PHONY: bench-kv
+bench-kv: $(STAMP)
+	$(BIN)/python -m swarmconf.kvgossip.sim --campaign 1 --cases 500
