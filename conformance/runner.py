@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from swarmconf.conformance.client import Client, ClientFailure, Message
-from swarmconf.conformance.protocol import OPS
+from swarmconf.conformance.protocol import OPS, PROTOCOL_VERSION
 from swarmconf.conformance.vectorfile import Case
 
 PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
@@ -102,6 +102,9 @@ def run_cases(
 ) -> RunReport:
     """Run every case on a started-here client; the client is closed at the end."""
     report = RunReport(hello=client.start())
+    if report.hello.get("protocol", PROTOCOL_VERSION) != PROTOCOL_VERSION:
+        client.close()
+        raise ClientFailure("speaks another protocol", f"hello: {report.hello}")
     supported = report.hello.get("ops")
     alive = True
     try:

@@ -90,6 +90,8 @@ def category_of(path: Path) -> str:
 def load_cases(root: Path, categories: Iterable[str] = ()) -> list[Case]:
     """All cases under `root`, or only those of the named categories (unknown names refused)."""
     files = {category_of(path): path for path in vector_files(root)}
+    if not files:
+        raise ValueError(f"no vector files in {root} (use --vectors DIR)")
     wanted = list(categories) or list(files)
     unknown = sorted(set(wanted) - set(files))
     if unknown:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 # Each module exposes `register(subparsers)`, adding its commands with a `handler` default.
 COMMAND_MODULES: tuple[str, ...] = (
     "swarmconf.conformance.cli",
+    "swarmconf.fuzz.cli",
     "swarmconf.kvgossip.node.cli",
     "swarmconf.reference.commands",
 )

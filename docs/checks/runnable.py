@@ -2,7 +2,9 @@
 
 Each page's fenced blocks run in order, in one scratch directory:
 
-- `sh` blocks run with `bash -e`;
+- `sh` blocks run with `bash -e`, with the current interpreter's `bin` directory first on `PATH`
+  (so `swarmconf` is the one under test); processes they leave in the background are killed
+  when the page is done;
 - `python` blocks run with the Python of the `venv` the page itself created (the quickstart
   installs swarmconf into `./venv` first), or the current interpreter if there is none;
 - a `text` block right after one of those is the exact standard output it must print.
@@ -12,9 +14,13 @@ Any other kind of block on a tested page is an error, so nothing on it escapes t
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,17 +62,34 @@ def blocks(markdown: str) -> list[Block]:
     return found
 
 
-def run_block(block: Block, workdir: Path, timeout: float) -> str:
-    """Run one block in `workdir`; return its standard output or raise with the details."""
+def run_block(block: Block, workdir: Path, timeout: float, sessions: list[int]) -> str:
+    """Run one block in `workdir`; return its standard output or raise with the details.
+
+    Each block runs in a new session; its id is added to `sessions` for the final cleanup.
+    """
     if block.language == "sh":
         command = ["bash", "-e", "-c", block.code]
     else:
         venv_python = workdir / "venv" / "bin" / "python"
         python = str(venv_python) if venv_python.exists() else sys.executable
         command = [python, "-c", block.code]
-    result = subprocess.run(
-        command, cwd=workdir, capture_output=True, text=True, timeout=timeout, check=False
-    )
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    with subprocess.Popen(
+        command,
+        cwd=workdir,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PATH": path},
+        start_new_session=True,
+    ) as process:
+        sessions.append(process.pid)
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            stop_session(process.pid)
+            raise
+    result = subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
     if result.returncode != 0:
         raise AssertionError(
             f"block at line {block.line} exited with {result.returncode}:\n"
@@ -79,9 +102,26 @@ def run_block(block: Block, workdir: Path, timeout: float) -> str:
     return result.stdout
 
 
+def stop_session(session: int, grace: float = 10.0) -> None:
+    """Stop every process left in a block's session (its process group): SIGTERM first, so
+    that a process can stop its own children, then SIGKILL for whatever is left."""
+    deadline = time.monotonic() + grace
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(session, signal.SIGTERM)
+        while time.monotonic() < deadline:
+            time.sleep(0.1)
+            os.killpg(session, 0)
+        os.killpg(session, signal.SIGKILL)
+
+
 def run_page(markdown: str, workdir: Path, timeout: float = 600) -> int:
     """Run every block of a page in order; return how many ran."""
     page_blocks = blocks(markdown)
-    for block in page_blocks:
-        run_block(block, workdir, timeout)
+    sessions: list[int] = []
+    try:
+        for block in page_blocks:
+            run_block(block, workdir, timeout, sessions)
+    finally:
+        for session in sessions:
+            stop_session(session)
     return len(page_blocks)

@@ -17,18 +17,15 @@ from collections.abc import Callable
 from typing import Any
 
 from swarmconf import reference as client
-from swarmconf.spec import bt
+from swarmconf.conformance import btcodec
 
 Request = dict[str, Any]
 Result = dict[str, Any]
 
 
 # Between the wire's bt values and the client's own types ------------------------------------
-
-
-def set_key(element: int | bytes) -> tuple[int, int, bytes]:
-    """Sets are written integers first, then strings, each ascending."""
-    return (0, element, b"") if isinstance(element, int) else (1, 0, element)
+# btcodec is a lenient bt codec: it reads what a client must refuse (integers beyond 64 bits,
+# lists of dicts), so that the refusal comes from the client, and writes sets in set order.
 
 
 def to_client(value: Any) -> Any:
@@ -40,19 +37,9 @@ def to_client(value: Any) -> Any:
     return value  # a list holding containers stays a list: the client must refuse it
 
 
-def to_bt(value: Any) -> Any:
-    """Client values (sets, lagged entries, set diffs) back to plain bt values."""
-    if isinstance(value, dict):
-        return {key: to_bt(item) for key, item in value.items()}
-    if isinstance(value, (set, frozenset)):
-        return sorted(value, key=set_key)
-    if isinstance(value, (list, tuple)):
-        return [to_bt(item) for item in value]
-    return value
-
-
 def bt_hex(value: Any) -> str:
-    return bt.encode(to_bt(value)).hex()
+    """Client values (sets, lagged entries, set diffs) as bt-encoded hex."""
+    return btcodec.encode(value).hex()
 
 
 def raw(request: Request, name: str) -> bytes:
@@ -66,7 +53,7 @@ def field(request: Request, name: str) -> bytes | None:
 
 
 def data_field(request: Request, name: str) -> Any:
-    return to_client(bt.decode(bytes.fromhex(request[name])))
+    return to_client(btcodec.decode(bytes.fromhex(request[name])))
 
 
 def set_data(message: Any, data: dict[bytes, Any]) -> None:
@@ -89,7 +76,7 @@ def parsed(request: Request, verify: bool = True) -> Any:
 
 def op_parse(request: Request) -> Result:
     message = parsed(request)
-    extra = b"".join(bt.encode(key) + raw for key, raw in sorted(message.extra.items()))
+    extra = b"".join(btcodec.encode(key) + value for key, value in sorted(message.extra.items()))
     return {
         "seqno": message.seqno,
         "hash": message.hash.hex(),

@@ -117,6 +117,8 @@ def rule_registry() -> str:
     from swarmconf.spec.rules import RULES
 
     counts = vector_rule_counts()
+    # The column appears once some config-merge vector cites a rule.
+    counts = counts if any(counts.get(number) for number in RULES) else {}
     header = "| Rule | What it pins | Implemented by |"
     rule_line = "| --- | --- | --- |"
     if counts:
@@ -225,11 +227,13 @@ class _SloppyClient:
 
 
 def example_cases() -> list[Any]:
-    """Three `hash` cases: a design-text example and two invalid messages."""
+    """Three `hash` cases: a small valid message and two invalid ones."""
     from swarmconf.conformance.vectorfile import Case
-    from swarmconf.spec import examples, parse
+    from swarmconf.spec import ConfigMessage, parse
 
-    m123 = examples.m123()
+    first = ConfigMessage.new(1)
+    first.data.update({b"members": {b"alice", b"bob"}, b"name": b"office"})
+    small = first.serialize()
 
     def case(tc_id: int, name: str, comment: str, msg: bytes, **outcome: Any) -> Case:
         return Case(
@@ -249,12 +253,12 @@ def example_cases() -> list[Any]:
     return [
         case(
             1,
-            "m123-hash",
-            "The design text's message 123",
-            m123,
-            flags=("DesignTextExample",),
+            "small-message-hash",
+            "A new message with two keys",
+            small,
+            flags=("Basic",),
             rules=("D1",),
-            expected={"hash": parse(m123).hash.hex()},
+            expected={"hash": parse(small).hash.hex()},
             result="valid",
         ),
         case(
@@ -324,9 +328,25 @@ def wire_examples() -> str:
     return "\n".join(parts)
 
 
+# Fuzz -------------------------------------------------------------------------------------------
+
+
+def fuzz_mutants() -> str:
+    from swarmconf.fuzz.mutants import MUTANTS
+
+    rows = ["| Mutant | The one rule it breaks |", "| --- | --- |"]
+    rows += [f"| `{name}` | {cell(description)} |" for name, description in MUTANTS.items()]
+    return "\n".join(rows)
+
+
 # Benchmarks -------------------------------------------------------------------------------------
 
 BENCH_RESULTS = REPOSITORY / "bench" / "results.md"
+
+
+def demoted(text: str) -> str:
+    """Markdown with every heading one level lower, to sit below the including page's title."""
+    return re.sub(r"^(#+) ", lambda match: "#" + match.group(1) + " ", text, flags=re.MULTILINE)
 
 
 def bench_results() -> str:
@@ -336,9 +356,13 @@ def bench_results() -> str:
             "No benchmark table is checked in yet: run `make bench`, which writes it to "
             "`bench/results.md`, and rebuild the site."
         )
-    text = BENCH_RESULTS.read_text()
-    # Demote the file's headings below this page's own.
-    return re.sub(r"^(#+) ", lambda match: "#" + match.group(1) + " ", text, flags=re.MULTILINE)
+    return demoted(BENCH_RESULTS.read_text())
+
+
+def vector_coverage() -> str:
+    """`vectors/v1/COVERAGE.md`, written by the vector generator, without its title line."""
+    text = (VECTORS / "COVERAGE.md").read_text()
+    return demoted(text.split("\n", 1)[1] if text.startswith("# ") else text)
 
 
 # Command line -----------------------------------------------------------------------------------
@@ -385,7 +409,9 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "adapter-ops": adapter_ops,
     "failure-report": failure_report,
     "bench-results": bench_results,
+    "vector-coverage": vector_coverage,
     "wire-examples": wire_examples,
+    "fuzz-mutants": fuzz_mutants,
 }
 
 

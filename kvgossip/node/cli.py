@@ -241,12 +241,16 @@ def cmd_watch(args: argparse.Namespace) -> int:
     """Print changes under a prefix as the node stores them."""
 
     async def run() -> int:
+        changes = await watch(args.data, args.prefix)
         seen = 0
-        async for change in watch(args.data, args.prefix):
-            print(_line(change), flush=True)
-            seen += 1
-            if args.count and seen >= args.count:
-                break
+        try:
+            async for change in changes:
+                print(_line(change), flush=True)
+                seen += 1
+                if args.count and seen >= args.count:
+                    break
+        finally:
+            changes.close()
         return 0
 
     return _run(run())
@@ -281,6 +285,7 @@ def cmd_agent(args: argparse.Namespace) -> int:
         join=tuple(args.join),
         query_timeout=args.query_timeout,
         resync_interval=args.resync,
+        synchronous=args.synchronous,
     )
 
     async def run() -> int:
@@ -399,4 +404,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--join", action="append", default=[], help="HOST:PORT of a Serf member")
     p.add_argument("--query-timeout", type=float, default=1.0, help="state query timeout (s)")
     p.add_argument("--resync", type=float, default=30.0, help="periodic state query (s)")
+    p.add_argument(
+        "--synchronous",
+        choices=("NORMAL", "FULL"),
+        default="NORMAL",
+        help="SQLite sync level: FULL also survives power loss, at one disk flush per apply",
+    )
     p.add_argument("-v", "--verbose", action="store_true")

@@ -24,6 +24,7 @@ from .node import Node
 SOCKET_NAME = "control.sock"
 MAX_CONTROL_FRAME = 4 << 20
 REQUEST_TIMEOUT = 60.0
+WATCH_IDLE = 365 * 24 * 3600.0
 BAD_REQUEST = "CONTROL_BAD_REQUEST"
 NOT_RUNNING = "NODE_NOT_RUNNING"
 
@@ -96,11 +97,11 @@ class ControlServer:
                     )
                     continue
                 if op == "watch":
-                    await self._watch(str(request.get("prefix", "")), writer)
+                    await self._watch(str(request.get("prefix", "")), reader, writer)
                     return
                 await write_frame(writer, pack(await self._answer(op, request)))
-        except FrameError:
-            return
+        except (FrameError, asyncio.CancelledError):
+            return  # the client went away, or the node is stopping
         finally:
             writer.close()
 
@@ -140,8 +141,12 @@ class ControlServer:
             return {"ok": False, "reason": BAD_REQUEST, "detail": f"{op}: {exc}"}
         return {"ok": False, "reason": BAD_REQUEST, "detail": f"unknown op {op!r}"}
 
-    async def _watch(self, prefix: str, writer: asyncio.StreamWriter) -> None:
+    async def _watch(
+        self, prefix: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        """Stream changes under `prefix` until the client closes the connection."""
         changes: asyncio.Queue[str] = asyncio.Queue()
+        hangup = asyncio.ensure_future(reader.read())
 
         def listener(keys: list[str]) -> None:
             for key in keys:
@@ -152,11 +157,17 @@ class ControlServer:
         try:
             await write_frame(writer, pack({"ok": True}))
             while True:
-                key = await changes.get()
+                changed = asyncio.ensure_future(changes.get())
+                await asyncio.wait({changed, hangup}, return_when=asyncio.FIRST_COMPLETED)
+                if not changed.done():
+                    changed.cancel()
+                    return
+                key = changed.result()
                 record = self.node.store.get(key)
                 change = describe(record) if record else {"key": key, "state": "absent"}
                 await write_frame(writer, pack(change))
         finally:
+            hangup.cancel()
             self.node.store.listeners.remove(listener)
 
 
@@ -191,19 +202,41 @@ async def call(data_dir: Path, request: dict[str, Any]) -> dict[str, Any]:
     return reply
 
 
-async def watch(data_dir: Path, prefix: str) -> AsyncIterator[dict[str, Any]]:
-    """Every change under `prefix` the node stores from now on."""
+class Watch:
+    """A confirmed subscription: iterate it for changes; `close()` ends it."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._reader = reader
+        self._writer = writer
+
+    def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
+        return self._changes()
+
+    async def _changes(self) -> AsyncIterator[dict[str, Any]]:
+        while True:
+            try:
+                frame = await read_frame(
+                    self._reader, max_size=MAX_CONTROL_FRAME, idle_timeout=WATCH_IDLE
+                )
+            except FrameError:
+                return
+            yield unpack(frame)
+
+    def close(self) -> None:
+        """End the subscription."""
+        self._writer.close()
+
+
+async def watch(data_dir: Path, prefix: str) -> Watch:
+    """Subscribe to every change under `prefix` the node stores from now on."""
     reader, writer = await _open(data_dir)
     try:
         await write_frame(writer, pack({"op": "watch", "prefix": prefix}))
         first = unpack(await read_frame(reader, idle_timeout=30))
-        if not first.get("ok"):
-            raise ControlError(str(first.get("reason", BAD_REQUEST)))
-        while True:
-            try:
-                frame = await read_frame(reader, max_size=MAX_CONTROL_FRAME, idle_timeout=1e9)
-            except FrameError:
-                return
-            yield unpack(frame)
-    finally:
+    except (FrameError, ValueError) as exc:
         writer.close()
+        raise ControlError(NOT_RUNNING, str(exc)) from exc
+    if not first.get("ok"):
+        writer.close()
+        raise ControlError(str(first.get("reason", BAD_REQUEST)))
+    return Watch(reader, writer)

@@ -42,6 +42,9 @@ log = logging.getLogger("swarmconf.kvgossip.node")
 
 STORE_FILE = "store.db"
 NODE_ID_SIZE = 16
+MAX_RESPONDER_SESSIONS = 32
+SESSION_LIMIT = "SESSION_LIMIT"
+"""Why a connection was closed at once: as many sessions as allowed are already answering."""
 _STREAM_TYPES = ",".join(
     [
         f"user:{gossip.CHANGE_EVENT}",
@@ -72,7 +75,8 @@ class NodeConfig:
     skew_ms: int = DEFAULT_SKEW_MS
     max_loops: int = DEFAULT_MAX_LOOPS
     idle_timeout: float = IDLE_TIMEOUT
-    synchronous: str = "FULL"
+    synchronous: str = "NORMAL"
+    """SQLite's sync level: NORMAL survives any process crash; FULL also a power loss."""
 
 
 @dataclass
@@ -116,8 +120,11 @@ class Node:
         self._server: asyncio.Server | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._wake = asyncio.Event()
+        self._direct_wake = asyncio.Event()
         self._sweep_requested = True
         self._direct: set[bytes] = set()
+        self._responding = 0
+        self._handlers: set[asyncio.Task[Any]] = set()
         self._peer_hashes: dict[str, gossip.StateHashes] = {}
 
     # --- lifecycle --------------------------------------------------------------------------
@@ -141,7 +148,8 @@ class Node:
             )
         self._tasks = [
             asyncio.create_task(self._serf_loop()),
-            asyncio.create_task(self._sync_loop()),
+            asyncio.create_task(self._sweep_loop()),
+            asyncio.create_task(self._direct_loop()),
         ]
 
     async def stop(self) -> None:
@@ -153,6 +161,10 @@ class Node:
                 await task
         if self._server is not None:
             self._server.close()
+        for handler in list(self._handlers):
+            handler.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await handler
         if self._rpc is not None:
             await self._rpc.close()
         if self._agent is not None:
@@ -193,7 +205,12 @@ class Node:
                 await self._join(rpc)
                 self._request_sweep()
                 async for record in stream:
-                    await self._on_serf_record(rpc, record)
+                    try:
+                        await self._on_serf_record(rpc, record)
+                    except SerfError:
+                        raise
+                    except Exception:  # never let one bad record end the subscription
+                        log.exception("serf %s record", type(record).__name__)
             except SerfError as exc:
                 log.warning("serf connection lost: %s", exc)
             finally:
@@ -218,6 +235,7 @@ class Node:
         elif isinstance(record, UserEvent) and record.name == gossip.REVOCATION_EVENT:
             self.revoke(record.payload)
         elif isinstance(record, MemberEvent):
+            log.info("%s: %s", record.kind, ", ".join(m.name for m in record.members))
             self._request_sweep()
 
     async def _on_state_query(self, rpc: SerfRPC, query: Query) -> None:
@@ -246,7 +264,7 @@ class Node:
         if local is not None and local >= (change.ts, change.entry_hash):
             return
         self._direct.add(change.node_id)
-        self._wake.set()
+        self._direct_wake.set()
 
     # --- sync -------------------------------------------------------------------------------
 
@@ -254,30 +272,41 @@ class Node:
         self._sweep_requested = True
         self._wake.set()
 
-    async def _sync_loop(self) -> None:
-        """Sessions with notified writers at once; state-query sweeps until nobody disagrees."""
+    async def _direct_loop(self) -> None:
+        """A session with each writer whose change notification showed newer data, at once."""
+        while True:
+            await self._direct_wake.wait()
+            self._direct_wake.clear()
+            rpc = self._rpc
+            if rpc is None or not self._direct:
+                continue
+            direct, self._direct = self._direct, set()
+            try:
+                await self._sync_with_ids(rpc, direct)
+            except SerfError as exc:
+                log.warning("sync: %s", exc)
+                self._request_sweep()
+
+    async def _sweep_loop(self) -> None:
+        """State-query sweeps when asked and periodically, backing off until nobody disagrees."""
         retry = 0.25
         while True:
             timeout = retry if self._sweep_requested else self.config.resync_interval
-            if not self._direct and not self._wake.is_set():
+            if not self._wake.is_set():
                 try:
                     await asyncio.wait_for(self._wake.wait(), timeout)
                 except TimeoutError:
                     self._sweep_requested = True
             self._wake.clear()
             rpc = self._rpc
-            if rpc is None:
+            if rpc is None or not self._sweep_requested:
                 continue
+            self._sweep_requested = False
             try:
-                if self._direct:
-                    direct, self._direct = self._direct, set()
-                    await self._sync_with_ids(rpc, direct)
-                if self._sweep_requested:
-                    self._sweep_requested = False
-                    if await self._sweep(rpc):
-                        self._sweep_requested = True
+                if await self._sweep(rpc):
+                    self._sweep_requested = True
             except SerfError as exc:
-                log.warning("sync: %s", exc)
+                log.warning("sweep: %s", exc)
                 self._sweep_requested = True
             retry = min(retry * 2, self.config.resync_interval) if self._sweep_requested else 0.25
 
@@ -293,8 +322,8 @@ class Node:
     async def _sweep(self, rpc: SerfRPC) -> bool:
         """One state query and a session with each disagreeing peer; True if any disagreed."""
         self.stats.sweeps += 1
-        if self.config.join and len(await self._peers(rpc)) == 0:
-            await self._join(rpc)
+        if self.config.join and not await self._peers(rpc) and not await self._join(rpc):
+            return True  # not in the cluster yet: try again after the back-off
         mine = self.hashes()
         replies = await rpc.query(
             gossip.STATE_QUERY, mine.encode(), timeout=self.config.query_timeout
@@ -311,6 +340,7 @@ class Node:
             self._peer_hashes[reply.sender] = theirs
             if theirs.node_id != self.node_id:
                 differing.add(reply.sender)
+        log.info("sweep: %d peer(s) differ", len(differing))
         if not differing:
             return False
         peers = [p for name, p in (await self._peers(rpc)).items() if name in differing]
@@ -324,6 +354,7 @@ class Node:
         return gossip.by_distance(peers, mine, coords)
 
     async def _session(self, peer: gossip.Peer) -> SessionOutcome:
+        log.info("session with %s (rtt %.2f ms)", peer.name, peer.rtt * 1000)
         outcome = await initiate(self.settings, peer.host, peer.port)
         self._count(outcome)
         return outcome
@@ -331,7 +362,20 @@ class Node:
     async def _on_sync_connection(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
-        self._count(await drive(self.settings, Role.RESPONDER, reader, writer))
+        if self._responding >= MAX_RESPONDER_SESSIONS:
+            self.stats.sessions_failed[SESSION_LIMIT] += 1
+            writer.close()
+            return
+        self._responding += 1
+        task = asyncio.current_task()
+        assert task is not None
+        self._handlers.add(task)
+        try:
+            with contextlib.suppress(asyncio.CancelledError):  # the node is stopping
+                self._count(await drive(self.settings, Role.RESPONDER, reader, writer))
+        finally:
+            self._responding -= 1
+            self._handlers.discard(task)
 
     def _count(self, outcome: SessionOutcome) -> None:
         if outcome.error is None:

@@ -7,6 +7,10 @@ design's per-key "KV hash tree"; `chain_links` maps grant ids to the keys whose 
 The node wraps every spec call that may change state in `transaction()`, so a record, its
 chain's grants and its hashes land together or not at all, whatever happens to the process.
 The overall tree and revocation-set hashes are derived from those rows and cached in memory.
+
+With `synchronous=NORMAL` (the node's default) a commit is durable once it returns as far as the
+process is concerned: a killed process loses nothing. After a power loss the last commits may be
+rolled back, each whole, and are fetched again from peers. `FULL` syncs the disk on every commit.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +21,11 @@ from swarmconf.kvgossip.session import Role, Session, SessionLog
 
 from .frames import IDLE_TIMEOUT, FrameError, read_frame, write_frame
 from .store import SqliteStore
+
+log = logging.getLogger("swarmconf.kvgossip.node")
+
+INTERNAL_ERROR = "INTERNAL_ERROR"
+"""A session ended by an unexpected exception (logged); its open transaction was rolled back."""
 
 
 def wall_clock_ms() -> int:
@@ -89,6 +95,9 @@ async def drive(
                 outgoing = session.receive(frame, settings.clock())
     except FrameError as exc:
         error = exc.reason
+    except Exception:  # a bug must cost one session, never the node or the store
+        log.exception("sync session failed")
+        error = INTERNAL_ERROR
     finally:
         writer.close()
         with contextlib.suppress(OSError):

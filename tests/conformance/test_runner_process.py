@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from conformance_helpers import hash_case, write_vectors
 
+from swarmconf.conformance.vectorfile import load_cases
 from swarmconf.reference.cli import main
 
 FAKE = Path(__file__).with_name("fake_adapter.py")
@@ -110,3 +111,53 @@ def test_a_client_that_cannot_start_is_an_error(
     argv = ["conformance", "run", "--client", str(tmp_path / "missing"), "--vectors"]
     assert main([*argv, str(tmp_path / "v")]) == 2
     assert "failed to start" in capsys.readouterr().err
+
+
+VECTORS = Path(__file__).resolve().parents[2] / "vectors" / "v1"
+
+
+def test_builtin_adapter_as_a_process_passes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    client = shlex.join([sys.executable, "-m", "swarmconf.conformance.adapter", "--impl", "spec"])
+    argv = ["conformance", "run", "--client", client, "--category", "design_examples"]
+    junit = tmp_path / "junit.xml"
+    assert main([*argv, "--category", "message_parse", "--junit", str(junit)]) == 0
+    out = capsys.readouterr().out
+    assert "client: swarmconf.spec (python)" in out
+    count = len(load_cases(VECTORS, ["message_parse"]))
+    assert f"{'message_parse':<28} {count:>6} passed      0 failed" in out
+    suites = ElementTree.parse(junit).getroot().findall("testsuite")
+    assert [suite.get("name") for suite in suites] == ["design_examples", "message_parse"]
+
+
+def test_template_adapter_runs_and_skips_everything(capsys: pytest.CaptureFixture[str]) -> None:
+    template = Path(__file__).parents[2] / "conformance" / "template_adapter.py"
+    client = shlex.join([sys.executable, str(template)])
+    assert main(["conformance", "run", "--client", client, "--category", "diffs"]) == 1
+    count = len(load_cases(VECTORS, ["diffs"]))
+    assert f"0 passed      0 failed {count:>6} skipped" in capsys.readouterr().out
+
+
+def test_an_empty_vector_directory_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["conformance", "run", "--client", "builtin:spec", "--vectors", str(tmp_path)]) == 2
+    assert "no vector files in" in capsys.readouterr().err
+
+
+def test_a_client_speaking_another_protocol_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    adapter = tmp_path / "future.py"
+    adapter.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    request = json.loads(line)\n"
+        "    print(json.dumps({'id': request.get('id'), 'protocol': 2}), flush=True)\n"
+    )
+    write_vectors(tmp_path / "v", "basic", [hash_case(1, b"a")])
+    client = shlex.join([sys.executable, str(adapter)])
+    argv = ["conformance", "run", "--client", client, "--vectors", str(tmp_path / "v")]
+    assert main(argv) == 2
+    assert "speaks another protocol" in capsys.readouterr().err

@@ -17,6 +17,7 @@ MAIN_PAGES = [
     "cli/index.html",
     "api/index.html",
     "api/spec-merge/index.html",
+    "api/reference/index.html",
 ]
 
 

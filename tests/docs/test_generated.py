@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from enum import StrEnum
 from pathlib import Path
 from types import ModuleType
@@ -109,7 +110,7 @@ def test_adapter_ops_table_lists_every_op(generate: ModuleType) -> None:
 
 def test_failure_report_is_real_runner_output(generate: ModuleType) -> None:
     report = generate.failure_report()
-    assert "FAIL example#1 m123-hash: wrong hash" in report
+    assert "FAIL example#1 small-message-hash: wrong hash" in report
     assert "FAIL example#2 seqno-leading-zero: accepted an invalid input" in report
     assert "example#3" not in report
     assert "1 passed      2 failed" in report
@@ -145,3 +146,35 @@ def test_wire_examples_are_reproduced_by_the_reference(generate: ModuleType) -> 
     text = generate.wire_examples()
     assert "d1:#i0e1:&de1:<le1:=dee" in text
     assert "".join(text.split("```text\n")[2].split("```")[0].split()) == produced[1].hex()
+
+
+def test_rule_registry_counts_the_vectors_citing_each_rule(
+    generate: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(generate, "VECTORS", tmp_path)
+    assert "Vectors" not in generate.rule_registry()
+    cases = [{"rules": ["D1", "D15"], "result": "valid", "flags": []}, {"rules": ["D1"]}]
+    (tmp_path / "merge_test.json").write_text(json.dumps({"testCases": cases}))
+    table = generate.rule_registry()
+    assert "| Vectors |" in table.splitlines()[0]
+    rows = {line.split(" | ")[0]: line for line in table.splitlines()[2:]}
+    assert rows["| [D1](../errata.md#d1)"].endswith("| 2 |")
+    assert rows["| [D15](../errata.md#d15)"].endswith("| 1 |")
+    assert rows["| [D2](../errata.md#d2)"].endswith("| 0 |")
+
+
+def test_rule_counts_agree_with_the_generators_coverage_file(generate: ModuleType) -> None:
+    coverage = (generate.VECTORS / "COVERAGE.md").read_text()
+    listed = dict(re.findall(r"^\| ([DX]\d+) \| (\d+) \|", coverage, flags=re.MULTILINE))
+    counts = generate.vector_rule_counts()
+    assert len(listed) == 25
+    assert {rule: str(counts.get(rule, 0)) for rule in listed} == listed
+
+
+def test_fuzz_mutant_table_lists_every_mutant(generate: ModuleType) -> None:
+    from swarmconf.fuzz.mutants import MUTANTS
+
+    table = generate.fuzz_mutants()
+    assert len(table.splitlines()) == len(MUTANTS) + 2
+    for name, description in MUTANTS.items():
+        assert f"| `{name}` | {description} |" in table

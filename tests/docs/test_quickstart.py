@@ -72,3 +72,14 @@ def test_output_blocks_pair_with_their_command(runnable: ModuleType) -> None:
     page = "```sh\necho a\n```\n\n```text\na\n```\n\n```python\nprint(1)\n```\n"
     found = runnable.blocks(page)
     assert [(b.language, b.expected) for b in found] == [("sh", "a\n"), ("python", None)]
+
+
+def test_background_processes_are_stopped_after_the_page(
+    tmp_path: Path, runnable: ModuleType
+) -> None:
+    page = "```sh\nsleep 300 > /dev/null 2>&1 &\necho $! > sleeper.pid\n```\n"
+    runnable.run_page(page, tmp_path)
+    pid = int((tmp_path / "sleeper.pid").read_text())
+    stat = Path(f"/proc/{pid}/stat")
+    # Gone, or a zombie waiting for init to reap it.
+    assert not stat.exists() or stat.read_text().split(") ")[1].startswith("Z")

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
+import nacl.bindings
 import pytest
 
 from swarmconf import reference, spec
@@ -104,3 +105,29 @@ def test_merging_127_with_its_ancestors_gives_127_back() -> None:
     assert "Merging 127, 125a and 126b gives 127 back, unchanged." in page
     again = spec.merge([examples.m127(), examples.m125a(), examples.m126b()])
     assert again.serialize() == examples.m127()
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS, ids=lambda m: m.__name__)
+def test_encryption_profiles_are_as_the_page_describes(implementation: ModuleType) -> None:
+    page = (PAGES / "spec" / "encryption.md").read_text()
+    plaintext, key, domain = spec.examples.m118(), bytes(range(32)), b"convo"
+    assert "`libsession-config-nonce-hash-key`" in page
+    nonce = hashlib.blake2b(plaintext, digest_size=24, key=b"libsession-config-nonce-hash-key")
+    sealed = xchacha(plaintext, nonce.digest(), key)
+    assert implementation.encrypt(plaintext, key) == sealed + nonce.digest()
+
+    assert "`libsessionutil-config-encrypted-` followed by the domain" in page
+    padded = bytes(spec.padded_size(len(plaintext)) - len(plaintext)) + plaintext
+    derived = hashlib.blake2b(key + len(padded).to_bytes(8, "big") + domain, digest_size=32)
+    nonce = hashlib.blake2b(
+        padded, digest_size=24, key=b"libsessionutil-config-encrypted-" + domain
+    )
+    sealed = xchacha(padded, nonce.digest(), derived.digest())
+    expected = sealed + nonce.digest()
+    assert implementation.encrypt(plaintext, key, profile="libsession", domain=domain) == expected
+
+
+def xchacha(plaintext: bytes, nonce: bytes, key: bytes) -> bytes:
+    return bytes(
+        nacl.bindings.crypto_aead_xchacha20poly1305_ietf_encrypt(plaintext, None, nonce, key)
+    )

@@ -12,6 +12,8 @@ from nacl.signing import SigningKey
 from swarmconf.conformance.adapter import builtin_adapter
 from swarmconf.conformance.client import make_client
 from swarmconf.conformance.protocol import OPS
+from swarmconf.conformance.runner import PASSED, run_cases
+from swarmconf.conformance.vectorfile import category_of, load_cases, vector_files
 from swarmconf.spec import ConfigMessage, bt, encrypt, examples, parse
 
 ADAPTER = Path(__file__).resolve().parents[2] / "docs" / "examples" / "conformance_adapter.py"
@@ -98,3 +100,15 @@ def test_unknown_op_is_skipped() -> None:
 def test_adapter_page_includes_the_tested_file() -> None:
     page = (ADAPTER.parents[1] / "pages" / "conformance" / "worked-adapter.md").read_text()
     assert '--8<-- "examples/conformance_adapter.py"' in page
+
+
+def test_worked_adapter_fares_exactly_as_the_builtin_reference_on_every_vector() -> None:
+    vectors = ADAPTER.parents[2] / "vectors" / "v1"
+    categories = [category_of(path) for path in vector_files(vectors)]
+    cases = load_cases(vectors, [name for name in categories if not name.startswith("kvgossip")])
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(ADAPTER))}"
+    worked = run_cases(make_client(command, 30), cases)
+    builtin = run_cases(make_client("builtin:reference", 30), cases)
+    assert len(cases) > 20_000
+    assert [o.status for o in worked.outcomes] == [o.status for o in builtin.outcomes]
+    assert sum(o.status == PASSED for o in worked.outcomes) > 0.99 * len(cases)

@@ -11,7 +11,7 @@ import pytest
 
 from swarmconf.kvgossip.fixtures import ALICE, BOB, ROOT
 from swarmconf.kvgossip.grants import Grant, issue_grant, revoke_grant
-from swarmconf.kvgossip.node.control import ControlError
+from swarmconf.kvgossip.node.control import ControlError, watch
 from swarmconf.kvgossip.node.localcluster import LocalCluster, LocalNode
 from swarmconf.kvgossip.node.store import SqliteStore
 from swarmconf.kvgossip.records import Record, make_record
@@ -58,6 +58,7 @@ async def values(nodes: list[LocalNode], key: str) -> list[bytes | None]:
 def test_writes_on_every_node_converge(tmp_path: Path) -> None:
     async def scenario(cluster: LocalCluster) -> None:
         a, b, c = [await cluster.add(n) for n in "abc"]
+        changes = await watch(c.data_dir, "/r/from")
         await put(a, write(ROOT.seed, "/r/from-a", b"1"))
         await put(b, write(ALICE.seed, "/r/from-b", b"2", GRANT_ALICE))
         await put(c, write(ROOT.seed, "/r/gone", b"3"))
@@ -67,6 +68,13 @@ def test_writes_on_every_node_converge(tmp_path: Path) -> None:
         for key, value in (("/r/from-a", b"1"), ("/r/from-b", b"2"), ("/r/gone", None)):
             assert await values([a, b, c], key) == [value] * 3
         assert all(s["keys"] == 3 for s in (await cluster.statuses()).values())
+        seen = []
+        async for change in changes:
+            seen.append((change["key"], change["state"], change["value"]))
+            if len(seen) == 2:
+                break
+        changes.close()
+        assert sorted(seen) == [("/r/from-a", "set", b"1"), ("/r/from-b", "set", b"2")]
 
     run(scenario, tmp_path, resync_interval=600)
 

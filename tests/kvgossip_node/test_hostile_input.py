@@ -16,6 +16,8 @@ from swarmconf.kvgossip.node import gossip
 from swarmconf.kvgossip.node.control import SOCKET_NAME, ControlError
 from swarmconf.kvgossip.node.frames import read_frame, write_frame
 from swarmconf.kvgossip.node.localcluster import LocalCluster, LocalNode
+from swarmconf.kvgossip.node.node import MAX_RESPONDER_SESSIONS as MAX_SESSIONS
+from swarmconf.kvgossip.node.node import SESSION_LIMIT
 from swarmconf.kvgossip.records import Record, make_record
 
 # Alice may sub-grant /r/**; her grant to Mallory claims all keys, but the chain only
@@ -107,6 +109,15 @@ def test_hostile_input_is_refused_and_harms_nothing(tmp_path: Path) -> None:
                 await failures(a, "SESSION_BAD_MESSAGE") < 1
             ):
                 await asyncio.sleep(0.05)
+
+        # Idle connections beyond the session cap are closed at once.
+        port = (await a.status())["sync_port"]
+        idle = [await asyncio.open_connection("127.0.0.1", port) for _ in range(MAX_SESSIONS)]
+        await asyncio.sleep(0.2)
+        assert await raw(a, b"") == b""
+        assert await failures(a, SESSION_LIMIT) == 1
+        for _, writer in idle:
+            writer.close()
 
         # Garbage Serf payloads: a change event, a revocation event and a state query.
         rpc = await b.agent.connect()

@@ -1,0 +1,124 @@
+"""The campaign's pure transform: scenario tasks in, one result row per interleaving out.
+
+Work is split by scenario so that a scenario's schedules share one engine (cached merges); each
+task is deterministic, so the Spark job and a plain loop over the same tasks give equal rows.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import NamedTuple
+
+from .engine import Engine
+from .impl import choose
+from .run import run_case
+from .scenario import generate_scenario
+from .schedule import generate_schedule
+
+DEFAULT_PER_SCENARIO = 500
+
+
+class Task(NamedTuple):
+    """Schedules [first, first + schedules) of one scenario."""
+
+    campaign_seed: int
+    scenario: int
+    first: int
+    schedules: int
+    mutant: str | None
+    differential: bool = True
+    """Check every distinct operation against the other library (P3)."""
+
+
+class Row(NamedTuple):
+    """One interleaving's result (a Parquet row)."""
+
+    campaign_seed: int
+    scenario: int
+    schedule: int
+    clients: int
+    edits: int
+    lag: int
+    signed: bool
+    events: int
+    merges: int
+    max_width: int
+    max_depth: int
+    rounds: int
+    lost_dropped: int
+    lost_overwritten: int
+    checked: int
+    violations: str
+    """Space-separated property names (P1..P6) violated; empty when the case passed."""
+    detail: str
+    """The violations, one per line."""
+    seconds: float
+    """Time spent on this scenario's task divided by its schedules (for throughput)."""
+
+
+def plan(
+    campaign_seed: int,
+    interleavings: int,
+    per_scenario: int = DEFAULT_PER_SCENARIO,
+    mutant: str | None = None,
+    differential: bool = True,
+) -> list[Task]:
+    """Split `interleavings` into scenario tasks of `per_scenario` schedules each."""
+    tasks = []
+    for scenario, first in enumerate(range(0, interleavings, per_scenario)):
+        count = min(per_scenario, interleavings - first)
+        tasks.append(Task(campaign_seed, scenario, 0, count, mutant, differential))
+    return tasks
+
+
+def run_task(task: Task) -> list[Row]:
+    """Run one task: every schedule of its scenario, sharing one engine."""
+    started = time.perf_counter()
+    scenario = generate_scenario(task.campaign_seed, task.scenario)
+    primary, checker = choose(task.mutant, task.differential)
+    engine = Engine(scenario, primary, checker)
+    outcomes = []
+    for index in range(task.first, task.first + task.schedules):
+        schedule = generate_schedule(scenario, task.campaign_seed, task.scenario, index)
+        outcomes.append((index, run_case(engine, schedule)))
+    seconds = (time.perf_counter() - started) / max(1, task.schedules)
+    return [
+        Row(
+            task.campaign_seed,
+            task.scenario,
+            index,
+            len(scenario.clients),
+            scenario.edit_count,
+            scenario.lag,
+            scenario.signed,
+            outcome.events,
+            outcome.merges,
+            outcome.max_width,
+            outcome.max_depth,
+            outcome.rounds,
+            outcome.lost_dropped,
+            outcome.lost_overwritten,
+            outcome.checked,
+            " ".join(outcome.properties),
+            "\n".join(outcome.violations),
+            seconds,
+        )
+        for index, outcome in outcomes
+    ]
+
+
+def first_failure(
+    campaign_seed: int,
+    budget: int,
+    per_scenario: int,
+    mutant: str | None = None,
+    differential: bool = True,
+) -> tuple[int, Row | None]:
+    """Run tasks in order until a case fails: (interleavings run, the failing row or None)."""
+    done = 0
+    for task in plan(campaign_seed, budget, per_scenario, mutant, differential):
+        for row in run_task(task):
+            done += 1
+            if row.violations:
+                return done, row
+    return done, None

@@ -1,0 +1,98 @@
+"""Counterexamples: a failing case as JSON, with the trace that replays it and its command.
+
+A case is named by (campaign seed, scenario index, schedule index) and an optional mutant; its
+JSON also holds the explicit trace (scenario and schedule), so a shrunk case, which no longer
+matches its seeds, replays exactly too.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from .engine import Engine
+from .impl import choose
+from .run import Outcome, run_case
+from .scenario import Scenario, generate_scenario, scenario_from_json, scenario_to_json
+from .schedule import Schedule, generate_schedule, schedule_from_json, schedule_to_json
+
+
+@dataclass(frozen=True)
+class Case:
+    campaign_seed: int
+    scenario_index: int
+    schedule_index: int
+    mutant: str | None
+    scenario: Scenario
+    schedule: Schedule
+    shrunk: bool = False
+
+    @property
+    def name(self) -> str:
+        suffix = f"-{self.mutant}" if self.mutant else ""
+        return f"case-{self.campaign_seed}-{self.scenario_index}-{self.schedule_index}{suffix}"
+
+
+def generate_case(
+    campaign_seed: int, scenario_index: int, schedule_index: int, mutant: str | None = None
+) -> Case:
+    scenario = generate_scenario(campaign_seed, scenario_index)
+    schedule = generate_schedule(scenario, campaign_seed, scenario_index, schedule_index)
+    return Case(campaign_seed, scenario_index, schedule_index, mutant, scenario, schedule)
+
+
+def replay(case: Case) -> Outcome:
+    """Run the case's trace on a fresh engine."""
+    primary, checker = choose(case.mutant)
+    return run_case(Engine(case.scenario, primary, checker), case.schedule)
+
+
+def case_to_json(case: Case, outcome: Outcome, path: Path) -> dict[str, object]:
+    mutant = f" --mutant {case.mutant}" if case.mutant else ""
+    return {
+        "campaign_seed": case.campaign_seed,
+        "scenario": case.scenario_index,
+        "schedule": case.schedule_index,
+        "mutant": case.mutant,
+        "shrunk": case.shrunk,
+        "properties": outcome.properties,
+        "violations": outcome.violations,
+        "replay": f"swarmconf fuzz replay {path}",
+        "regenerate": f"swarmconf fuzz replay --case {case.campaign_seed}:{case.scenario_index}:"
+        f"{case.schedule_index}{mutant}",
+        "clients": len(case.scenario.clients),
+        "edits": case.scenario.edit_count,
+        "events": len(case.schedule.events),
+        "trace": {
+            "scenario": scenario_to_json(case.scenario),
+            "schedule": schedule_to_json(case.schedule),
+        },
+    }
+
+
+def write_case(case: Case, outcome: Outcome, path: Path) -> None:
+    path.write_text(json.dumps(case_to_json(case, outcome, path), indent=1) + "\n")
+
+
+def read_case(path: Path) -> Case:
+    obj = json.loads(path.read_text())
+    trace = obj["trace"]
+    return Case(
+        int(obj["campaign_seed"]),
+        int(obj["scenario"]),
+        int(obj["schedule"]),
+        obj.get("mutant"),
+        scenario_from_json(trace["scenario"]),
+        schedule_from_json(trace["schedule"]),
+        bool(obj.get("shrunk", False)),
+    )
+
+
+def parse_case_id(text: str, mutant: str | None = None) -> Case:
+    """A case from "SEED:SCENARIO:SCHEDULE"."""
+    parts = text.split(":")
+    if len(parts) != 3 or not all(part.isdigit() for part in parts):
+        raise ValueError(f"a case is SEED:SCENARIO:SCHEDULE, not {text!r}")
+    seed, scenario, schedule = (int(part) for part in parts)
+    return generate_case(seed, scenario, schedule, mutant)

@@ -1,0 +1,119 @@
+"""`swarmconf fuzz`: run a campaign, replay a case, shrink a case."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from .campaign import DEFAULT_PER_SCENARIO
+from .case import Case, parse_case_id, read_case, write_case
+from .case import replay as replay_case
+from .mutants import MUTANTS
+
+
+def positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def register(subparsers: Any) -> None:
+    fuzz = subparsers.add_parser(
+        "fuzz",
+        help="run a convergence campaign on Spark",
+        description="Simulate clients racing to update one config through a swarm and check "
+        "P1-P6 on every interleaving. Without a sub-command, runs a campaign.",
+    )
+    fuzz.add_argument("--interleavings", type=positive, default=200_000)
+    fuzz.add_argument("--seed", type=int, default=1, help="campaign seed")
+    fuzz.add_argument("--master", help="Spark master URL (default: local[*])")
+    fuzz.add_argument("--out", type=Path, default=Path("fuzz-out"), help="output directory")
+    fuzz.add_argument("--mutant", choices=sorted(MUTANTS), help="run a broken merger")
+    fuzz.add_argument(
+        "--per-scenario", type=positive, default=DEFAULT_PER_SCENARIO, help="schedules per scenario"
+    )
+    fuzz.set_defaults(handler=run_campaign)
+    commands = fuzz.add_subparsers(dest="fuzz_command", metavar="{replay,shrink}")
+    for name, handler, text in (
+        ("replay", replay_command, "replay one case and show its violations"),
+        ("shrink", shrink_command, "minimize a failing case"),
+    ):
+        command = commands.add_parser(name, help=text, description=text)
+        command.add_argument("case", help="a counterexample JSON file, or SEED:SCENARIO:SCHEDULE")
+        command.add_argument("--mutant", choices=sorted(MUTANTS), dest="case_mutant")
+        command.set_defaults(handler=handler)
+    commands.choices["shrink"].add_argument("--output", type=Path, help="where to write it")
+
+
+def run_campaign(args: argparse.Namespace) -> int:
+    from .job import Config, run
+
+    config = Config(
+        interleavings=args.interleavings,
+        seed=args.seed,
+        master=args.master,
+        out=args.out,
+        mutant=args.mutant,
+        per_scenario=args.per_scenario,
+    )
+    summary = run(config)
+    failing = summary["failing_cases"]
+    print(
+        f"fuzz: {summary['cases']} interleavings in {summary['seconds']} s "
+        f"({summary['interleavings_per_second']}/s); violations {summary['violations']}; "
+        f"{failing} failing cases"
+    )
+    print(f"fuzz: report {(args.out / 'report.html').resolve()}")
+    return 1 if failing else 0
+
+
+def load_case(args: argparse.Namespace) -> Case:
+    if Path(args.case).is_file():
+        case = read_case(Path(args.case))
+        return replace(case, mutant=args.case_mutant) if args.case_mutant else case
+    return parse_case_id(args.case, args.case_mutant)
+
+
+def replay_command(args: argparse.Namespace) -> int:
+    """Exit status 1 when the case still fails, 0 when it passes."""
+    try:
+        case = load_case(args)
+    except (ValueError, KeyError, json.JSONDecodeError) as error:
+        print(f"swarmconf fuzz: BAD_CASE: {error}", file=sys.stderr)
+        return 2
+    outcome = replay_case(case)
+    print(
+        f"{case.name}: {len(case.scenario.clients)} clients, {case.scenario.edit_count} edits, "
+        f"{len(case.schedule.events)} events, lag {case.scenario.lag}"
+    )
+    for violation in outcome.violations:
+        print(f"  {violation}")
+    print("  passes" if not outcome.violations else f"  fails: {' '.join(outcome.properties)}")
+    return 1 if outcome.violations else 0
+
+
+def shrink_command(args: argparse.Namespace) -> int:
+    from .shrink import shrink
+
+    try:
+        case = load_case(args)
+        scenario, schedule = shrink((case.scenario, case.schedule), case.mutant)
+    except (ValueError, KeyError, json.JSONDecodeError) as error:
+        print(f"swarmconf fuzz: BAD_CASE: {error}", file=sys.stderr)
+        return 2
+    small = replace(case, scenario=scenario, schedule=schedule, shrunk=True)
+    output = args.output or Path(f"{case.name}-shrunk.json")
+    outcome = replay_case(small)
+    write_case(small, outcome, output)
+    print(
+        f"{case.name}: {len(case.scenario.clients)} -> {len(scenario.clients)} clients, "
+        f"{case.scenario.edit_count} -> {scenario.edit_count} edits, "
+        f"{len(case.schedule.events)} -> {len(schedule.events)} events; wrote {output}"
+    )
+    print(f"replay: swarmconf fuzz replay {output}")
+    return 0

@@ -1,0 +1,163 @@
+"""The Spark campaign: extract scenario tasks, transform them with the pure core, load results.
+
+`main()` only wires the three steps. The transform is `campaign.run_task`, a pure function
+tested without Spark; each Spark task runs one scenario, so its schedules share cached merges.
+Runs on `local[*]` by default and unchanged on a cluster (`--master spark://...`, or under
+`spark-submit`, which sets the master).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .campaign import DEFAULT_PER_SCENARIO, Row, Task, plan, run_task
+
+if TYPE_CHECKING:
+    from pyspark import RDD
+    from pyspark.sql import DataFrame, SparkSession
+
+LOG4J2 = """\
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
+logger.gateway.level = error
+"""
+
+
+@dataclass(frozen=True)
+class Config:
+    interleavings: int
+    seed: int = 1
+    master: str | None = None
+    out: Path = Path("fuzz-out")
+    mutant: str | None = None
+    per_scenario: int = DEFAULT_PER_SCENARIO
+    differential: bool = True
+
+
+def start_spark(config: Config) -> SparkSession:
+    """A session whose Python workers run this interpreter, logging at ERROR, no progress bar,
+    the driver bound to 127.0.0.1."""
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from pyspark import SparkConf
+    from pyspark.sql import SparkSession
+
+    # Spark puts its conf directory on the JVM's class path, where log4j2 finds its config
+    conf_dir = (config.out / "spark-conf").resolve()
+    conf_dir.mkdir(parents=True, exist_ok=True)
+    (conf_dir / "log4j2.properties").write_text(LOG4J2)
+    os.environ["SPARK_CONF_DIR"] = str(conf_dir)
+    master = config.master or SparkConf().get("spark.master", None) or "local[*]"
+    spark = (
+        SparkSession.builder.master(master)
+        .appName("swarmconf-fuzz")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.ui.enabled", "false")
+        .config("spark.executorEnv.PYSPARK_PYTHON", sys.executable)
+        .config("spark.python.worker.reuse", "true")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def extract(spark: SparkSession, config: Config) -> RDD[Task]:
+    """One partition per scenario task."""
+    tasks = plan(
+        config.seed, config.interleavings, config.per_scenario, config.mutant, config.differential
+    )
+    return spark.sparkContext.parallelize(tasks, numSlices=max(1, len(tasks)))
+
+
+def transform(tasks: RDD[Task]) -> RDD[Row]:
+    """Run every task with the pure core."""
+    return tasks.flatMap(run_task)
+
+
+def load(spark: SparkSession, rows: RDD[Row], config: Config) -> DataFrame:
+    """Write the per-case results as Parquet and return them, read back."""
+    from .schema import row_schema
+
+    path = str((config.out / "cases.parquet").resolve())
+    spark.createDataFrame(rows, row_schema()).write.mode("overwrite").parquet(path)
+    return spark.read.parquet(path)
+
+
+class Progress:
+    """Prints finished scenarios and the rate while the job runs."""
+
+    def __init__(self, spark: SparkSession, config: Config) -> None:
+        self.tracker = spark.sparkContext.statusTracker()
+        self.total = len(plan(config.seed, config.interleavings, config.per_scenario))
+        self.per_scenario = config.per_scenario
+        self.started = time.monotonic()
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.loop, daemon=True)
+
+    def __enter__(self) -> Progress:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        self.thread.join()
+
+    def finished_tasks(self) -> int:
+        stages = (self.tracker.getStageInfo(i) for i in self.tracker.getActiveStageIds())
+        return sum(stage.numCompletedTasks for stage in stages if stage is not None)
+
+    def loop(self) -> None:
+        finished = 0
+        while not self.done.wait(5.0):
+            finished = max(finished, min(self.total, self.finished_tasks()))
+            elapsed = time.monotonic() - self.started
+            cases = finished * self.per_scenario
+            print(
+                f"  {finished}/{self.total} scenarios, ~{cases} interleavings, "
+                f"{elapsed:.0f} s, ~{cases / max(elapsed, 1e-9):.0f} interleavings/s",
+                flush=True,
+            )
+
+
+def run(config: Config) -> dict[str, object]:
+    """Extract, transform, load; then the summary, counterexamples and report."""
+    from .report import write_outputs
+
+    spark = start_spark(config)
+    try:
+        print(
+            f"fuzz: {config.interleavings} interleavings, seed {config.seed}, "
+            f"{spark.sparkContext.master}",
+            flush=True,
+        )
+        started = time.monotonic()
+        with Progress(spark, config):
+            cases = load(spark, transform(extract(spark, config)), config)
+        seconds = time.monotonic() - started
+        return write_outputs(cases, config, seconds, str(spark.sparkContext.master))
+    finally:
+        spark.stop()
+
+
+def rows_locally(config: Config) -> Iterator[Row]:
+    """The same rows as the Spark job, from a plain loop (for tests and small runs)."""
+    for task in plan(
+        config.seed, config.interleavings, config.per_scenario, config.mutant, config.differential
+    ):
+        yield from run_task(task)

@@ -1,0 +1,225 @@
+"""Run one interleaving: clients, a de-duplicating swarm, then quiescence and the checks.
+
+The swarm stores each distinct message once and applies a client's batch "push the new message
+and delete the ones it obsoletes" atomically. After the schedule's events every client comes
+back online and syncs fully, round after round, until a round changes nothing (P5 bounds the
+rounds). Then P1 (every client holds the same bytes and the swarm's current messages collapse
+to that one) and P4 (see `oracle`) are checked; P2, P3 and P6 come from the engine's checks of
+each operation the run used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .engine import Engine
+from .oracle import Update, atoms_of, check_survival
+from .schedule import Event, Schedule
+
+MAX_EXTRA_ROUNDS = 3
+"""Quiescence must come within (clients + this) full rounds (P5)."""
+
+
+@dataclass
+class Knowledge:
+    """Bitmasks of the updates a message knows, and knows safely (see `oracle`)."""
+
+    known: int
+    safe: int
+    depth: int
+
+
+@dataclass
+class Outcome:
+    """The result of one case: its violations and what the report plots."""
+
+    violations: list[str] = field(default_factory=list)
+    events: int = 0
+    merges: int = 0
+    max_width: int = 0
+    max_depth: int = 0
+    rounds: int = 0
+    lost_dropped: int = 0
+    lost_overwritten: int = 0
+    checked: int = 0
+
+    @property
+    def properties(self) -> list[str]:
+        return sorted({violation.split(" ", 1)[0] for violation in self.violations})
+
+
+class Run:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        scenario = engine.scenario
+        count = len(scenario.clients)
+        base = engine.base
+        self.swarm: dict[bytes, None] = {base: None}
+        self.history: list[tuple[bytes, ...]] = [(base,)]
+        self.current = [base] * count
+        self.online = [True] * count
+        self.pending: list[list[tuple[bytes, frozenset[bytes]]]] = [[] for _ in range(count)]
+        self.next_batch = [0] * count
+        self.knowledge = {base: Knowledge(1, 1, 0)}
+        # Bit 0 is the shared starting message; then one bit per (client, batch)
+        self.bits: dict[tuple[int, int], int] = {}
+        for number, client in enumerate(scenario.clients):
+            for batch in range(len(client.batches)):
+                self.bits[(number, batch)] = 1 << (len(self.bits) + 1)
+        self.updates: dict[int, Update] = {}
+        base_info = engine.info(base)
+        assert base_info is not None
+        self.updates[1] = Update(1, base_info.rank, atoms_of(base_info.data))
+        self.outcome = Outcome()
+        self.seen: set[str] = set()
+
+    def note(self, violations: tuple[str, ...] | list[str]) -> None:
+        for violation in violations:
+            if violation not in self.seen:
+                self.seen.add(violation)
+                self.outcome.violations.append(violation)
+
+    def push(self, client: int, message: bytes, obsolete: frozenset[bytes]) -> None:
+        if not self.online[client]:
+            self.pending[client].append((message, obsolete))
+            return
+        if not self.engine.scenario.clients[client].signer:
+            # Deleting from the swarm needs the key too: a forged message deletes nothing
+            obsolete = frozenset()
+        for old in obsolete:
+            self.swarm.pop(old, None)
+        self.swarm[message] = None
+        self.history.append(tuple(self.swarm))
+
+    def view(self, mode: str, pick: int) -> list[bytes]:
+        if mode == "full":
+            return list(self.swarm)
+        if mode == "partial":
+            return [message for i, message in enumerate(self.swarm) if pick >> (i % 6) & 1]
+        return list(self.history[max(0, len(self.history) - 1 - pick % 8)])
+
+    def edit(self, client: int) -> None:
+        batch = self.next_batch[client]
+        if batch >= len(self.engine.scenario.clients[client].batches):
+            return
+        self.next_batch[client] += 1
+        base = self.current[client]
+        published = self.engine.edit(base, client, batch)
+        self.note(published.violations)
+        message = published.message
+        if message == base:
+            return
+        info = self.engine.info(message)
+        if info is not None:
+            bit = self.bits[(client, batch)]
+            self.updates[bit] = Update(bit, info.rank, published.writes, published.wiped)
+            before = self.knowledge[base]
+            self.learn(message, Knowledge(before.known | bit, before.safe | bit, before.depth))
+            self.current[client] = message
+        self.push(client, message, frozenset((base,)))
+
+    def sync(self, client: int, mode: str, pick: int) -> bool:
+        """Fetch, merge, publish a new merge; True when the swarm changed."""
+        if not self.online[client]:
+            return False
+        inputs = frozenset((*self.view(mode, pick), self.current[client]))
+        signer = self.engine.scenario.clients[client].signer
+        merged = self.engine.merge(inputs, signer)
+        self.note(merged.violations)
+        self.current[client] = merged.message
+        if not merged.new:
+            return False
+        self.outcome.merges += 1
+        self.outcome.max_width = max(self.outcome.max_width, len(merged.remaining))
+        self.learn(merged.message, self.merged_knowledge(merged.remaining))
+        before = tuple(self.swarm)
+        self.push(client, merged.message, inputs)
+        return tuple(self.swarm) != before
+
+    def merged_knowledge(self, remaining: tuple[bytes, ...]) -> Knowledge:
+        known, safe_everywhere, carried, depth = 0, -1, 0, 0
+        for message in remaining:
+            k = self.knowledge[message]
+            info = self.engine.info(message)
+            assert info is not None
+            known |= k.known
+            safe_everywhere &= k.safe
+            depth = max(depth, k.depth)
+            carries = {info.rank, *info.included}
+            for update in self.updates.values():
+                if update.rank in carries:
+                    carried |= update.bit & k.safe
+        return Knowledge(known, (safe_everywhere & known) | carried, depth + 1)
+
+    def learn(self, message: bytes, knowledge: Knowledge) -> None:
+        old = self.knowledge.get(message)
+        if old is not None:
+            knowledge = Knowledge(
+                old.known | knowledge.known,
+                old.safe & knowledge.safe,
+                max(old.depth, knowledge.depth),
+            )
+        self.knowledge[message] = knowledge
+        self.outcome.max_depth = max(self.outcome.max_depth, knowledge.depth)
+
+    def toggle(self, client: int, online: bool) -> None:
+        self.online[client] = online
+        if online:
+            queued, self.pending[client] = self.pending[client], []
+            for message, obsolete in queued:
+                self.push(client, message, obsolete)
+
+    def apply(self, event: Event) -> None:
+        if event.kind == "edit":
+            self.edit(event.client)
+        elif event.kind == "sync":
+            self.sync(event.client, event.mode, event.pick)
+        else:
+            self.toggle(event.client, event.kind == "online")
+
+    def settle(self, rotation: int) -> bool:
+        """Everyone online, then full rounds until one changes nothing; False if none does."""
+        count = len(self.current)
+        for client in range(count):
+            self.toggle(client, True)
+        order = [(rotation + i) % count for i in range(count)]
+        for _ in range(count + MAX_EXTRA_ROUNDS):
+            self.outcome.rounds += 1
+            changed = [self.sync(client, "full", 0) for client in order]
+            if not any(changed):
+                return True
+        return False
+
+    def check_final(self) -> None:
+        final = self.current[0]
+        if any(message != final for message in self.current):
+            self.note(["P1 clients hold different messages after quiescence"])
+            return
+        current = self.engine.remaining(list(self.swarm))
+        if current != (final,):
+            self.note([f"P1 the swarm holds {len(current)} current messages, not the final one"])
+        info = self.engine.info(final)
+        knowledge = self.knowledge.get(final)
+        if info is None or knowledge is None:
+            self.note(["P1 the final message is not a valid published message"])
+            return
+        known = [update for update in self.updates.values() if update.bit & knowledge.known]
+        verdict = check_survival(info.data, known, knowledge.safe)
+        self.note(list(verdict.violations))
+        self.outcome.checked = verdict.checked
+        self.outcome.lost_overwritten = len(verdict.lost)
+        published = [bit for bit in self.updates if bit != 1]
+        self.outcome.lost_dropped = sum(1 for bit in published if not bit & knowledge.known)
+
+
+def run_case(engine: Engine, schedule: Schedule) -> Outcome:
+    """Play `schedule` on `engine`'s scenario and check P1-P6."""
+    run = Run(engine)
+    for event in schedule.events:
+        run.apply(event)
+    run.outcome.events = len(schedule.events)
+    if not run.settle(schedule.rotation):
+        run.note(["P5 no quiescence within the round bound"])
+    else:
+        run.check_final()
+    return run.outcome

@@ -1,0 +1,36 @@
+import json
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+from swarmconf.fuzz.campaign import Row
+from swarmconf.fuzz.job import Config, extract, load, rows_locally, transform
+from swarmconf.fuzz.report import write_outputs
+
+
+def without_timing(rows: list[Row]) -> list[Row]:
+    return sorted(row._replace(seconds=0.0) for row in rows)
+
+
+def test_the_spark_job_equals_a_plain_loop(spark: SparkSession, tmp_path: Path) -> None:
+    config = Config(interleavings=300, seed=4, out=tmp_path, per_scenario=60)
+    from_spark = transform(extract(spark, config)).collect()
+    assert len(from_spark) == 300
+    assert without_timing(from_spark) == without_timing(list(rows_locally(config)))
+
+
+def test_load_writes_parquet_and_the_outputs(spark: SparkSession, tmp_path: Path) -> None:
+    config = Config(
+        interleavings=200, seed=1, out=tmp_path, per_scenario=100, mutant="unknown-keys"
+    )
+    cases = load(spark, transform(extract(spark, config)), config)
+    assert cases.count() == 200
+    summary = write_outputs(cases, config, 1.0, "local[2]")
+    written = json.loads((tmp_path / "summary.json").read_text())
+    assert written["cases"] == 200 == summary["cases"]
+    assert written["violations"]["P6"] > 0
+    assert written["failing_cases"] == sum(1 for row in rows_locally(config) if row.violations)
+    examples = sorted((tmp_path / "counterexamples").glob("*.json"))
+    assert examples and all("swarmconf fuzz replay" in path.read_text() for path in examples)
+    report = (tmp_path / "report.html").read_text()
+    assert report.count("data:image/png;base64,") == 6
