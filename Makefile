@@ -62,3 +62,18 @@ bench-kv: $(STAMP)
 .PHONY: bench-kvsim
 bench-kvsim: $(STAMP)
 	$(BIN)/python -m swarmconf.kvgossip.sim --campaign 1 --cases 500
+
+# The fuzz campaign (README): FUZZ_INTERLEAVINGS interleavings on local Spark, then the report's
+# path. Needs Java 17 for Spark.
+FUZZ_INTERLEAVINGS ?= 200000
+.PHONY: fuzz fuzz-cluster bench-fuzz
+fuzz: $(STAMP)
+	$(BIN)/swarmconf fuzz --interleavings $(FUZZ_INTERLEAVINGS) --out fuzz-out
+
+# A Spark standalone master and two workers on 127.0.0.1, a small campaign submitted, stopped.
+fuzz-cluster: $(STAMP)
+	$(BIN)/python -m swarmconf.fuzz.cluster --interleavings 2000 --out fuzz-cluster-out
+
+# Campaign throughput on local[2] and how the core's rate scales with clients and edits.
+bench-fuzz: $(STAMP)
+	$(BIN)/python -m swarmconf.fuzz.bench --interleavings $(FUZZ_INTERLEAVINGS)

@@ -17,6 +17,8 @@ from swarmconf.conformance.protocol import OPS, PROTOCOL_VERSION
 from swarmconf.conformance.vectorfile import Case
 
 PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
+# After this many crashes or timeouts in a row the remaining cases are failed without running.
+MAX_CONSECUTIVE_CLIENT_FAILURES = 10
 
 
 @dataclass(frozen=True)
@@ -106,11 +108,12 @@ def run_cases(
         client.close()
         raise ClientFailure("speaks another protocol", f"hello: {report.hello}")
     supported = report.hello.get("ops")
-    alive = True
+    given_up = ""
+    in_a_row = 0
     try:
         for case in cases:
-            if not alive:
-                outcome = Outcome(case, FAILED, "client could not be restarted")
+            if given_up:
+                outcome = Outcome(case, FAILED, given_up)
             elif isinstance(supported, list) and case.op not in supported:
                 outcome = Outcome(case, SKIPPED, f"client does not support op {case.op!r}")
             else:
@@ -118,13 +121,18 @@ def run_cases(
                     outcome = judge(
                         case, client.request(case.request), strict_reasons=strict_reasons
                     )
+                    in_a_row = 0
                 except ClientFailure as failure:
                     report.client_failures += 1
+                    in_a_row += 1
                     outcome = Outcome(case, FAILED, f"client {failure.kind}: {failure.detail}")
-                    try:
-                        client.restart()
-                    except ClientFailure:
-                        alive = False
+                    if in_a_row >= MAX_CONSECUTIVE_CLIENT_FAILURES:
+                        given_up = f"not run: the client failed {in_a_row} times in a row"
+                    else:
+                        try:
+                            client.restart()
+                        except ClientFailure as restart:
+                            given_up = f"not run: the client could not be restarted ({restart})"
             report.outcomes.append(outcome)
             if on_outcome is not None:
                 on_outcome(outcome)

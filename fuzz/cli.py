@@ -33,7 +33,13 @@ def register(subparsers: Any) -> None:
     fuzz.add_argument("--seed", type=int, default=1, help="campaign seed")
     fuzz.add_argument("--master", help="Spark master URL (default: local[*])")
     fuzz.add_argument("--out", type=Path, default=Path("fuzz-out"), help="output directory")
-    fuzz.add_argument("--mutant", choices=sorted(MUTANTS), help="run a broken merger")
+    fuzz.add_argument("--mutant", help=f"run a broken merger: {', '.join(sorted(MUTANTS))}")
+    fuzz.add_argument(
+        "--system",
+        choices=("config", "kvgossip"),
+        default="config",
+        help="the design to fuzz (kvgossip: K/V Gossip's simulated network)",
+    )
     fuzz.add_argument(
         "--per-scenario", type=positive, default=DEFAULT_PER_SCENARIO, help="schedules per scenario"
     )
@@ -53,6 +59,13 @@ def register(subparsers: Any) -> None:
 def run_campaign(args: argparse.Namespace) -> int:
     from .job import Config, run
 
+    known = kv_mutants() if args.system == "kvgossip" else sorted(MUTANTS)
+    if args.mutant is not None and args.mutant not in known:
+        print(
+            f"swarmconf fuzz: BAD_MUTANT: {args.mutant!r}; known: {', '.join(known)}",
+            file=sys.stderr,
+        )
+        return 2
     config = Config(
         interleavings=args.interleavings,
         seed=args.seed,
@@ -60,16 +73,23 @@ def run_campaign(args: argparse.Namespace) -> int:
         out=args.out,
         mutant=args.mutant,
         per_scenario=args.per_scenario,
+        system=args.system,
     )
     summary = run(config)
     failing = summary["failing_cases"]
+    violations = f"; violations {summary['violations']}" if "violations" in summary else ""
     print(
-        f"fuzz: {summary['cases']} interleavings in {summary['seconds']} s "
-        f"({summary['interleavings_per_second']}/s); violations {summary['violations']}; "
-        f"{failing} failing cases"
+        f"fuzz: {summary['cases']} cases in {summary['seconds']} s "
+        f"({summary['interleavings_per_second']}/s){violations}; {failing} failing cases"
     )
     print(f"fuzz: report {(args.out / 'report.html').resolve()}")
     return 1 if failing else 0
+
+
+def kv_mutants() -> list[str]:
+    from swarmconf.kvgossip.mutants import MUTANTS as KV_MUTANTS
+
+    return sorted(KV_MUTANTS)
 
 
 def load_case(args: argparse.Namespace) -> Case:

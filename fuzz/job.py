@@ -15,9 +15,10 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from .campaign import DEFAULT_PER_SCENARIO, Row, Task, plan, run_task
+from .campaign import DEFAULT_PER_SCENARIO, Row, plan, run_task
+from .kvgossip import kv_schema, plan_kv, run_kv_task, write_kv_outputs
 
 if TYPE_CHECKING:
     from pyspark import RDD
@@ -45,6 +46,8 @@ class Config:
     mutant: str | None = None
     per_scenario: int = DEFAULT_PER_SCENARIO
     differential: bool = True
+    system: str = "config"
+    """`config` (the config-merge design) or `kvgossip` (K/V Gossip's simulation)."""
 
 
 def start_spark(config: Config) -> SparkSession:
@@ -53,7 +56,6 @@ def start_spark(config: Config) -> SparkSession:
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    from pyspark import SparkConf
     from pyspark.sql import SparkSession
 
     # Spark puts its conf directory on the JVM's class path, where log4j2 finds its config
@@ -61,10 +63,12 @@ def start_spark(config: Config) -> SparkSession:
     conf_dir.mkdir(parents=True, exist_ok=True)
     (conf_dir / "log4j2.properties").write_text(LOG4J2)
     os.environ["SPARK_CONF_DIR"] = str(conf_dir)
-    master = config.master or SparkConf().get("spark.master", None) or "local[*]"
+    builder = SparkSession.builder
+    if config.master is not None:
+        builder = builder.master(config.master)
+    # Without --master: spark-submit's master, or local[*] (spark-submit's own default)
     spark = (
-        SparkSession.builder.master(master)
-        .appName("swarmconf-fuzz")
+        builder.appName("swarmconf-fuzz")
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.ui.showConsoleProgress", "false")
@@ -77,25 +81,34 @@ def start_spark(config: Config) -> SparkSession:
     return spark
 
 
-def extract(spark: SparkSession, config: Config) -> RDD[Task]:
-    """One partition per scenario task."""
-    tasks = plan(
-        config.seed, config.interleavings, config.per_scenario, config.mutant, config.differential
-    )
+def extract(spark: SparkSession, config: Config) -> RDD[Any]:
+    """One partition per task: a scenario's schedules, or a run of K/V Gossip cases."""
+    tasks: list[Any]
+    if config.system == "kvgossip":
+        tasks = plan_kv(config.seed, config.interleavings, config.mutant)
+    else:
+        tasks = plan(
+            config.seed,
+            config.interleavings,
+            config.per_scenario,
+            config.mutant,
+            config.differential,
+        )
     return spark.sparkContext.parallelize(tasks, numSlices=max(1, len(tasks)))
 
 
-def transform(tasks: RDD[Task]) -> RDD[Row]:
-    """Run every task with the pure core."""
-    return tasks.flatMap(run_task)
+def transform(tasks: RDD[Any], system: str = "config") -> RDD[Any]:
+    """Run every task with the pure core (`run_task`, or `run_kv_task` for K/V Gossip)."""
+    return tasks.flatMap(run_kv_task if system == "kvgossip" else run_task)
 
 
-def load(spark: SparkSession, rows: RDD[Row], config: Config) -> DataFrame:
+def load(spark: SparkSession, rows: RDD[Any], config: Config) -> DataFrame:
     """Write the per-case results as Parquet and return them, read back."""
     from .schema import row_schema
 
+    schema = kv_schema() if config.system == "kvgossip" else row_schema()
     path = str((config.out / "cases.parquet").resolve())
-    spark.createDataFrame(rows, row_schema()).write.mode("overwrite").parquet(path)
+    spark.createDataFrame(rows, schema).write.mode("overwrite").parquet(path)
     return spark.read.parquet(path)
 
 
@@ -104,8 +117,8 @@ class Progress:
 
     def __init__(self, spark: SparkSession, config: Config) -> None:
         self.tracker = spark.sparkContext.statusTracker()
-        self.total = len(plan(config.seed, config.interleavings, config.per_scenario))
-        self.per_scenario = config.per_scenario
+        self.total = extract_count(config)
+        self.per_scenario = config.interleavings / max(1, self.total)
         self.started = time.monotonic()
         self.done = threading.Event()
         self.thread = threading.Thread(target=self.loop, daemon=True)
@@ -127,9 +140,9 @@ class Progress:
         while not self.done.wait(5.0):
             finished = max(finished, min(self.total, self.finished_tasks()))
             elapsed = time.monotonic() - self.started
-            cases = finished * self.per_scenario
+            cases = round(finished * self.per_scenario)
             print(
-                f"  {finished}/{self.total} scenarios, ~{cases} interleavings, "
+                f"  {finished}/{self.total} tasks, ~{cases} interleavings, "
                 f"{elapsed:.0f} s, ~{cases / max(elapsed, 1e-9):.0f} interleavings/s",
                 flush=True,
             )
@@ -148,11 +161,20 @@ def run(config: Config) -> dict[str, object]:
         )
         started = time.monotonic()
         with Progress(spark, config):
-            cases = load(spark, transform(extract(spark, config)), config)
+            cases = load(spark, transform(extract(spark, config), config.system), config)
         seconds = time.monotonic() - started
-        return write_outputs(cases, config, seconds, str(spark.sparkContext.master))
+        master = str(spark.sparkContext.master)
+        if config.system == "kvgossip":
+            return write_kv_outputs(cases, config, seconds, master)
+        return write_outputs(cases, config, seconds, master)
     finally:
         spark.stop()
+
+
+def extract_count(config: Config) -> int:
+    if config.system == "kvgossip":
+        return len(plan_kv(config.seed, config.interleavings))
+    return len(plan(config.seed, config.interleavings, config.per_scenario))
 
 
 def rows_locally(config: Config) -> Iterator[Row]:

@@ -73,9 +73,10 @@ def parsed_merger(mutant: str | None) -> Callable[..., ConfigMessage]:
         seqno = ranked[0].seqno + 1
         sources = ranked[::-1] if mutant == "replay-lowest" else ranked
         replay_set = build_replay_set(sources)
-        order = sorted(replay_set, key=lambda key: (key[0], flipped(key[1])))
-        if mutant != "ties":
-            order.sort()
+        if mutant == "ties":
+            order = sorted(replay_set, key=lambda key: (key[0], flipped(key[1])))
+        else:
+            order = sorted(replay_set)
         entries = [replay_set[key] for key in order]
         if mutant == "no-pruning":
             data = pruned(ranked[0].data)

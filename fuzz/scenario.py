@@ -49,16 +49,19 @@ class Scenario:
         return sum(len(batch) for client in self.clients for batch in client.batches)
 
 
-def generate_scenario(campaign_seed: int, index: int) -> Scenario:
-    """The scenario for (campaign seed, scenario index)."""
+def generate_scenario(
+    campaign_seed: int, index: int, clients: int | None = None, batches: int | None = None
+) -> Scenario:
+    """The scenario for (campaign seed, scenario index); `clients` and `batches` (per client)
+    fix those sizes instead of drawing them (for benchmarks)."""
     rng = derive_rng("scenario", campaign_seed, index)
-    count = rng.choice((2, 2, 3, 3, 4, 5))
+    count = clients or rng.choice((2, 2, 3, 3, 4, 5))
     signed = rng.random() < 0.25
     signers = set(rng.sample(range(count), rng.randint(1, count))) if signed else set(range(count))
     future = rng.randrange(count) if rng.random() < 0.25 else -1
-    clients = tuple(
+    members = tuple(
         Client(
-            batches=tuple(random_batch(rng) for _ in range(rng.randint(1, 3))),
+            batches=tuple(random_batch(rng) for _ in range(batches or rng.randint(1, 3))),
             signer=number in signers,
             future=number == future,
         )
@@ -68,7 +71,7 @@ def generate_scenario(campaign_seed: int, index: int) -> Scenario:
         lag=rng.choice(LAGS),
         base_seqno=rng.randint(0, 3),
         base_data=random_data(rng),
-        clients=clients,
+        clients=members,
         signed=signed,
         key_seed=derive_bytes(32, "key", campaign_seed, index),
     )

@@ -106,6 +106,23 @@ def build() -> Suite:
             rules=["D1"],
             expect="valid",
         )
+    for size in (65_537, 200_000):
+        # One string value long enough that the whole message has exactly `size` bytes.
+        shell = len(minimal(1, {b"big": b""}))
+        length = size - shell - len(str(size)) + 1
+        big = minimal(1, {b"big": b"x" * length})
+        assert len(big) == size
+        suite.add(
+            f"hash-large-message-{size}",
+            f"a valid {size}-byte message: a client with a configured input limit may refuse"
+            " it with INPUT_TOO_LARGE, any other client hashes it",
+            "hash",
+            {"msg": big.hex()},
+            flags=["LargeInput"],
+            rules=["D1", "D11"],
+            acceptable=True,
+            expect="valid",
+        )
     suite.add(
         "hash-invalid-message",
         "an invalid message has no hash: it is refused",

@@ -98,6 +98,11 @@ FLAGS: dict[str, Flag] = {
         "FUNCTIONALITY",
         "Invalid inputs are skipped by a merge, never fatal unless none is valid (D14).",
     ),
+    "LargeInput": Flag(
+        "EDGE_CASE",
+        "A large valid message; the design sets no size limit, a client may have one.",
+        "Refusing it is acceptable (INPUT_TOO_LARGE).",
+    ),
     "LagWindow": Flag(
         "STALE", "Lagged entries outside the window S-lag < seqno < S are dropped unread (D7, D16)."
     ),

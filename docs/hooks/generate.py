@@ -152,6 +152,21 @@ def vector_cases(document: dict[str, Any]) -> list[dict[str, Any]]:
     return [case for group in document.get("testGroups", []) for case in group["tests"]]
 
 
+def quirk_vectors() -> str:
+    """For each deployed-client quirk X1..X5: how many vector cases show it, and a few of them."""
+    cited: dict[str, list[str]] = {f"X{number}": [] for number in range(1, 6)}
+    for name, document in vector_documents():
+        category = name.removesuffix("_test.json")
+        for case in vector_cases(document):
+            for rule in case.get("rules", []):
+                if rule in cited:
+                    cited[rule].append(f"`{category}#{case['tcId']}` {case['name']}")
+    rows = ["| Quirk | Cases | For example |", "| --- | ---: | --- |"]
+    for rule, cases in cited.items():
+        rows.append(f"| [{rule}](#{rule.lower()}) | {len(cases)} | {'; '.join(cases[:3]) or '-'} |")
+    return "\n".join(rows)
+
+
 def vector_files() -> str:
     rows = [
         "| File | Cases | valid | invalid | acceptable | Flags |",
@@ -339,6 +354,22 @@ def fuzz_mutants() -> str:
     return "\n".join(rows)
 
 
+def kv_mutants() -> str:
+    from swarmconf.kvgossip.mutants import MUTANTS
+
+    rows = ["| Mutant | Replaces | Behaves like Go |", "| --- | --- | --- |"]
+    for name, swaps in MUTANTS.items():
+        replaced = ", ".join(
+            f"[`{module.__name__.rsplit('.', 1)[1]}.{attr}`][{module.__name__}.{attr}]"
+            for module, attr in swaps
+        )
+        behaviour = " ".join(
+            cell(inspect.getdoc(fn) or "").removeprefix("Go: ") for fn in swaps.values()
+        )
+        rows.append(f"| `{name}` | {replaced} | {behaviour} |")
+    return "\n".join(rows)
+
+
 # Benchmarks -------------------------------------------------------------------------------------
 
 BENCH_RESULTS = REPOSITORY / "bench" / "results.md"
@@ -405,6 +436,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "cli-reference": cli_reference,
     "rule-registry": rule_registry,
     "vector-files": vector_files,
+    "quirk-vectors": quirk_vectors,
     "vector-flags": vector_flags,
     "adapter-ops": adapter_ops,
     "failure-report": failure_report,
@@ -412,6 +444,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "vector-coverage": vector_coverage,
     "wire-examples": wire_examples,
     "fuzz-mutants": fuzz_mutants,
+    "kv-mutants": kv_mutants,
 }
 
 

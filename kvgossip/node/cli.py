@@ -29,10 +29,11 @@ from swarmconf.kvgossip.records import make_record
 
 from .control import ControlError, ControlServer, call, watch
 from .node import Node, NodeConfig
+from .reasons import NodeReason
 from .sync import wall_clock_ms
 
-BAD_ARGUMENT = "BAD_ARGUMENT"
-NOT_FOUND = "NOT_FOUND"
+BAD_ARGUMENT = NodeReason.BAD_ARGUMENT
+NOT_FOUND = NodeReason.NOT_FOUND
 DEFAULT_DATA = "kvdata"
 
 
@@ -188,6 +189,13 @@ def cmd_delete(args: argparse.Namespace) -> int:
     return _write(args, None)
 
 
+def _ready(reply: dict[str, Any]) -> bool:
+    """A `get` found its key; a `status` shows the node connected to its Serf agent."""
+    if "record" in reply:
+        return reply["record"] is not None
+    return bool(reply["status"]["serf_connected"])
+
+
 async def _patiently(args: argparse.Namespace, request: dict[str, Any]) -> dict[str, Any]:
     """`call`, retried until it succeeds and has a result or `--wait` seconds have passed."""
     loop = asyncio.get_running_loop()
@@ -199,8 +207,7 @@ async def _patiently(args: argparse.Namespace, request: dict[str, Any]) -> dict[
             if loop.time() >= deadline:
                 raise
         else:
-            found = reply.get("record", True) and reply.get("status", {}).get("serf_connected", 1)
-            if found or loop.time() >= deadline:
+            if _ready(reply) or loop.time() >= deadline:
                 return reply
         await asyncio.sleep(0.1)
 

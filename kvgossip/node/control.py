@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import msgpack  # type: ignore[import-untyped]
 
@@ -20,13 +20,15 @@ from swarmconf.kvgossip.records import Record
 
 from .frames import FrameError, read_frame, write_frame
 from .node import Node
+from .reasons import NodeReason
 
+T = TypeVar("T")
 SOCKET_NAME = "control.sock"
 MAX_CONTROL_FRAME = 4 << 20
 REQUEST_TIMEOUT = 60.0
 WATCH_IDLE = 365 * 24 * 3600.0
-BAD_REQUEST = "CONTROL_BAD_REQUEST"
-NOT_RUNNING = "NODE_NOT_RUNNING"
+BAD_REQUEST = NodeReason.CONTROL_BAD_REQUEST
+NOT_RUNNING = NodeReason.NODE_NOT_RUNNING
 
 
 def pack(value: dict[str, Any]) -> bytes:
@@ -54,6 +56,14 @@ def describe(record: Record) -> dict[str, Any]:
         "value": record.value,
         "signer": record.signer.hex(),
     }
+
+
+def _field(request: dict[str, Any], name: str, kind: type[T], default: T | None = None) -> T:
+    """A request field of the given type (absent: the default, if any)."""
+    value = request.get(name, default)
+    if not isinstance(value, kind):
+        raise ValueError(f"{name} must be {kind.__name__}")
+    return value
 
 
 class ControlServer:
@@ -109,7 +119,7 @@ class ControlServer:
         node = self.node
         try:
             if op == "put":
-                verdict = await node.put(bytes(request["record"]))
+                verdict = await node.put(_field(request, "record", bytes))
                 reason = verdict.reason.value if verdict.reason else ""
                 return {
                     "ok": verdict.reason is None,
@@ -117,7 +127,7 @@ class ControlServer:
                     "reason": reason,
                 }
             if op == "revoke":
-                data = bytes(request["revocation"])
+                data = _field(request, "revocation", bytes)
                 refused, new, purged = node.revoke(data)
                 if refused is not None:
                     return {"ok": False, "reason": refused}
@@ -125,10 +135,10 @@ class ControlServer:
                     await node.announce_revocation(data)
                 return {"ok": True, "new": new, "purged": list(purged)}
             if op == "get":
-                record = node.store.get(str(request["key"]))
+                record = node.store.get(_field(request, "key", str))
                 return {"ok": True, "record": None if record is None else describe(record)}
             if op == "list":
-                prefix = str(request.get("prefix", ""))
+                prefix = _field(request, "prefix", str, "")
                 return {
                     "ok": True,
                     "records": [describe(r) for r in node.store.records_under(prefix)],
@@ -136,7 +146,7 @@ class ControlServer:
             if op == "grants":
                 return {"ok": True, "grants": node.store.grants()}
             if op == "status":
-                return {"ok": True, "status": node.status()}
+                return {"ok": True, "status": {**node.status(), "peers": await node.peers()}}
         except (KeyError, TypeError, ValueError) as exc:
             return {"ok": False, "reason": BAD_REQUEST, "detail": f"{op}: {exc}"}
         return {"ok": False, "reason": BAD_REQUEST, "detail": f"unknown op {op!r}"}

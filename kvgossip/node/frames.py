@@ -3,30 +3,22 @@
 The reader enforces a size cap (checked on the length prefix, before any body is read) and an
 idle timeout per frame, so a silent, slow or hostile peer costs a bounded amount of memory and
 time. Every failure is a `FrameError` carrying a stable reason code: the spec's
-`SESSION_FRAME_TOO_LARGE` and `SESSION_TIMEOUT`, or one of `FrameReason` for a connection that
-ends.
+`SESSION_FRAME_TOO_LARGE` and `SESSION_TIMEOUT`, or the node's `CONNECTION_CLOSED` and
+`FRAME_TRUNCATED`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import struct
-from enum import StrEnum
 
 from swarmconf.kvgossip.messages import MAX_FRAME_BYTES
 from swarmconf.kvgossip.reasons import KvReason
 
+from .reasons import NodeReason
+
 IDLE_TIMEOUT = 5.0
 _LENGTH = struct.Struct(">I")
-
-
-class FrameReason(StrEnum):
-    """Why a frame could not be read, besides the spec's size cap and idle timeout."""
-
-    FRAME_TRUNCATED = "FRAME_TRUNCATED"
-    """The connection closed inside a frame."""
-    CONNECTION_CLOSED = "CONNECTION_CLOSED"
-    """The connection closed between frames."""
 
 
 class FrameError(Exception):
@@ -57,9 +49,7 @@ async def read_frame(
             try:
                 prefix = await reader.readexactly(_LENGTH.size)
             except asyncio.IncompleteReadError as exc:
-                reason = (
-                    FrameReason.FRAME_TRUNCATED if exc.partial else FrameReason.CONNECTION_CLOSED
-                )
+                reason = NodeReason.FRAME_TRUNCATED if exc.partial else NodeReason.CONNECTION_CLOSED
                 raise FrameError(reason) from exc
             (length,) = _LENGTH.unpack(prefix)
             if length > max_size:
@@ -68,12 +58,12 @@ async def read_frame(
                 return await reader.readexactly(length)
             except asyncio.IncompleteReadError as exc:
                 raise FrameError(
-                    FrameReason.FRAME_TRUNCATED, f"{len(exc.partial)}/{length}"
+                    NodeReason.FRAME_TRUNCATED, f"{len(exc.partial)}/{length}"
                 ) from exc
     except TimeoutError as exc:
         raise FrameError(KvReason.SESSION_TIMEOUT, f"{idle_timeout} s") from exc
     except ConnectionError as exc:
-        raise FrameError(FrameReason.CONNECTION_CLOSED, str(exc)) from exc
+        raise FrameError(NodeReason.CONNECTION_CLOSED, str(exc)) from exc
 
 
 async def write_frame(
@@ -84,4 +74,4 @@ async def write_frame(
     try:
         await writer.drain()
     except ConnectionError as exc:
-        raise FrameError(FrameReason.CONNECTION_CLOSED, str(exc)) from exc
+        raise FrameError(NodeReason.CONNECTION_CLOSED, str(exc)) from exc

@@ -33,6 +33,7 @@ from swarmconf.kvgossip.state import (
 
 from . import gossip
 from .frames import IDLE_TIMEOUT
+from .reasons import NodeReason
 from .serf_agent import AgentConfig, SerfAgent
 from .serf_rpc import MemberEvent, Query, SerfError, SerfRPC, StreamRecord, UserEvent
 from .store import SqliteStore
@@ -43,8 +44,6 @@ log = logging.getLogger("swarmconf.kvgossip.node")
 STORE_FILE = "store.db"
 NODE_ID_SIZE = 16
 MAX_RESPONDER_SESSIONS = 32
-SESSION_LIMIT = "SESSION_LIMIT"
-"""Why a connection was closed at once: as many sessions as allowed are already answering."""
 _STREAM_TYPES = ",".join(
     [
         f"user:{gossip.CHANGE_EVENT}",
@@ -316,8 +315,11 @@ class Node:
 
     async def _sync_with_ids(self, rpc: SerfRPC, node_ids: set[bytes]) -> None:
         peers = [p for p in (await self._peers(rpc)).values() if p.node_id in node_ids]
+        if len(peers) < len(node_ids):
+            self._request_sweep()  # a writer we cannot find: ask everyone instead
         for peer in await self._nearest_first(rpc, peers):
-            await self._session(peer)
+            if (await self._session(peer)).error is not None:
+                self._request_sweep()
 
     async def _sweep(self, rpc: SerfRPC) -> bool:
         """One state query and a session with each disagreeing peer; True if any disagreed."""
@@ -363,7 +365,7 @@ class Node:
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
         if self._responding >= MAX_RESPONDER_SESSIONS:
-            self.stats.sessions_failed[SESSION_LIMIT] += 1
+            self.stats.sessions_failed[NodeReason.SESSION_LIMIT] += 1
             writer.close()
             return
         self._responding += 1
@@ -431,8 +433,22 @@ class Node:
             log.warning("event %s not sent (%s); relying on state queries", name, exc)
             self._request_sweep()
 
+    async def peers(self) -> list[dict[str, Any]]:
+        """The other nodes Serf shows alive, nearest first."""
+        rpc = self._rpc
+        if rpc is None:
+            return []
+        try:
+            peers = await self._nearest_first(rpc, list((await self._peers(rpc)).values()))
+        except SerfError:
+            return []
+        return [
+            {"name": p.name, "sync": f"{p.host}:{p.port}", "rtt_ms": round(p.rtt * 1000, 3)}
+            for p in peers
+        ]
+
     def status(self) -> dict[str, Any]:
-        """What `swarmconf kv status` shows."""
+        """What `swarmconf kv status` shows (without the peers, which ask Serf)."""
         hashes = self.hashes()
         return {
             "name": self.serf_name,

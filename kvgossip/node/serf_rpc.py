@@ -16,7 +16,7 @@ import contextlib
 import ipaddress
 import math
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
@@ -106,7 +106,8 @@ class _Pending:
     # Streams and queries deliver records after the acknowledging header.
     records: asyncio.Queue[dict[str, Any] | None] | None = None
     acknowledged: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
+    error: str = ""
+    """The header's error, kept until the body that follows it arrives."""
 
 
 def _member(raw: dict[str, Any]) -> Member:
@@ -354,7 +355,7 @@ class SerfRPC:
             self._finish(seq, pending, error, {})
             return None
         if pending.command in _BODY_COMMANDS:
-            pending.extra["error"] = error
+            pending.error = error
             return seq
         self._finish(seq, pending, error, {})
         return None
@@ -369,7 +370,7 @@ class SerfRPC:
             if pending.command == "query" and body.get("Type") == "done":
                 pending.records.put_nowait(None)
             return
-        self._finish(seq, pending, str(pending.extra.get("error", "")), body)
+        self._finish(seq, pending, pending.error, body)
 
     def _finish(self, seq: int, pending: _Pending, error: str, body: dict[str, Any]) -> None:
         if pending.records is None:

@@ -20,12 +20,10 @@ from swarmconf.kvgossip.reasons import KvReason
 from swarmconf.kvgossip.session import Role, Session, SessionLog
 
 from .frames import IDLE_TIMEOUT, FrameError, read_frame, write_frame
+from .reasons import NodeReason
 from .store import SqliteStore
 
 log = logging.getLogger("swarmconf.kvgossip.node")
-
-INTERNAL_ERROR = "INTERNAL_ERROR"
-"""A session ended by an unexpected exception (logged); its open transaction was rolled back."""
 
 
 def wall_clock_ms() -> int:
@@ -97,7 +95,7 @@ async def drive(
         error = exc.reason
     except Exception:  # a bug must cost one session, never the node or the store
         log.exception("sync session failed")
-        error = INTERNAL_ERROR
+        error = NodeReason.INTERNAL_ERROR
     finally:
         writer.close()
         with contextlib.suppress(OSError):
@@ -114,5 +112,7 @@ async def initiate(settings: SyncSettings, host: str, port: int) -> SessionOutco
             asyncio.open_connection(host, port), settings.idle_timeout
         )
     except (OSError, TimeoutError) as exc:
-        return SessionOutcome(Role.INITIATOR, None, f"CONNECT_FAILED: {exc}", SessionLog())
+        return SessionOutcome(
+            Role.INITIATOR, None, f"{NodeReason.CONNECT_FAILED}: {exc}", SessionLog()
+        )
     return await drive(settings, Role.INITIATOR, reader, writer)

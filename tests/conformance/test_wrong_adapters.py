@@ -17,7 +17,13 @@ import pytest
 
 from swarmconf.conformance.adapter import builtin_adapter
 from swarmconf.conformance.client import InProcessClient, make_client
-from swarmconf.conformance.runner import FAILED, PASSED, RunReport, run_cases
+from swarmconf.conformance.runner import (
+    FAILED,
+    MAX_CONSECUTIVE_CLIENT_FAILURES,
+    PASSED,
+    RunReport,
+    run_cases,
+)
 from swarmconf.conformance.vectorfile import Case, load_cases
 from swarmconf.spec.reasons import Reason, require
 
@@ -120,3 +126,12 @@ def test_hang_is_reported_and_the_rest_still_run() -> None:
     assert failed_names(report) == {"m126-merge-with-124-and-120b"}
     assert "client timeout: no answer within 2 s" in report.failed[0].message
     assert sum(outcome.status == PASSED for outcome in report.outcomes) == len(cases) - 1
+
+
+def test_a_client_failing_every_case_is_given_up_on() -> None:
+    cases = load_cases(VECTORS, ["design_examples"])
+    report = run_cases(process("crash-after", 1), cases)
+    messages = [outcome.message for outcome in report.outcomes]
+    assert report.client_failures == MAX_CONSECUTIVE_CLIENT_FAILURES
+    assert all(message.startswith("client crashed") for message in messages[:10])
+    assert set(messages[10:]) == {"not run: the client failed 10 times in a row"}

@@ -34,3 +34,19 @@ def test_load_writes_parquet_and_the_outputs(spark: SparkSession, tmp_path: Path
     assert examples and all("swarmconf fuzz replay" in path.read_text() for path in examples)
     report = (tmp_path / "report.html").read_text()
     assert report.count("data:image/png;base64,") == 6
+
+
+def test_the_kvgossip_system_runs_through_the_same_job(spark: SparkSession, tmp_path: Path) -> None:
+    from swarmconf.fuzz.kvgossip import plan_kv, run_kv_task, write_kv_outputs
+
+    config = Config(
+        interleavings=30, seed=1, out=tmp_path, system="kvgossip", mutant="unbound_chain"
+    )
+    cases = load(spark, transform(extract(spark, config), "kvgossip"), config)
+    local = [row for task in plan_kv(1, 30, "unbound_chain") for row in run_kv_task(task)]
+    from_spark = sorted(tuple(row)[:-1] for row in cases.collect())
+    assert from_spark == sorted(tuple(row)[:-1] for row in local)
+    summary = write_kv_outputs(cases, config, 1.0, "local[2]")
+    assert summary["cases"] == 30
+    assert summary["failing_cases"] == sum(1 for row in local if row.violations) > 0
+    assert all("run_case(1, " in item["replay"] for item in summary["counterexamples"])

@@ -67,7 +67,12 @@ def test_writes_on_every_node_converge(tmp_path: Path) -> None:
         await cluster.converged(timeout=20)
         for key, value in (("/r/from-a", b"1"), ("/r/from-b", b"2"), ("/r/gone", None)):
             assert await values([a, b, c], key) == [value] * 3
-        assert all(s["keys"] == 3 for s in (await cluster.statuses()).values())
+        statuses = await cluster.statuses()
+        assert all(s["keys"] == 3 for s in statuses.values())
+        assert [p["name"] for p in statuses["a"]["peers"]] in (["b", "c"], ["c", "b"])
+        assert {p["sync"] for p in statuses["c"]["peers"]} == {
+            f"127.0.0.1:{statuses[n]['sync_port']}" for n in "ab"
+        }
         seen = []
         async for change in changes:
             seen.append((change["key"], change["state"], change["value"]))

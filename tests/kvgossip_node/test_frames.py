@@ -9,10 +9,10 @@ import pytest
 
 from swarmconf.kvgossip.node.frames import (
     FrameError,
-    FrameReason,
     encode_frame,
     read_frame,
 )
+from swarmconf.kvgossip.node.reasons import NodeReason
 from swarmconf.kvgossip.reasons import KvReason
 
 
@@ -48,9 +48,9 @@ def test_oversize_is_refused_before_reading_the_body() -> None:
 
 
 def test_truncated_and_closed() -> None:
-    assert reason_of(b"") == FrameReason.CONNECTION_CLOSED
-    assert reason_of(b"\x00\x00") == FrameReason.FRAME_TRUNCATED
-    assert reason_of(struct.pack(">I", 10) + b"abc") == FrameReason.FRAME_TRUNCATED
+    assert reason_of(b"") == NodeReason.CONNECTION_CLOSED
+    assert reason_of(b"\x00\x00") == NodeReason.FRAME_TRUNCATED
+    assert reason_of(struct.pack(">I", 10) + b"abc") == NodeReason.FRAME_TRUNCATED
 
 
 def test_silence_times_out() -> None:

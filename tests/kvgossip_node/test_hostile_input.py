@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from swarmconf.kvgossip import messages as m
+from swarmconf.kvgossip.encoding import encode
 from swarmconf.kvgossip.fixtures import ALICE, MALLORY, ROOT
 from swarmconf.kvgossip.grants import issue_grant
 from swarmconf.kvgossip.node import gossip
@@ -17,7 +18,7 @@ from swarmconf.kvgossip.node.control import SOCKET_NAME, ControlError
 from swarmconf.kvgossip.node.frames import read_frame, write_frame
 from swarmconf.kvgossip.node.localcluster import LocalCluster, LocalNode
 from swarmconf.kvgossip.node.node import MAX_RESPONDER_SESSIONS as MAX_SESSIONS
-from swarmconf.kvgossip.node.node import SESSION_LIMIT
+from swarmconf.kvgossip.node.reasons import NodeReason
 from swarmconf.kvgossip.records import Record, make_record
 
 # Alice may sub-grant /r/**; her grant to Mallory claims all keys, but the chain only
@@ -115,7 +116,7 @@ def test_hostile_input_is_refused_and_harms_nothing(tmp_path: Path) -> None:
         idle = [await asyncio.open_connection("127.0.0.1", port) for _ in range(MAX_SESSIONS)]
         await asyncio.sleep(0.2)
         assert await raw(a, b"") == b""
-        assert await failures(a, SESSION_LIMIT) == 1
+        assert await failures(a, NodeReason.SESSION_LIMIT) == 1
         for _, writer in idle:
             writer.close()
 
@@ -129,8 +130,18 @@ def test_hostile_input_is_refused_and_harms_nothing(tmp_path: Path) -> None:
 
         # Garbage on the control socket.
         reader, writer = await asyncio.open_unix_connection(str(a.data_dir / SOCKET_NAME))
-        await write_frame(writer, b"\xc1")
-        assert b"CONTROL_BAD_REQUEST" in await read_frame(reader)
+        bad_requests = [
+            {"op": "put", "record": 10**12},
+            {"op": "get", "key": 5},
+            {"op": "list", "prefix": b"/"},
+            {"op": "revoke"},
+            {"op": "explode"},
+            {"no": "op"},
+            [1, 2],
+        ]
+        for request in [b"\xc1", *(encode(r) for r in bad_requests)]:
+            await write_frame(writer, request)
+            assert b"CONTROL_BAD_REQUEST" in await read_frame(reader)
         writer.close()
 
         after = await a.status()

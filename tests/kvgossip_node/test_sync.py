@@ -8,9 +8,9 @@ from pathlib import Path
 
 from swarmconf.kvgossip.fixtures import ALICE, ROOT
 from swarmconf.kvgossip.grants import issue_grant, revoke_grant
+from swarmconf.kvgossip.node.reasons import NodeReason
 from swarmconf.kvgossip.node.store import SqliteStore
 from swarmconf.kvgossip.node.sync import (
-    INTERNAL_ERROR,
     SessionOutcome,
     SyncSettings,
     drive,
@@ -117,6 +117,6 @@ def test_an_unexpected_error_costs_the_session_only(tmp_path: Path) -> None:
         server.close()
         return outcome
 
-    assert asyncio.run(scenario()).error == INTERNAL_ERROR
+    assert asyncio.run(scenario()).error == NodeReason.INTERNAL_ERROR
     assert broken.count() == 0  # the failed apply was rolled back whole
     assert broken.integrity_ok()

@@ -1,0 +1,154 @@
+"""A Spark standalone cluster on 127.0.0.1 from the installed pyspark: a master and two workers,
+a campaign submitted to it with `spark-submit`, then everything stopped.
+
+    python -m swarmconf.fuzz.cluster --interleavings 2000 --out fuzz-cluster-out
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from . import submit
+from .job import LOG4J2
+
+WORKERS = 2
+STARTUP_SECONDS = 120
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def spark_home() -> Path:
+    from pyspark.find_spark_home import _find_spark_home
+
+    return Path(_find_spark_home())
+
+
+def cluster_env(out: Path) -> dict[str, str]:
+    conf = (out / "spark-conf").resolve()
+    conf.mkdir(parents=True, exist_ok=True)
+    (conf / "log4j2.properties").write_text(LOG4J2)
+    return {
+        **os.environ,
+        "SPARK_HOME": str(spark_home()),
+        "SPARK_CONF_DIR": str(conf),
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "PYSPARK_PYTHON": sys.executable,
+        "PYSPARK_DRIVER_PYTHON": sys.executable,
+    }
+
+
+def spark_class(name: str, *args: str) -> list[str]:
+    return [str(spark_home() / "bin" / "spark-class"), f"org.apache.spark.deploy.{name}", *args]
+
+
+def master_state(web_port: int) -> dict[str, Any]:
+    """The master's status from its web UI's JSON view, or {} while it is not answering."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{web_port}/json/", timeout=2) as reply:
+            state: dict[str, Any] = json.load(reply)
+            return state
+    except (OSError, ValueError):
+        return {}
+
+
+def wait_for_workers(web_port: int, count: int, master: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        state = master_state(web_port)
+        if state.get("status") == "ALIVE" and int(state.get("aliveworkers", 0)) >= count:
+            return
+        if master.poll() is not None:
+            raise RuntimeError("the Spark master exited; see cluster-logs/master.log")
+        time.sleep(0.5)
+    raise TimeoutError(f"{count} workers did not register within {STARTUP_SECONDS} s")
+
+
+@contextmanager
+def standalone_cluster(out: Path) -> Iterator[str]:
+    """Start a master and WORKERS one-core workers; yield the master URL; stop them all."""
+    env = cluster_env(out)
+    logs = (out / "cluster-logs").resolve()
+    logs.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    url = f"spark://127.0.0.1:{port}"
+    started: list[subprocess.Popen[bytes]] = []
+
+    def launch(command: list[str], log: Path) -> subprocess.Popen[bytes]:
+        with log.open("wb") as sink:
+            process = subprocess.Popen(command, env=env, stdout=sink, stderr=subprocess.STDOUT)
+        started.append(process)
+        return process
+
+    try:
+        web_port = free_port()
+        master = launch(
+            spark_class(
+                "master.Master",
+                *("--host", "127.0.0.1", "--port", str(port), "--webui-port", str(web_port)),
+            ),
+            logs / "master.log",
+        )
+        for number in range(WORKERS):
+            launch(
+                spark_class(
+                    "worker.Worker",
+                    *("--host", "127.0.0.1", "--cores", "1", "--memory", "1g"),
+                    *("--webui-port", str(free_port())),
+                    *("--work-dir", str(logs / f"work-{number}")),
+                    url,
+                ),
+                logs / f"worker-{number}.log",
+            )
+        wait_for_workers(web_port, WORKERS, master)
+        print(f"cluster: master {url}, {WORKERS} workers registered", flush=True)
+        yield url
+    finally:
+        for process in reversed(started):
+            process.terminate()
+        for process in reversed(started):
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        print("cluster: stopped", flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--interleavings", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--per-scenario", type=int, default=200)
+    parser.add_argument("--out", type=Path, default=Path("fuzz-cluster-out"))
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    with standalone_cluster(args.out) as url:
+        command = [
+            str(spark_home() / "bin" / "spark-submit"),
+            *("--master", url, "--conf", "spark.driver.host=127.0.0.1"),
+            *("--conf", "spark.ui.showConsoleProgress=false"),
+            str(Path(submit.__file__).resolve()),
+            *("--interleavings", str(args.interleavings), "--seed", str(args.seed)),
+            *("--per-scenario", str(args.per_scenario), "--out", str(args.out.resolve())),
+        ]
+        result = subprocess.run(command, env=cluster_env(args.out), check=False)
+    return result.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

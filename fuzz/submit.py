@@ -1,0 +1,11 @@
+"""The script `spark-submit` runs: `spark-submit --master URL submit.py [fuzz options]`.
+
+The master comes from spark-submit; everything else is `swarmconf fuzz`.
+"""
+
+import sys
+
+from swarmconf.reference.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main(["fuzz", *sys.argv[1:]]))

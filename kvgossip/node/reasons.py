@@ -1,0 +1,33 @@
+"""Reason codes of the node itself, beside the spec's `KvReason`.
+
+The spec's codes cover what a record, a revocation, a payload or a session message can get
+wrong; these cover the node's own plumbing: connections, its session cap, its control socket
+and the command line. Like the spec's, a code's value is its name.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class NodeReason(StrEnum):
+    """Why the node or `swarmconf kv` refused or ended something."""
+
+    CONNECTION_CLOSED = "CONNECTION_CLOSED"
+    """A connection closed between frames."""
+    FRAME_TRUNCATED = "FRAME_TRUNCATED"
+    """A connection closed inside a frame."""
+    CONNECT_FAILED = "CONNECT_FAILED"
+    """A peer's sync port could not be reached."""
+    SESSION_LIMIT = "SESSION_LIMIT"
+    """A sync connection was closed at once: as many sessions as allowed are being answered."""
+    INTERNAL_ERROR = "INTERNAL_ERROR"
+    """A session ended on an unexpected exception (logged); its open transaction rolled back."""
+    CONTROL_BAD_REQUEST = "CONTROL_BAD_REQUEST"
+    """A control request is not a map with a known `op` and well-typed fields."""
+    NODE_NOT_RUNNING = "NODE_NOT_RUNNING"
+    """No node answers on the control socket of the data directory."""
+    BAD_ARGUMENT = "BAD_ARGUMENT"
+    """A command-line argument or file is unusable (unreadable, not hex, wrong size)."""
+    NOT_FOUND = "NOT_FOUND"
+    """The key is absent or deleted."""
