@@ -30,6 +30,14 @@ Modules and their public API:
   `start(now_ms)`, `receive(frame, now_ms) -> frames to send`, `timeout()`, and `done`,
   `error`, `log`.
 
+Around the spec:
+
+- `vectors`: `write_all(root)` writes the conformance vectors and their schemas;
+  `vectors.runner.run(group_type, group, input)` runs one case through the spec.
+- `mutants`: `active(name)` swaps in one of the Go implementation's holes, by name.
+- `sim`: `run_case(campaign_seed, index, mutant=None) -> dict` runs one simulated network
+  schedule and returns its `violations`.
+
 Constants: `DEFAULT_SKEW_MS` (30 s), `DEFAULT_MAX_LOOPS` (3), `MAX_FRAME_BYTES` (4 MiB),
 `MAX_VALUE_BYTES` (1 MiB), `MAX_PATTERN_BYTES` (128), `MAX_KEY_BYTES` (256),
 `MAX_CHAIN_LENGTH` (16), `MAX_POOL_GRANTS` (256).
