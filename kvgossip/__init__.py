@@ -10,7 +10,8 @@ Modules and their public API:
 - `crypto`: Ed25519 on raw 32-byte keys and 32-byte seeds: `public_key(seed)`,
   `sign(seed, msg)`, `verify(pk, msg, sig)`, `sha256`, `seed_from_label(label)` (test keys).
 - `encoding`: canonical msgpack: `encode(value)`, `decode_canonical(data, max_size)`.
-- `keys`: `check_key(key)`, `check_pattern(pattern)` (raise `KvError`), `matches(pattern, key)`.
+- `keys`: `check_key(key)`, `check_pattern(pattern)` (raise `KvError`), `matches(pattern, key)`,
+  `pattern_subset(child, parent)` (the optional issuance lint; sound, not complete).
 - `grants`: `Grant` (`.id`, `.subgrant`, `.encode()`), `issue_grant(issuer_seed, issuee,
   pattern, *, subgrant, issued_at, expires_at=0)`, `decode_grant(data)`, `Revocation`
   (`.grant_id`, `.encode()`), `revoke_grant(revoker_seed, grant, revoked_at, root)`,
