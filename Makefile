@@ -58,6 +58,11 @@ vectors: $(STAMP)
 bench-kv: $(STAMP)
 	$(BIN)/python -m swarmconf.kvgossip.node.bench
 
+# K/V Gossip simulation throughput on one core: 500 schedules of campaign 1.
+.PHONY: bench-kvsim
+bench-kvsim: $(STAMP)
+	$(BIN)/python -m swarmconf.kvgossip.sim --campaign 1 --cases 500
+
 # The fuzz campaign (README): FUZZ_INTERLEAVINGS interleavings on local Spark, then the report's
 # path. Needs Java 17 for Spark.
 FUZZ_INTERLEAVINGS ?= 200000

@@ -25,6 +25,7 @@ from .reasons import KvError, KvReason, require
 
 PROTOCOL_VERSION = 1
 MAX_FRAME_BYTES = 4 << 20
+MAX_NODE_ID_BYTES = 64
 
 HELLO = "HELLO"
 REVS = "REVS"
@@ -84,4 +85,21 @@ def decode_message(frame: bytes) -> list[Any]:
             require(
                 all(type(x) is LIST_ITEM for x in item), KvReason.SESSION_BAD_MESSAGE, "list item"
             )
+    check_sizes(value)
     return list(value)
+
+
+def check_sizes(msg: list[Any]) -> None:
+    """Hashes and ids are 32 bytes; a node id at most 64 bytes."""
+    name = msg[0]
+    hashes: list[bytes] = []
+    if name == HELLO:
+        require(len(msg[2]) <= MAX_NODE_ID_BYTES, KvReason.SESSION_BAD_MESSAGE, "node id size")
+        hashes = [msg[3], msg[4]]
+    elif name == TREE:
+        hashes = [msg[1]]
+    elif name == KEYHASH:
+        hashes = [msg[3]]
+    elif name == REVS:
+        hashes = msg[1]
+    require(all(len(h) == 32 for h in hashes), KvReason.SESSION_BAD_MESSAGE, f"{name} hash size")

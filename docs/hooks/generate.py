@@ -354,6 +354,22 @@ def fuzz_mutants() -> str:
     return "\n".join(rows)
 
 
+def kv_mutants() -> str:
+    from swarmconf.kvgossip.mutants import MUTANTS
+
+    rows = ["| Mutant | Replaces | Behaves like Go |", "| --- | --- | --- |"]
+    for name, swaps in MUTANTS.items():
+        replaced = ", ".join(
+            f"[`{module.__name__.rsplit('.', 1)[1]}.{attr}`][{module.__name__}.{attr}]"
+            for module, attr in swaps
+        )
+        behaviour = " ".join(
+            cell(inspect.getdoc(fn) or "").removeprefix("Go: ") for fn in swaps.values()
+        )
+        rows.append(f"| `{name}` | {replaced} | {behaviour} |")
+    return "\n".join(rows)
+
+
 # Benchmarks -------------------------------------------------------------------------------------
 
 BENCH_RESULTS = REPOSITORY / "bench" / "results.md"
@@ -428,6 +444,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "vector-coverage": vector_coverage,
     "wire-examples": wire_examples,
     "fuzz-mutants": fuzz_mutants,
+    "kv-mutants": kv_mutants,
 }
 
 

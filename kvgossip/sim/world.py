@@ -7,7 +7,8 @@ the Serf model, and watches every store change:
 - a record may only replace an LWW-smaller one (compared here as plain tuples), and only a
   revoked record may be purged.
 It also tracks which honest nodes hold each record, so the oracle can tell a record lost
-legitimately (every holder replaced it with a newer one) from one lost by a bug.
+legitimately (every holder replaced it with a newer one, and none got it back since) from one
+lost by a bug: the design's "oldest valid change to the key still remaining somewhere".
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ class World:
                 self.violation(f"{node} replaced {old.key} with an LWW-smaller record")
             self._release(node, old, superseded=True)
         self.holders.setdefault(new.entry_hash, set()).add(node)
+        self.superseded.discard(new.entry_hash)
 
     def on_delete(self, node: str, old: Record) -> None:
         if node not in self.honest:

@@ -14,6 +14,7 @@ MAIN_PAGES = [
     "wire-format/index.html",
     "reason-codes/index.html",
     "conformance/index.html",
+    "kvgossip/simulation/index.html",
     "cli/index.html",
     "api/index.html",
     "api/spec-merge/index.html",

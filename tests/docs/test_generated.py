@@ -186,3 +186,14 @@ def test_quirk_table_counts_agree_with_the_rule_counts(generate: ModuleType) -> 
     for number in range(1, 6):
         rule = f"X{number}"
         assert f"| [{rule}](#{rule.lower()}) | {counts.get(rule, 0)} |" in table
+
+
+def test_kv_mutant_table_lists_every_mutant_and_what_it_replaces(generate: ModuleType) -> None:
+    from swarmconf.kvgossip.mutants import MUTANTS
+
+    table = generate.kv_mutants()
+    assert len(table.splitlines()) == len(MUTANTS) + 2
+    for name, swaps in MUTANTS.items():
+        (row,) = [line for line in table.splitlines() if line.startswith(f"| `{name}` |")]
+        for module, attr in swaps:
+            assert f"[{module.__name__}.{attr}]" in row

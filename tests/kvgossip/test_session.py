@@ -77,3 +77,20 @@ def test_rejected_record_does_not_abort_the_pass() -> None:
     assert (a.error, b.error) == (None, None)
     assert set(sb.records) == {"/a/x"}
     assert ("/a/y", "rejected", KvReason.UNAUTHORIZED) in b.log.verdicts
+
+
+def test_oversize_frame_aborts() -> None:
+    b = Session(Role.RESPONDER, MemoryStore(), ROOT.pk, b"B")
+    b.receive(b"\x00" * (4 * 1024 * 1024 + 1), NOW)
+    assert b.error == KvReason.SESSION_FRAME_TOO_LARGE
+
+
+def test_short_hash_in_hello_is_a_bad_message() -> None:
+    b = Session(Role.RESPONDER, MemoryStore(), ROOT.pk, b"B")
+    assert b.receive(message("HELLO", 1, b"A", b"\x00" * 31, b"\x00" * 32), NOW) == []
+    assert b.error == KvReason.SESSION_BAD_MESSAGE
+
+
+def test_messages_decode_back() -> None:
+    frame = message("KEYHASH", "/a/x", 5, b"\x01" * 32)
+    assert decode_message(frame) == ["KEYHASH", "/a/x", 5, b"\x01" * 32]

@@ -108,3 +108,16 @@ def test_simulation_catches_mutant(mutant: str) -> None:
     assert run_case(1, index)["violations"] == []
     violations = run_case(1, index, mutant)["violations"]
     assert any(symptom in v for v in violations), violations
+
+
+# Seeds that once exposed a wrong check; kept as regressions.
+REGRESSIONS = {
+    # A record superseded everywhere came back from the attacker's copy after the newer one
+    # was revoked: it is alive again, so the oracle must count it.
+    6639328371644972920: "superseded record revived by a relay",
+}
+
+
+@pytest.mark.parametrize("seed", sorted(REGRESSIONS))
+def test_regression_seeds(seed: int) -> None:
+    assert run_seed(seed)["violations"] == []
