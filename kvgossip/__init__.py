@@ -10,7 +10,8 @@ Modules and their public API:
 - `crypto`: Ed25519 on raw 32-byte keys and 32-byte seeds: `public_key(seed)`,
   `sign(seed, msg)`, `verify(pk, msg, sig)`, `sha256`, `seed_from_label(label)` (test keys).
 - `encoding`: canonical msgpack: `encode(value)`, `decode_canonical(data, max_size)`.
-- `keys`: `check_key(key)`, `check_pattern(pattern)` (raise `KvError`), `matches(pattern, key)`.
+- `keys`: `check_key(key)`, `check_pattern(pattern)` (raise `KvError`), `matches(pattern, key)`,
+  `pattern_subset(child, parent)` (the optional issuance lint; sound, not complete).
 - `grants`: `Grant` (`.id`, `.subgrant`, `.encode()`), `issue_grant(issuer_seed, issuee,
   pattern, *, subgrant, issued_at, expires_at=0)`, `decode_grant(data)`, `Revocation`
   (`.grant_id`, `.encode()`), `revoke_grant(revoker_seed, grant, revoked_at, root)`,
@@ -29,6 +30,14 @@ Modules and their public API:
 - `session`: `Session(role, store, root, node_id, *, skew_ms, max_loops)` with
   `start(now_ms)`, `receive(frame, now_ms) -> frames to send`, `timeout()`, and `done`,
   `error`, `log`.
+
+Around the spec:
+
+- `vectors`: `write_all(root)` writes the conformance vectors and their schemas;
+  `vectors.runner.run(group_type, group, input)` runs one case through the spec.
+- `mutants`: `active(name)` swaps in one of the Go implementation's holes, by name.
+- `sim`: `run_case(campaign_seed, index, mutant=None) -> dict` runs one simulated network
+  schedule and returns its `violations`.
 
 Constants: `DEFAULT_SKEW_MS` (30 s), `DEFAULT_MAX_LOOPS` (3), `MAX_FRAME_BYTES` (4 MiB),
 `MAX_VALUE_BYTES` (1 MiB), `MAX_PATTERN_BYTES` (128), `MAX_KEY_BYTES` (256),

@@ -82,3 +82,45 @@ def _match_parts(pattern: tuple[str, ...], key: tuple[str, ...]) -> bool:
     return (
         bool(key) and bool(_segment_regex(head).fullmatch(key[0])) and _match_parts(rest, key[1:])
     )
+
+
+def pattern_subset(child: str, parent: str) -> bool:
+    """Lint: True only if every key `child` matches is also matched by `parent` (notes 2.2).
+
+    Sound but not complete: a False may be a subset this check cannot prove. Validity never
+    depends on it (the per-key intersection rule already stops escalation); issuing tools use
+    it to warn about or refuse grants wider than their parent.
+    """
+    return _subset(tuple(child[1:].split("/")), tuple(parent[1:].split("/")))
+
+
+@lru_cache(maxsize=4096)
+def _subset(child: tuple[str, ...], parent: tuple[str, ...]) -> bool:
+    # A pattern's tail always needs a segment (it ends in a literal or a final `**`), so an
+    # exhausted child is covered only by an exhausted parent, and a final `**` covers any tail.
+    if not child or not parent:
+        return not child and not parent
+    head, rest = child[0], child[1:]
+    top, below = parent[0], parent[1:]
+    if top == "**" and not below:
+        return True
+    if top == "**":
+        # Let the parent's `**` take nothing, or swallow the child's next segment (or `**`).
+        return _subset(child, below) or _subset(rest, parent)
+    if head == "**":
+        return False
+    return _segment_subset(head, top) and _subset(rest, below)
+
+
+def _segment_subset(child: str, parent: str) -> bool:
+    """True only if every segment the glob `child` matches, the glob `parent` matches too."""
+    if parent == "*" or child == parent:
+        return True
+    if "*" not in child:
+        return bool(_segment_regex(parent).fullmatch(child))
+    pieces = parent.split("*")
+    if len(pieces) != 2:
+        return False
+    prefix, suffix = pieces
+    first, last = child.split("*")[0], child.split("*")[-1]
+    return first.startswith(prefix) and last.endswith(suffix)

@@ -11,6 +11,7 @@ import argparse
 import ast
 import hashlib
 import inspect
+import io
 import json
 import os
 import re
@@ -387,7 +388,81 @@ def bench_results() -> str:
             "No benchmark table is checked in yet: run `make bench`, which writes it to "
             "`bench/results.md`, and rebuild the site."
         )
-    return demoted(BENCH_RESULTS.read_text())
+    text = BENCH_RESULTS.read_text()
+    plot = bench_plot(text)
+    return demoted(text) + ("\n\n" + plot + "\n" if plot else "")
+
+
+UNITS_IN_MICROSECONDS = {"ns": 0.001, "µs": 1.0, "us": 1.0, "ms": 1000.0, "s": 1_000_000.0}
+TIME = re.compile(r"^([0-9][0-9,]*(?:\.[0-9]+)?)\s*(ns|µs|us|ms|s)$")
+
+
+def timing_rows(markdown: str) -> tuple[list[str], list[list[float]], list[str]]:
+    """(labels, per-label timings in µs, column names) of the first table with time cells.
+
+    The columns plotted are those whose cells in every row read as a time with a unit
+    (`12.3 µs`, `1.2 ms`); a row's label is made of the cells before the first of them.
+    """
+    lines = [line.strip() for line in markdown.splitlines()]
+    for start, line in enumerate(lines):
+        if not (line.startswith("|") and start + 1 < len(lines)):
+            continue
+        if not re.fullmatch(r"\|[\s:|-]+\|", lines[start + 1]):
+            continue
+        header = [cell.strip() for cell in line.strip("|").split("|")]
+        body = []
+        for row_line in lines[start + 2 :]:
+            if not row_line.startswith("|"):
+                break
+            body.append([cell.strip().strip("*`") for cell in row_line.strip("|").split("|")])
+        columns = [
+            index
+            for index in range(1, len(header))
+            if body and all(index < len(row) and TIME.match(row[index]) for row in body)
+        ]
+        if columns:
+            values = []
+            for row in body:
+                matches = [TIME.match(row[index]) for index in columns]
+                values.append(
+                    [
+                        float(m.group(1).replace(",", "")) * UNITS_IN_MICROSECONDS[m.group(2)]
+                        for m in matches
+                        if m is not None
+                    ]
+                )
+            labels = [" ".join(row[: columns[0]]) for row in body]
+            return labels, values, [header[index] for index in columns]
+    return [], [], []
+
+
+def bench_plot(markdown: str) -> str:
+    """An inline SVG bar chart (log scale) of the benchmark table's timings, or "" if none."""
+    labels, values, columns = timing_rows(markdown)
+    if not labels:
+        return ""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: smaller, searchable
+    from matplotlib import pyplot
+
+    figure, axes = pyplot.subplots(figsize=(9, 0.35 * len(labels) + 1.5))
+    width = 0.8 / len(columns)
+    for index, column in enumerate(columns):
+        positions = [row + index * width for row in range(len(labels))]
+        axes.barh(positions, [row[index] for row in values], height=width, label=column)
+    axes.set_yticks([row + 0.4 - width / 2 for row in range(len(labels))], labels)
+    axes.invert_yaxis()
+    axes.set_xscale("log")
+    axes.set_xlabel("median time (µs, log scale)")
+    axes.legend()
+    figure.tight_layout()
+    buffer = io.StringIO()
+    figure.savefig(buffer, format="svg", metadata={"Date": None})
+    pyplot.close(figure)
+    svg = buffer.getvalue()
+    return '<div class="bench-plot">' + svg[svg.index("<svg") :] + "</div>"
 
 
 def vector_coverage() -> str:

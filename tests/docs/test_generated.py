@@ -197,3 +197,23 @@ def test_kv_mutant_table_lists_every_mutant_and_what_it_replaces(generate: Modul
         (row,) = [line for line in table.splitlines() if line.startswith(f"| `{name}` |")]
         for module, attr in swaps:
             assert f"[{module.__name__}.{attr}]" in row
+
+
+def test_bench_plot_reads_the_timings_and_draws_them(
+    generate: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    results = tmp_path / "results.md"
+    results.write_text(
+        "| operation | size | spec | reference | ratio |\n| --- | --- | ---: | ---: | ---: |\n"
+        "| parse | 1 KB | 120.5 µs | 10.2 µs | 11.8 |\n"
+        "| merge 2-way | 10 KB | 5.2 ms | 310 µs | 16.8 |\n"
+    )
+    labels, values, columns = generate.timing_rows(results.read_text())
+    assert labels == ["parse 1 KB", "merge 2-way 10 KB"]
+    assert values == [[120.5, 10.2], [5200.0, 310.0]]
+    assert columns == ["spec", "reference"]
+    monkeypatch.setattr(generate, "BENCH_RESULTS", results)
+    page = generate.bench_results()
+    svg = page[page.index("<svg") :]
+    assert "merge 2-way 10 KB" in svg and "reference" in svg
+    assert generate.bench_plot("no table here") == ""
