@@ -20,10 +20,15 @@ from swarmconf.spec.reasons import ConfigError, Reason
 
 from .edits import Data, Path, apply_batch
 from .impl import Implementation
-from .oracle import Atom, wiped_of, writes_of
+from .oracle import Atom, Verdict, wiped_of, writes_of
 from .scenario import Scenario
 
-SAMPLE = 8
+CHECK_SAMPLE = 4
+"""P3 runs the checker on one distinct operation in CHECK_SAMPLE (all when it is a mutant's
+intact spec, which shares the primary's parses)."""
+API_SAMPLE = 32
+"""A primary with a parsed-message merge also runs P2 through its bytes API on one distinct
+merge in API_SAMPLE."""
 UNKNOWN_KEY = b"_future"
 """The unknown top-level key a future client writes (D9)."""
 
@@ -72,6 +77,10 @@ class Engine:
     edits: dict[tuple[bytes, int, int], Published] = field(default_factory=dict)
     merges: dict[tuple[frozenset[bytes], bool], Merged] = field(default_factory=dict)
     known: dict[tuple[int, bytes], bytes] = field(default_factory=dict)
+    verdicts: dict[tuple[bytes, int, tuple[tuple[int, tuple[int, bytes]], ...]], Verdict] = field(
+        default_factory=dict
+    )
+    """P4 verdicts by (final message, safe updates, known updates with their ranks)."""
 
     def __post_init__(self) -> None:
         seed = self.scenario.key_seed
@@ -121,7 +130,7 @@ class Engine:
                 return self.edits[key]
             message, before, after = self.apply_edit(self.primary, base, client, batch)
             violations = list(self.check_valid(message, merged=False, client=client))
-            if self.checker is not None:
+            if self.checker is not None and self.check(message):
                 expected = self.apply_edit(self.checker, base, client, batch)[0]
                 if expected != message:
                     violations.append(f"P3 edit differs from {self.checker.name}")
@@ -160,35 +169,32 @@ class Engine:
         except ConfigError as error:
             return Merged(ordered[0], False, (), (f"P6 merge refused its inputs: {error}",))
         violations: list[str] = []
-        agree = True
         new = result not in inputs
-        # P3 on every merge that makes a new message; on a sample of those that keep one
-        if self.checker is not None and (new or sampled(result)):
-            agree = result == self.run_merge(self.checker, ordered, sign_key, parsed=True)
-            if not agree:
+        if self.checker is not None and self.check(result):
+            expected = self.run_merge(self.checker, ordered, sign_key, parsed=True)
+            if expected != result:
                 violations.append(f"P3 merge differs from {self.checker.name}")
-        if not self.stable(result, self.shuffled(ordered), sign_key, agree):
+        if not self.stable(result, self.shuffled(ordered), sign_key):
             violations.append("P2 merge result depends on input order, duplicates or extras")
         remaining = self.remaining(ordered)
         if new:
             violations.extend(self.check_valid(result, merged=True, client=None))
         return Merged(result, new, remaining, tuple(violations))
 
-    def stable(
-        self, result: bytes, shuffled: list[bytes], sign_key: bytes | None, agree: bool
-    ) -> bool:
-        """P2 on the shuffled inputs: through every parsed path (the checker's only when it
-        agreed), and for one merge in SAMPLE through the primary's bytes API, which
-        re-parses every input."""
-        impls = [self.primary, self.checker] if agree else [self.primary]
-        for impl in impls:
-            if impl is None or impl.merge_parsed is None:
-                continue
-            if self.run_merge(impl, shuffled, sign_key, parsed=True) != result:
-                return False
-        if sampled(result):
+    def check(self, message: bytes) -> bool:
+        """Whether P3 checks the operation that produced `message`."""
+        shares_parses = self.checker is not None and self.checker.parse is self.primary.parse
+        return shares_parses or sampled(message, CHECK_SAMPLE)
+
+    def stable(self, result: bytes, shuffled: list[bytes], sign_key: bytes | None) -> bool:
+        """P2: the primary merges the shuffled inputs to the same bytes."""
+        if self.primary.merge_parsed is None:
             return self.run_merge(self.primary, shuffled, sign_key) == result
-        return True
+        if self.run_merge(self.primary, shuffled, sign_key, parsed=True) != result:
+            return False
+        return not sampled(result, API_SAMPLE) or (
+            self.run_merge(self.primary, shuffled, sign_key) == result
+        )
 
     def run_merge(
         self,
@@ -256,9 +262,9 @@ class Engine:
         return problems
 
 
-def sampled(message: bytes) -> bool:
-    """A deterministic one-in-SAMPLE choice of messages for the costlier checks."""
-    return hashlib.blake2b(message, digest_size=1).digest()[0] % SAMPLE == 0
+def sampled(message: bytes, one_in: int) -> bool:
+    """A deterministic one-in-`one_in` choice of messages for the costlier checks."""
+    return hashlib.blake2b(message, digest_size=1).digest()[0] % one_in == 0
 
 
 def prune(data: Data) -> Data:

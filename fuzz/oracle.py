@@ -5,10 +5,11 @@ Data is viewed as *atoms*: a scalar at a path, or one element of a set at a path
 published (assigned or removed scalars, added or removed set elements; a removed dict removes
 everything inside it). An update *interferes* with an atom at path P when it writes at a proper
 prefix of P, at a path below P, or at P itself with another kind (scalar vs set): such writes
-replace the value P lives in. An update *wipes* the containers (dicts, sets) it emptied or
-removed: D15 replays its diff there against data that no longer holds the container, which
-removes the whole path, including what concurrent updates added inside it, unless a later
-update wrote inside the container again (the oracle then leaves the atom unchecked).
+replace the value P lives in. Atoms where any two known updates disagree on the kind of a value
+on their path are left unchecked (see `contested`). An update *wipes* the containers (dicts,
+sets) it emptied or removed: D15 replays its diff there against data that no longer holds the
+container, which removes the whole path, including what concurrent updates added inside it,
+unless a later update wrote inside the container again (the atom is then left unchecked).
 
 Knowledge is tracked per message by the simulation: an increment knows what its base knew plus
 its own update; a merge knows what its remaining inputs (after the "within N" and "included"
@@ -169,7 +170,7 @@ def check_survival(final: Data, updates: list[Update], safe: int) -> Verdict:
             # again: then it depends on whether that update saw the wipe (unknown here)
             wiped = any(u.recreates(expected) for u in ranked[:position])
             expected = UNKNOWN if wiped else ABSENT
-        if expected is UNKNOWN:
+        if expected is UNKNOWN or contested(atom, top, updates, touched):
             continue
         found = actual.get(atom, ABSENT)
         holds = same_value(found, expected) if expected is not ABSENT else found is ABSENT
@@ -183,6 +184,16 @@ def check_survival(final: Data, updates: list[Update], safe: int) -> Verdict:
         elif not holds:
             lost.add(top.bit)
     return Verdict(checked, tuple(sorted(violations)), frozenset(lost))
+
+
+def contested(
+    atom: Atom, top: Update, updates: list[Update], touched: dict[int, frozenset[tuple[str, Path]]]
+) -> bool:
+    """Whether another known update, of any rank, changed the kind of a value on the atom's
+    path. Replay takes assigned values from the data of the message an entry was taken from,
+    and after such a change that data may hold no dict where the entry's diff has one; the
+    entry then removes the whole path (D15), wherever it ranks. The atom is left unchecked."""
+    return any(u is not top and interferes(touched[u.bit], atom) for u in updates)
 
 
 def describe(atom: Atom) -> str:

@@ -23,8 +23,7 @@ if TYPE_CHECKING:
     from .job import Config
 
 PROPERTIES = ("P1", "P2", "P3", "P4", "P5", "P6")
-COUNTEREXAMPLES = 20
-SHRUNK = 3
+PER_PROPERTY = 5
 
 
 def counts(cases: DataFrame, column: str) -> dict[int, int]:
@@ -81,30 +80,37 @@ def summarize(cases: DataFrame) -> dict[str, Any]:
 
 
 def write_counterexamples(cases: DataFrame, config: Config) -> list[str]:
-    """Each failing case (up to COUNTEREXAMPLES) as JSON; the first SHRUNK also minimized."""
+    """For each violated property, its first PER_PROPERTY failing cases as JSON, the first of
+    them also minimized (a `-shrunk` file)."""
     from pyspark.sql import functions as f
 
-    failing = (
-        cases.filter(f.col("violations") != "")
-        .orderBy("scenario", "schedule")
-        .limit(COUNTEREXAMPLES)
-        .collect()
-    )
     folder = config.out / "counterexamples"
     folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for number, row in enumerate(failing):
-        case = generate_case(row["campaign_seed"], row["scenario"], row["schedule"], config.mutant)
-        outcome = replay(case)
-        path = folder / f"{case.name}.json"
-        write_case(case, outcome, path)
-        paths.append(str(path))
-        if number < SHRUNK and outcome.violations:
-            scenario, schedule = shrink((case.scenario, case.schedule), config.mutant)
-            small = replace(case, scenario=scenario, schedule=schedule, shrunk=True)
-            shrunk_path = folder / f"{case.name}-shrunk.json"
-            write_case(small, replay(small), shrunk_path)
-            paths.append(str(shrunk_path))
+    paths: list[str] = []
+    written: set[tuple[int, int]] = set()
+    for name in PROPERTIES:
+        failing = (
+            cases.filter(f.array_contains(f.split("violations", " "), name))
+            .orderBy("scenario", "schedule")
+            .limit(PER_PROPERTY)
+            .collect()
+        )
+        for number, row in enumerate(failing):
+            key = (row["scenario"], row["schedule"])
+            if key in written:
+                continue
+            written.add(key)
+            case = generate_case(row["campaign_seed"], *key, config.mutant)
+            outcome = replay(case)
+            path = folder / f"{case.name}.json"
+            write_case(case, outcome, path)
+            paths.append(str(path))
+            if number == 0 and outcome.violations:
+                scenario, schedule = shrink((case.scenario, case.schedule), config.mutant)
+                small = replace(case, scenario=scenario, schedule=schedule, shrunk=True)
+                shrunk_path = folder / f"{case.name}-shrunk.json"
+                write_case(small, replay(small), shrunk_path)
+                paths.append(str(shrunk_path))
     return paths
 
 

@@ -204,7 +204,10 @@ class Run:
             self.note(["P1 the final message is not a valid published message"])
             return
         known = [update for update in self.updates.values() if update.bit & knowledge.known]
-        verdict = check_survival(info.data, known, knowledge.safe)
+        key = (final, knowledge.safe, tuple((update.bit, update.rank) for update in known))
+        verdict = self.engine.verdicts.get(key)
+        if verdict is None:
+            verdict = self.engine.verdicts[key] = check_survival(info.data, known, knowledge.safe)
         self.note(list(verdict.violations))
         self.outcome.checked = verdict.checked
         self.outcome.lost_overwritten = len(verdict.lost)

@@ -42,7 +42,18 @@ def test_a_higher_write_at_a_prefix_leaves_the_atom_unchecked() -> None:
     high = Update(4, (6, b"\x00"), {("s", (b"d",), None): 7})
     verdict = check_survival({b"d": 7}, [low, high], safe=0b110)
     assert verdict.violations == ()
-    assert verdict.checked == 1  # only the atom the higher update wrote
+    assert verdict.checked == 0  # the two disagree on the kind of d: neither atom is checked
+
+
+def test_a_lower_ranked_change_of_kind_on_the_path_leaves_the_atom_unchecked() -> None:
+    # A lower update turned d into a set: the data a later entry is replayed from may hold no
+    # dict at d, and that entry then removes d whole (D15), so d.x is not checked
+    writes = Update(4, (5, b"\x01"), {X: 1})
+    changes_kind = Update(2, (4, b"\x00"), {("e", (b"d",), 1): True})
+    verdict = check_survival({}, [writes, changes_kind], safe=0b110)
+    assert verdict.violations == () and verdict.checked == 0
+    alone = check_survival({}, [writes], safe=0b100)
+    assert alone.violations == ("P4 d.x: expected 1, found absent (update seqno 5)",)
 
 
 def test_a_wipe_removes_what_lower_updates_added_inside() -> None:
