@@ -3,6 +3,7 @@ section 5 cases 20, 26, 31)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..grants import Revocation, issue_grant, revoke_grant
@@ -82,10 +83,8 @@ KINDS = {
     ),
 }
 
-Snapshot = tuple[list[Record], list[Revocation]]
 
-
-def snap(records: list[Record] = [], revocations: list[Revocation] = []) -> dict[str, Any]:  # noqa: B006
+def snap(records: Sequence[Record] = (), revocations: Sequence[Revocation] = ()) -> dict[str, Any]:
     """A store snapshot for a vector input."""
     return {
         "records": [r.encode().hex() for r in records],
@@ -93,7 +92,7 @@ def snap(records: list[Record] = [], revocations: list[Revocation] = []) -> dict
     }
 
 
-def hello(records: list[Record] = [], revocations: list[Revocation] = []) -> bytes:  # noqa: B006
+def hello(records: Sequence[Record] = (), revocations: Sequence[Revocation] = ()) -> bytes:
     """The HELLO a peer holding exactly this state sends."""
     store = MemoryStore(records, revocations)
     return message("HELLO", 1, b"peer", store.revset_hash(), store.tree_hash())
