@@ -100,7 +100,8 @@ class ConfigMessage:
     @classmethod
     def new(cls, seqno: int, *, lag: int = 5) -> ConfigMessage:
         """An editable message with empty data and no history."""
-        return cls(_check_seqno(seqno), {}, [], lag=check_lag(lag))
+        lag = check_lag(lag)
+        return cls(_check_seqno(seqno), {}, [], lag=lag)
 
     @classmethod
     def editable_from(
