@@ -77,3 +77,8 @@ fuzz-cluster: $(STAMP)
 # Campaign throughput on local[2] and how the core's rate scales with clients and edits.
 bench-fuzz: $(STAMP)
 	$(BIN)/python -m swarmconf.fuzz.bench --interleavings $(FUZZ_INTERLEAVINGS)
+
+# spec vs reference timings (medians); the Markdown table goes to bench/results.md for the docs.
+.PHONY: bench
+bench: $(STAMP)
+	nice $(BIN)/python bench/run.py --output bench/results.md

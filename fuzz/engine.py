@@ -2,7 +2,9 @@
 
 All schedules of a scenario share one engine, so a merge of the same messages is computed once
 and its checks (P2 determinism, P3 agreement, P6 validity) run on that first computation; every
-schedule that reaches it again sees the same result and the same violations.
+schedule that reaches it again sees the same result and the same violations. P3 runs the other
+library on a deterministic sample of the distinct operations (all of them for a mutant, whose
+intact spec shares the primary's parses); see CHECK_SAMPLE.
 """
 
 from __future__ import annotations

@@ -197,17 +197,17 @@ def _to_bt(data: Data) -> dict[bytes, Any]:
         if t is bytes:
             out[key] = value
         elif t is int:
-            _check_int(value)
+            if value < INT64_MIN or value > INT64_MAX:
+                raise UsageError(Reason.INT_OUT_OF_RANGE)
             out[key] = value
         elif t is set:
             if value:
                 items = sorted_set(value)
-                if isinstance(items[0], int):
-                    _check_int(items[0])
-                    for item in reversed(items):
-                        if isinstance(item, int):
-                            _check_int(item)
-                            break
+                for item in items:
+                    if type(item) is not int:
+                        break
+                    if item < INT64_MIN or item > INT64_MAX:
+                        raise UsageError(Reason.INT_OUT_OF_RANGE)
                 out[key] = items
         elif t is dict:
             sub = _to_bt(value)
@@ -250,7 +250,7 @@ def _kind(value: Any) -> type:
 def _added(value: Any) -> Any:
     t = type(value)
     if t is dict:
-        return {k: _added(v) for k, v in value.items()}
+        return {k: _added(value[k]) for k in sorted(value)}
     if t is set:
         return [sorted_set(value), []]
     return b""
@@ -259,7 +259,7 @@ def _added(value: Any) -> Any:
 def _removed(value: Any) -> Any:
     t = type(value)
     if t is dict:
-        return {k: _removed(v) for k, v in value.items()}
+        return {k: _removed(value[k]) for k in sorted(value)}
     if t is set:
         return [[], sorted_set(value)]
     return b"-"
@@ -277,6 +277,8 @@ def make_diff(old: Data, new: Data) -> Diff:
             out[key] = _added(n)
             continue
         o = old[key]
+        if o == n and type(o) is type(n):
+            continue  # compared at C speed, unchanged subtrees cost nothing more
         kind = _kind(n)
         if kind is not _kind(o):
             out[key] = _added(n)

@@ -100,7 +100,8 @@ class ConfigMessage:
     @classmethod
     def new(cls, seqno: int, *, lag: int = 5) -> ConfigMessage:
         """An editable message with empty data and no history."""
-        return cls(_check_seqno(seqno), {}, [], lag=check_lag(lag))
+        lag = check_lag(lag)
+        return cls(_check_seqno(seqno), {}, [], lag=lag)
 
     @classmethod
     def editable_from(
@@ -127,6 +128,7 @@ class ConfigMessage:
         """The stored `=` of a parsed message; the diff of the edits so far for an editable one."""
         if self._diff is not None:
             return self._diff
+        encode_data(self.data)  # the type and range checks
         return self._edits()
 
     @property
@@ -136,13 +138,15 @@ class ConfigMessage:
             return self._hash
         return blake2b(self.serialize())
 
-    def _edits(self) -> Diff:
-        """The diff since creation of an editable message whose data encoded fine (D12, D11)."""
+    def _edits(self, limits: bool = False) -> Diff:
+        """The diff since creation (D12) of an editable message whose data encoded fine; with
+        `limits`, the writer limits on what it adds (D11)."""
         if self.data == self._base:
             return {}
         now = pruned_copy(self.data)
         diff = make_diff(self._base, now)
-        check_writer_limits(diff, now)
+        if limits:
+            check_writer_limits(diff, now)
         return diff
 
     def increment(self) -> ConfigMessage:
@@ -153,7 +157,8 @@ class ConfigMessage:
         seqno = self.seqno + 1
         floor = seqno - self.lag
         lagged = [e for e in self.lagged if e.seqno > floor]
-        lagged.append(LaggedEntry(self.seqno, own_hash, diff))
+        if self.seqno > floor:  # not with lag 1: the window holds nothing then (D7)
+            lagged.append(LaggedEntry(self.seqno, own_hash, diff))
         return ConfigMessage.editable_from(
             pruned_copy(self.data), seqno, lagged, lag=self.lag, extra=dict(self.extra)
         )
@@ -169,7 +174,7 @@ class ConfigMessage:
         cache = self._cache
         if cache is not None and cache[0] == encoded and cache[1] == secret:
             return cache[2]
-        out = self._serialize(encoded, self._edits(), secret)
+        out = self._serialize(encoded, self._edits(limits=True), secret)
         self._cache = (encoded, secret, out)
         return out
 

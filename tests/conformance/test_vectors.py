@@ -78,11 +78,6 @@ def test_builtin_spec_passes_every_case() -> None:
     assert Counter(outcome.status for outcome in report.outcomes) == {PASSED: len(cases)}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="swarmconf.reference keeps an increment's own lagged entry under lag 1 (D7, D13):"
-    " increment cases lag-1-chain-*",
-)
 def test_builtin_reference_passes_every_case() -> None:
     report = run_cases(InProcessClient(builtin_adapter("reference")), load_cases(VECTORS))
     assert [outcome.case.label for outcome in report.failed] == []

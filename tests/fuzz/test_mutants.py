@@ -29,11 +29,6 @@ def test_the_real_merger_passes_the_same_budget() -> None:
     assert done == BUDGET
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the reference's increment keeps the old message's own lagged entry when lag is 1 "
-    "(D7, D13); remove this mark once it is fixed",
-)
 def test_the_reference_agrees_with_the_spec() -> None:
     _, row = first_failure(1, 2_000, PER_SCENARIO)
     assert row is None, row.detail if row else ""
