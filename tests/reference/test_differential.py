@@ -96,7 +96,10 @@ def outcome(call: Callable[[], Any]) -> tuple[str, Any]:
 def view(msg: Any) -> tuple[Any, ...]:
     """Everything the contract exposes of a message, comparable across implementations."""
     lagged = [(e.seqno, e.hash, e.diff) for e in msg.lagged]
-    return (msg.seqno, msg.hash, msg.data, msg.diff, lagged, msg.merged, msg.extra, msg.lag)
+    return (
+        *(msg.seqno, msg.hash, msg.data, msg.diff, lagged),
+        *(msg.merged, msg.extra, msg.lag, msg.signature, msg.editable),
+    )
 
 
 def both(step: Callable[[ModuleType], Any], edits: list[tuple[Any, ...]] = ()) -> tuple[str, Any]:
