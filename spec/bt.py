@@ -20,6 +20,8 @@ MAX_DEPTH = 64
 """Lists and dicts may nest this deep; deeper input is refused with BT_TOO_DEEP."""
 
 DIGITS = b"0123456789"
+MAX_DIGITS = len(str(UINT64_MAX))
+"""No integer or string length in range has more digits than 2^64-1 (20)."""
 
 
 def encode(value: BtValue) -> bytes:
@@ -111,6 +113,8 @@ class _Reader:
         # Verify the shortest form
         require(text != b"-0", Reason.BT_NEGATIVE_ZERO)
         require(magnitude == b"0" or magnitude[0] != ord("0"), Reason.BT_LEADING_ZERO)
+        # Verify the range: more digits than 2^64-1 has can never fit
+        require(len(magnitude) <= MAX_DIGITS, Reason.BT_INTEGER_RANGE, f"{len(text)} digits")
         number = int(text)
         # Verify the range: signed 64 bits, or [-2^63, 2^64-1] where D9 allows
         high = UINT64_MAX if wide else INT64_MAX
@@ -122,8 +126,9 @@ class _Reader:
         length_text = self.digits_until(ord(":"), Reason.BT_BAD_STRING_LENGTH, signed=False)
         # Verify the length is in shortest form (it starts with a digit, so it is not empty)
         require(length_text == b"0" or length_text[0] != ord("0"), Reason.BT_LEADING_ZERO)
+        # Verify the declared bytes are present (a length of over 20 digits never is)
+        require(len(length_text) <= MAX_DIGITS, Reason.BT_TRUNCATED, "string")
         length = int(length_text)
-        # Verify the declared bytes are present
         require(length <= len(self.data) - self.pos, Reason.BT_TRUNCATED, "string")
         text = self.data[self.pos : self.pos + length]
         self.pos += length

@@ -104,16 +104,20 @@ def deep_copy(data: Data) -> Data:
 
 
 def check_writable(value: object, path: tuple[bytes, ...] = ()) -> None:
-    """Data a writer serializes holds only int64s, bytes, sets of scalars and bytes-keyed dicts."""
+    """Data a writer serializes holds only int64s, bytes, sets of scalars and bytes-keyed dicts.
+
+    The walk is deterministic: dict keys in ascending order, and within a set every element's
+    type before any integer's range, so the reason reported never depends on hash order.
+    """
     if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, bytes):
-                raise UsageError(Reason.BAD_VALUE_TYPE, f"key {key!r} at {path} is not bytes")
-            check_writable(item, (*path, key))
+        if not all(isinstance(key, bytes) for key in value):
+            raise UsageError(Reason.BAD_VALUE_TYPE, f"a key at {path} is not bytes")
+        for key in sorted(value):
+            check_writable(value[key], (*path, key))
     elif isinstance(value, set):
+        if not all(is_scalar(element) for element in value):
+            raise UsageError(Reason.BAD_VALUE_TYPE, f"a set element at {path} is not a scalar")
         for element in value:
-            if not is_scalar(element):
-                raise UsageError(Reason.BAD_VALUE_TYPE, f"set element {element!r} at {path}")
             check_writable(element, path)
     elif isinstance(value, int) and not isinstance(value, bool):
         if not INT64_MIN <= value <= INT64_MAX:

@@ -152,7 +152,7 @@ def check_written_limits(data: Data, diff: Diff) -> None:
     values this diff adds or assigns are checked, so over-limit data received from others can
     still be carried along."""
     for key, entry in diff.items():
-        if entry == REMOVED:
+        if not adds_anything(entry):
             continue
         if len(key) > MAX_KEY_LENGTH:
             raise UsageError(Reason.KEY_TOO_LONG, f"{len(key)}-byte key")
@@ -163,6 +163,15 @@ def check_written_limits(data: Data, diff: Diff) -> None:
             check_string_lengths(entry[0])
         elif isinstance(value, bytes):
             check_string_lengths([value])
+
+
+def adds_anything(entry: DiffValue) -> bool:
+    """True when a diff entry assigns a scalar or adds a set element, here or below."""
+    if isinstance(entry, dict):
+        return any(adds_anything(nested) for nested in entry.values())
+    if isinstance(entry, list):
+        return entry[0] != []
+    return entry == ASSIGNED
 
 
 def check_string_lengths(elements: list[Scalar]) -> None:

@@ -118,3 +118,19 @@ def test_hostile_nesting_is_refused_without_recursion_error() -> None:
 def test_encoder_refuses_non_bt_values(value: object) -> None:
     with pytest.raises(TypeError):
         bt.encode(value)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("encoded", "reason"),
+    [
+        (b"i" + b"1" * 5000 + b"e", Reason.BT_INTEGER_RANGE),
+        (b"i-" + b"1" * 5000 + b"e", Reason.BT_INTEGER_RANGE),
+        (b"i" + b"1" * 21 + b"e", Reason.BT_INTEGER_RANGE),
+        (b"1" * 5000 + b":x", Reason.BT_TRUNCATED),
+        (b"d1:#" + b"1" * 21 + b":x", Reason.BT_TRUNCATED),
+    ],
+)
+def test_overlong_numbers_are_refused_with_a_reason(encoded: bytes, reason: Reason) -> None:
+    with pytest.raises(ConfigError) as caught:
+        bt.decode(encoded, wide_int_keys=lambda key: True)
+    assert caught.value.reason == reason

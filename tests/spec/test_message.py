@@ -232,3 +232,33 @@ def test_increment_refuses_to_overflow_the_seqno() -> None:
     with pytest.raises(UsageError) as caught:
         ConfigMessage.new(2**63 - 1).increment()
     assert caught.value.reason == Reason.SEQNO_OVERFLOW
+
+
+def test_removals_under_an_over_limit_key_are_not_writes() -> None:
+    long_key = b"k" * 129
+    received = message(**{"&": {long_key: {b"a": 1, b"b": 2}, b"s": {long_key: [1, 2]}}})
+    following = parse(received).increment()
+    inner = following.data[long_key]
+    assert isinstance(inner, dict)
+    del inner[b"a"]
+    nested = following.data[b"s"]
+    assert isinstance(nested, dict)
+    elements = nested[long_key]
+    assert isinstance(elements, set)
+    elements.discard(1)
+    encoded = following.serialize()
+    assert parse(encoded).diff == {long_key: {b"a": b"-"}, b"s": {long_key: [[], [1]]}}
+    inner[b"c"] = 3
+    with pytest.raises(UsageError) as caught:
+        following.serialize()
+    assert caught.value.reason == Reason.KEY_TOO_LONG
+
+
+def test_the_reported_writer_error_does_not_depend_on_order() -> None:
+    for elements in ({"text", 2**63}, {2**63, "text"}, {2**63, b"x", 1.5}):
+        built = ConfigMessage.new(1)
+        built.data[b"z"] = 2**64
+        built.data[b"a"] = elements  # type: ignore[assignment]
+        with pytest.raises(UsageError) as caught:
+            built.serialize()
+        assert caught.value.reason == Reason.BAD_VALUE_TYPE
