@@ -84,14 +84,14 @@ def unpad(padded: bytes) -> bytes:
 
 def _keys(key: object, profile: object, domain: object, size: int) -> tuple[bytes, bytes]:
     """(encryption key, nonce key) for a plaintext of `size` bytes, checking the arguments."""
-    if profile not in PROFILES:
-        raise UsageError(Reason.BAD_PROFILE, repr(profile))
     if type(key) is not bytes or len(key) != 32:
         raise UsageError(Reason.BAD_KEY, "an encryption key is 32 bytes")
     if profile == "spec":
         if domain is not None:
             raise UsageError(Reason.BAD_DOMAIN, "the spec profile takes no domain")
         return key, SPEC_NONCE_KEY
+    if profile != "libsession":
+        raise UsageError(Reason.BAD_PROFILE, repr(profile))
     if type(domain) is not bytes or not 1 <= len(domain) <= 24:
         raise UsageError(Reason.BAD_DOMAIN, "a domain is 1 to 24 bytes")
     derived = hashlib.blake2b(key + size.to_bytes(8, "big") + domain, digest_size=32).digest()

@@ -100,7 +100,8 @@ class ConfigMessage:
     @classmethod
     def new(cls, seqno: int, *, lag: int = 5) -> ConfigMessage:
         """An editable message with empty data and no history."""
-        return cls(_check_seqno(seqno), {}, [], lag=check_lag(lag))
+        lag = check_lag(lag)
+        return cls(_check_seqno(seqno), {}, [], lag=lag)
 
     @classmethod
     def editable_from(
@@ -117,9 +118,7 @@ class ConfigMessage:
 
     @property
     def signature(self) -> bytes | None:
-        """The `~` of a parsed message; for an editable one, that of its current bytes if signed."""
-        if self._hash is None and self._sign_secret is not None:
-            return self.serialize()[-1 - crypto.SIGNATURE_SIZE : -1]
+        """The `~` of a parsed message (None for editable ones, which are signed on output)."""
         return self._signature
 
     @property

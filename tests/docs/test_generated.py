@@ -217,3 +217,14 @@ def test_bench_plot_reads_the_timings_and_draws_them(
     svg = page[page.index("<svg") :]
     assert "merge 2-way 10 KB" in svg and "reference" in svg
     assert generate.bench_plot("no table here") == ""
+
+
+def test_performance_page_shows_the_benchmark_table_and_its_plot(
+    built_site: Path, generate: ModuleType
+) -> None:
+    labels, _, columns = generate.timing_rows(generate.BENCH_RESULTS.read_text())
+    assert labels and "reference (median)" in columns
+    page = html.unescape((built_site / "performance" / "index.html").read_text())
+    svg = page[page.index('<div class="bench-plot">') :]
+    for label in labels:
+        assert label in svg

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from nacl.bindings import crypto_sign_seed_keypair
@@ -95,7 +96,10 @@ def outcome(call: Callable[[], Any]) -> tuple[str, Any]:
 def view(msg: Any) -> tuple[Any, ...]:
     """Everything the contract exposes of a message, comparable across implementations."""
     lagged = [(e.seqno, e.hash, e.diff) for e in msg.lagged]
-    return (msg.seqno, msg.hash, msg.data, msg.diff, lagged, msg.merged, msg.extra, msg.lag)
+    return (
+        *(msg.seqno, msg.hash, msg.data, msg.diff, lagged),
+        *(msg.merged, msg.extra, msg.lag, msg.signature, msg.editable),
+    )
 
 
 def both(step: Callable[[ModuleType], Any], edits: list[tuple[Any, ...]] = ()) -> tuple[str, Any]:
@@ -304,3 +308,55 @@ def encode_any(value: Any) -> bytes:
     if type(value) is list:
         return b"l" + b"".join(encode_any(v) for v in value) + b"e"
     return b"d" + b"".join(encode_any(k) + encode_any(value[k]) for k in sorted(value)) + b"e"
+
+
+KEY_ARGS = st.one_of(
+    st.binary(min_size=32, max_size=32), st.sampled_from([b"", bytes(31), bytes(33), "k" * 32])
+)
+
+
+@SETTINGS
+@given(
+    st.binary(max_size=300),
+    KEY_ARGS,
+    st.sampled_from(["spec", "libsession", "other"]),
+    st.sampled_from([None, b"", b"UserProfile", b"d" * 24, b"d" * 25, "text"]),
+    st.integers(0, 5),
+)
+def test_encryption_agrees(
+    plaintext: bytes, key: Any, profile: str, domain: Any, flip: int
+) -> None:
+    sealed = both(lambda api: api.encrypt(plaintext, key, profile=profile, domain=domain))
+    if sealed[0] == "ok":
+        damaged = bytearray(sealed[1])
+        damaged[flip % len(damaged)] ^= flip
+        both(lambda api: api.decrypt(bytes(damaged), key, profile=profile, domain=domain))
+    both(lambda api: api.decrypt(plaintext[:60], key, profile=profile, domain=domain))
+
+
+@SETTINGS
+@given(st.integers(0, 60_000), st.integers(0, 100), st.binary(max_size=50))
+def test_padding_agrees(size: int, overhead: int, data: bytes) -> None:
+    both(lambda api: api.padded_size(size, overhead))
+    both(lambda api: (api.pad(data, overhead), api.unpad(b"\0" * overhead + data)))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda api: api.ConfigMessage.new(True, lag=0),
+        lambda api: api.ConfigMessage.new(2**63, lag=1),
+        lambda api: api.ConfigMessage.new(1.0),
+        lambda api: api.ConfigMessage.new(2**63 - 1).increment(),
+        lambda api: api.merge([b"x"], lag=0, verify_key=b"", sign_key=b""),
+        lambda api: api.merge([b"x"], verify_key=b"", sign_key=b""),
+        lambda api: api.merge([b"x"], sign_key=b""),
+        lambda api: api.merge([b"x"], sign_key=SEED + bytes(32)),
+        lambda api: api.merge([b"x"], sign_key=SEED + PUBLIC),
+        lambda api: api.merge([]),
+        lambda api: api.parse(b"d1:#i1e1:&de1:=dee", lag=0, verify_key=b""),
+    ],
+)
+def test_argument_errors_agree(call: Callable[[ModuleType], Any]) -> None:
+    result = both(call)
+    assert result[0] == "error"
