@@ -5,11 +5,12 @@ Data is viewed as *atoms*: a scalar at a path, or one element of a set at a path
 published (assigned or removed scalars, added or removed set elements; a removed dict removes
 everything inside it). An update *interferes* with an atom at path P when it writes at a proper
 prefix of P, at a path below P, or at P itself with another kind (scalar vs set): such writes
-replace the value P lives in. Atoms where any two known updates disagree on the kind of a value
-on their path are left unchecked (see `contested`). An update *wipes* the containers (dicts,
-sets) it emptied or removed: D15 replays its diff there against data that no longer holds the
-container, which removes the whole path, including what concurrent updates added inside it,
-unless a later update wrote inside the container again (the atom is then left unchecked).
+replace the value P lives in. Atoms where another known update changed the kind of a value on
+their path, or wiped a container around them, are left unchecked (see `contested`). An update
+*wipes* the containers (dicts, sets) it emptied or removed: D15 replays its diff there against
+data that no longer holds the container, which removes the whole path, including what
+concurrent updates added inside it, unless a later update wrote inside the container again (the
+atom is then left unchecked).
 
 Knowledge is tracked per message by the simulation: an increment knows what its base knew plus
 its own update; a merge knows what its remaining inputs (after the "within N" and "included"
@@ -190,10 +191,18 @@ def contested(
     atom: Atom, top: Update, updates: list[Update], touched: dict[int, frozenset[tuple[str, Path]]]
 ) -> bool:
     """Whether another known update, of any rank, changed the kind of a value on the atom's
-    path. Replay takes assigned values from the data of the message an entry was taken from,
-    and after such a change that data may hold no dict where the entry's diff has one; the
-    entry then removes the whole path (D15), wherever it ranks. The atom is left unchecked."""
-    return any(u is not top and interferes(touched[u.bit], atom) for u in updates)
+    path or wiped a container around it. Replay takes assigned values from the data of the
+    message an entry was taken from, and after such a change that data may hold no dict where
+    the entry's diff has one; the entry then removes the whole path (D15), wherever it ranks.
+    The atom is left unchecked."""
+    return any(
+        u is not top
+        and (
+            interferes(touched[u.bit], atom)
+            or any(atom[1][: len(path)] == path for path in u.wiped)
+        )
+        for u in updates
+    )
 
 
 def describe(atom: Atom) -> str:

@@ -70,3 +70,12 @@ def test_a_later_write_inside_a_wiped_container_makes_the_wipe_unknown() -> None
     refills = Update(8, (7, b"\x00"), {("s", (b"d", b"z"), None): 3})
     verdict = check_survival({b"d": {b"x": 1, b"z": 3}}, [adds, wipes, refills], safe=0b1110)
     assert verdict.violations == ()
+
+
+def test_a_lower_ranked_wipe_around_the_atom_leaves_it_unchecked() -> None:
+    # An entry replayed after the atom's writer may take its data from a message where that
+    # lower wipe removed the container, and then remove the container whole (D15)
+    writes = Update(4, (7, b"\x01"), {X: 1})
+    wipes = Update(2, (6, b"\x00"), {("s", (b"d", b"y"), None): ABSENT}, frozenset({(b"d",)}))
+    verdict = check_survival({}, [writes, wipes], safe=0b110)
+    assert verdict.violations == () and verdict.checked == 1  # only d.y, the wipe's own write
