@@ -25,14 +25,6 @@ EXIT_BAD_INPUT = 1
 EXIT_USAGE = 2
 
 
-class InputError(Exception):
-    """A file could not be read or decoded as asked; `code` is the exit status."""
-
-    def __init__(self, text: str, code: int = EXIT_BAD_INPUT) -> None:
-        super().__init__(text)
-        self.code = code
-
-
 # Reading input
 
 
@@ -46,14 +38,15 @@ def read_input(name: str, *, hex_text: bool, max_size: int) -> bytes:
             with open(name, "rb") as handle:
                 raw = handle.read(limit + 1)
     except OSError as error:
-        raise InputError(f"cannot read {name}: {error.strerror or error}", EXIT_USAGE) from error
+        detail = f"cannot read {name}: {error.strerror or error}"
+        raise UsageError(Reason.INPUT_UNREADABLE, detail) from error
     if len(raw) > limit:
         raise ConfigError(Reason.INPUT_TOO_LARGE, f"{name} is over {max_size} bytes")
     if hex_text:
         try:
             raw = bytes.fromhex(raw.decode("ascii"))
         except (UnicodeDecodeError, ValueError) as error:
-            raise InputError(f"{name} is not hex text") from error
+            raise ConfigError(Reason.INPUT_NOT_HEX, f"{name} is not hex text") from error
         if len(raw) > max_size:
             raise ConfigError(Reason.INPUT_TOO_LARGE, f"{name} is over {max_size} bytes")
     return raw
@@ -96,7 +89,8 @@ def write_output(data: bytes, args: argparse.Namespace) -> None:
             with open(args.output, "wb") as handle:
                 handle.write(payload)
         except OSError as error:
-            raise InputError(f"cannot write {args.output}: {error.strerror}", EXIT_USAGE) from error
+            detail = f"cannot write {args.output}: {error.strerror}"
+            raise UsageError(Reason.OUTPUT_UNWRITABLE, detail) from error
 
 
 # Rendering values
@@ -273,8 +267,6 @@ def guarded(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.
             return _fail(describe(error), EXIT_USAGE)
         except ConfigError as error:
             return _fail(describe(error), EXIT_BAD_INPUT)
-        except InputError as error:
-            return _fail(str(error), error.code)
         except BrokenPipeError:
             # The reader went away (`| head`): stop quietly, without a flush error at exit.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
