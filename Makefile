@@ -21,8 +21,17 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP)
+unit: $(STAMP) debian-packages
 	$(BIN)/pytest
+
+# Debian packages the tests run for real: `serf` (the K/V Gossip node's integration tests) and,
+# for `make docs-browser`, `chromium`. Installed with apt-get (as root, or through sudo) if missing.
+DEBIAN_PACKAGES ?= serf
+APT := $(if $(filter 0,$(shell id -u)),,sudo )apt-get
+.PHONY: debian-packages
+debian-packages:
+	@missing=""; for p in $(DEBIAN_PACKAGES); do command -v $$p >/dev/null || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then $(APT) update -qq && $(APT) install -y -qq $$missing; fi
 
 # Symbolic checks of the contracts (pre:/post: lines) in the spec's small pure functions.
 CONTRACT_MODULES := swarmconf.spec.bt swarmconf.spec.data swarmconf.spec.diff swarmconf.spec.encryption
@@ -35,7 +44,8 @@ docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --config-file docs/mkdocs.yml
 
 # Every page of the built site in headless Chromium, failing on console errors (.ci/run).
-docs-browser: docs
+docs-browser: DEBIAN_PACKAGES += chromium
+docs-browser: docs debian-packages
 	$(BIN)/python docs/checks/browser.py site
 
 clean:
