@@ -2,12 +2,13 @@
 
 The same API as `swarmconf.spec` (see the API contract), built for speed: a single-pass strict
 decoder, plain dicts and sets, copy-on-write replay, one encoding per serialization.
+`merge_parsed` merges messages already parsed, for callers that see them many times.
 """
 
 from swarmconf.spec.reasons import ConfigError, DecryptError, Reason, UsageError
 
 from .crypto import decrypt, encrypt, pad, padded_size, unpad
-from .merge import merge
+from .merge import merge, merge_parsed
 from .message import ConfigMessage, LaggedEntry, parse
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "decrypt",
     "encrypt",
     "merge",
+    "merge_parsed",
     "pad",
     "padded_size",
     "parse",

@@ -52,7 +52,8 @@ def merge(
     check_lag(lag)
     if verify_key is not None:
         crypto.check_verify_key(verify_key)
-    secret = crypto.signing_secret(sign_key) if sign_key is not None else None
+    if sign_key is not None:
+        crypto.signing_secret(sign_key)
     valid: list[ConfigMessage] = []
     for raw in messages:
         try:
@@ -61,6 +62,23 @@ def merge(
             continue
     if not valid:
         raise ConfigError(Reason.NO_VALID_MESSAGE, f"{len(messages)} input(s)")
+    return merge_parsed(valid, lag=lag, verify_key=verify_key, sign_key=sign_key)
+
+
+def merge_parsed(
+    valid: list[ConfigMessage],
+    *,
+    lag: int = 5,
+    verify_key: bytes | None = None,
+    sign_key: bytes | None = None,
+) -> ConfigMessage:
+    """`merge` of messages already parsed (with the same `lag` and `verify_key`) and valid.
+
+    A caller that sees the same messages in many merges parses each once. The inputs are never
+    modified: the result shares their containers copy-on-write until it is edited, so edit
+    the result only while its inputs are no longer needed, or serialize it first.
+    """
+    secret = crypto.signing_secret(sign_key) if sign_key is not None else None
     ranked = _survivors(valid, lag)
     if len(ranked) == 1 or (verify_key is not None and secret is None):
         return ranked[-1]
