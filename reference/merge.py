@@ -52,8 +52,7 @@ def merge(
     check_lag(lag)
     if verify_key is not None:
         crypto.check_verify_key(verify_key)
-    if sign_key is not None:
-        crypto.signing_secret(sign_key)
+    secret = crypto.signing_secret(sign_key) if sign_key is not None else None
     valid: list[ConfigMessage] = []
     for raw in messages:
         try:
@@ -62,7 +61,7 @@ def merge(
             continue
     if not valid:
         raise ConfigError(Reason.NO_VALID_MESSAGE, f"{len(messages)} input(s)")
-    return merge_parsed(valid, lag=lag, verify_key=verify_key, sign_key=sign_key)
+    return _merge_valid(valid, lag, verify_key, secret)
 
 
 def merge_parsed(
@@ -79,6 +78,13 @@ def merge_parsed(
     the result only while its inputs are no longer needed, or serialize it first.
     """
     secret = crypto.signing_secret(sign_key) if sign_key is not None else None
+    return _merge_valid(valid, lag, verify_key, secret)
+
+
+def _merge_valid(
+    valid: list[ConfigMessage], lag: int, verify_key: bytes | None, secret: bytes | None
+) -> ConfigMessage:
+    """D14 and D15 over parsed valid messages, with the signing key already derived."""
     ranked = _survivors(valid, lag)
     if len(ranked) == 1 or (verify_key is not None and secret is None):
         return ranked[-1]
