@@ -34,7 +34,7 @@ debian-packages:
 	if [ -n "$$missing" ]; then $(APT) update -qq && $(APT) install -y -qq $$missing; fi
 
 # Symbolic checks of the contracts (pre:/post: lines) in the spec's small pure functions.
-CONTRACT_MODULES := swarmconf.spec.bt swarmconf.spec.data swarmconf.spec.diff swarmconf.spec.encryption
+CONTRACT_MODULES := swarmconf.spec.configmerge.bt swarmconf.spec.configmerge.data swarmconf.spec.configmerge.diff swarmconf.spec.configmerge.encryption
 crosshair: $(STAMP)
 	timeout 240 $(BIN)/crosshair check --analysis_kind=PEP316 \
 		--per_condition_timeout=8 --per_path_timeout=2 $(CONTRACT_MODULES)
@@ -54,7 +54,7 @@ clean:
 # The K/V Gossip vectors under vectors/v1 (byte-for-byte reproducible).
 .PHONY: vectors-kv
 vectors-kv: $(STAMP)
-	$(BIN)/python -m swarmconf.kvgossip.vectors vectors/v1
+	$(BIN)/python -m swarmconf.conformance.kvgossip vectors/v1
 
 # Every conformance vector file under vectors/v1, its schema and COVERAGE.md (byte-for-byte
 # reproducible; the K/V Gossip files are included).
@@ -66,12 +66,12 @@ vectors: $(STAMP)
 # 10,000 keys. A benchmark, not a test: it prints what it measures.
 .PHONY: bench-kv
 bench-kv: $(STAMP)
-	$(BIN)/python -m swarmconf.kvgossip.node.bench
+	$(BIN)/python -m swarmconf.reference.kvgossip.bench
 
 # K/V Gossip simulation throughput on one core: 500 schedules of campaign 1.
 .PHONY: bench-kvsim
 bench-kvsim: $(STAMP)
-	$(BIN)/python -m swarmconf.kvgossip.sim --campaign 1 --cases 500
+	$(BIN)/python -m swarmconf.fuzz.kvgossip --campaign 1 --cases 500
 
 # The fuzz campaign (README): FUZZ_INTERLEAVINGS interleavings on local Spark, then the report's
 # path. Needs Java 17 for Spark.

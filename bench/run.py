@@ -1,4 +1,5 @@
-"""Benchmarks: swarmconf.spec against swarmconf.reference (compiled codec and pure fallback).
+"""Benchmarks: swarmconf.spec.configmerge against swarmconf.reference.configmerge (compiled codec
+and pure fallback).
 
 Messages of about 1 KB, 10 KB and 70 KB of data; each operation is timed with
 `time.perf_counter_ns` over many repetitions and the median is reported. Run with `make bench`;
@@ -19,10 +20,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import swarmconf.reference as ref
-import swarmconf.spec as spec
-from swarmconf.reference import bt
-from swarmconf.reference.data import encode_data
+import swarmconf.reference.configmerge as ref
+import swarmconf.spec.configmerge as spec
+from swarmconf.reference.configmerge import bt
+from swarmconf.reference.configmerge.data import encode_data
 
 SIZES = {"1 KB": 1_000, "10 KB": 10_000, "70 KB": 70_000}
 LAG = 5

@@ -1,7 +1,8 @@
 """The built-in adapter: the protocol's operations over any module implementing the API contract.
 
-`Adapter(module).handle(request)` answers one request; `swarmconf.spec` and
-`swarmconf.reference` both implement the contract, so `builtin:spec` and `builtin:reference` are
+`Adapter(module).handle(request)` answers one request; `swarmconf.spec.configmerge` and
+`swarmconf.reference.configmerge` both implement the contract, so `builtin:spec` and
+`builtin:reference` are
 this class over each. Run as a process it speaks the JSON-lines protocol on stdin/stdout:
 
     python -m swarmconf.conformance.adapter --impl spec
@@ -24,7 +25,10 @@ from swarmconf.conformance.protocol import PROTOCOL_VERSION
 Request = dict[str, Any]
 Result = dict[str, Any]
 
-IMPLEMENTATIONS = {"spec": "swarmconf.spec", "reference": "swarmconf.reference"}
+IMPLEMENTATIONS = {
+    "spec": "swarmconf.spec.configmerge",
+    "reference": "swarmconf.reference.configmerge",
+}
 
 
 def to_api_value(value: Any) -> Any:
@@ -208,7 +212,7 @@ class Adapter:
 
 
 def builtin_adapter(impl: str) -> Adapter:
-    """`Adapter` over `swarmconf.spec` or `swarmconf.reference`."""
+    """`Adapter` over `swarmconf.spec.configmerge` or `swarmconf.reference.configmerge`."""
     return Adapter(importlib.import_module(IMPLEMENTATIONS[impl]), f"swarmconf.{impl}")
 
 

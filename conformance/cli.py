@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from swarmconf.conformance.client import ClientFailure, make_client
-from swarmconf.conformance.generate import generate as generate_vectors
-from swarmconf.conformance.generate.coverage import missing
+from swarmconf.conformance.configmerge import generate as generate_vectors
+from swarmconf.conformance.configmerge.coverage import missing
 from swarmconf.conformance.report import failure_lines, junit_xml, summary_lines
 from swarmconf.conformance.runner import PASSED, run_cases
 from swarmconf.conformance.vectorfile import load_cases
@@ -27,8 +27,8 @@ def register(subparsers: Any) -> None:
     generate = vector_commands.add_parser(
         "generate",
         help="rewrite the vector files from the spec",
-        description="Rewrite every vector file, its schema and COVERAGE.md from swarmconf.spec;"
-        " the output is the same bytes on every run.",
+        description="Rewrite every vector file, its schema and COVERAGE.md from"
+        " swarmconf.spec; the output is the same bytes on every run.",
     )
     generate.add_argument("--out", type=Path, default=DEFAULT_VECTORS, help="vector directory")
     generate.set_defaults(handler=generate_command)

@@ -11,7 +11,7 @@ from typing import Any
 
 from swarmconf.conformance.protocol import OPS
 from swarmconf.conformance.vectorfile import SCHEMA_VERSION
-from swarmconf.spec.reasons import Reason
+from swarmconf.spec.configmerge.reasons import Reason
 
 JsonSchema = dict[str, Any]
 

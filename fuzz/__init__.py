@@ -1,7 +1,10 @@
-"""swarmconf.fuzz: convergence campaigns for the config-merge design.
+"""swarmconf.fuzz: fuzz campaigns, driven on Spark, for both designs.
 
-A pure core (scenario, schedule, run, check, shrink, replay) simulates clients racing to update
-one config through a de-duplicating swarm and checks the properties P1-P6 on every interleaving;
-`job` drives the core on Spark. Every case is derived from (campaign seed, scenario index,
-schedule index) with a cryptographic hash, so any case replays exactly.
+- `swarmconf.fuzz.configmerge`: clients racing to update one config through a de-duplicating
+  swarm, checked for P1-P6 on every interleaving (scenario, schedule, run, oracle, shrink).
+- `swarmconf.fuzz.kvgossip`: a deterministic simulated network running the K/V Gossip spec.
+
+At the top, shared by both: `job` (the Spark campaign), `report`, `cli`, `cluster`, `seeds`.
+Every case is derived from (campaign seed, case index) with a cryptographic hash, so any case
+replays exactly.
 """

@@ -15,11 +15,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from .engine import Engine
-from .impl import choose
-from .run import run_case
-from .scenario import generate_scenario
-from .schedule import generate_schedule
+from .configmerge.engine import Engine
+from .configmerge.impl import choose
+from .configmerge.run import run_case
+from .configmerge.scenario import generate_scenario
+from .configmerge.schedule import generate_schedule
 
 SCENARIOS = 8
 SCHEDULES = 250

@@ -9,10 +9,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .campaign import DEFAULT_PER_SCENARIO
-from .case import Case, parse_case_id, read_case, write_case
-from .case import replay as replay_case
-from .mutants import MUTANTS
+from .configmerge.campaign import DEFAULT_PER_SCENARIO
+from .configmerge.case import Case, parse_case_id, read_case, write_case
+from .configmerge.case import replay as replay_case
+from .configmerge.mutants import MUTANTS
 
 
 def positive(text: str) -> int:
@@ -87,7 +87,7 @@ def run_campaign(args: argparse.Namespace) -> int:
 
 
 def kv_mutants() -> list[str]:
-    from swarmconf.kvgossip.mutants import MUTANTS as KV_MUTANTS
+    from swarmconf.fuzz.kvgossip.mutants import MUTANTS as KV_MUTANTS
 
     return sorted(KV_MUTANTS)
 
@@ -118,7 +118,7 @@ def replay_command(args: argparse.Namespace) -> int:
 
 
 def shrink_command(args: argparse.Namespace) -> int:
-    from .shrink import shrink
+    from .configmerge.shrink import shrink
 
     try:
         case = load_case(args)

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .campaign import DEFAULT_PER_SCENARIO, Row, plan, run_task
-from .kvgossip import kv_schema, plan_kv, run_kv_task, write_kv_outputs
+from .configmerge.campaign import DEFAULT_PER_SCENARIO, Row, plan, run_task
+from .kvgossip.campaign import kv_schema, plan_kv, run_kv_task, write_kv_outputs
 
 if TYPE_CHECKING:
     from pyspark import RDD
@@ -104,7 +104,7 @@ def transform(tasks: RDD[Any], system: str = "config") -> RDD[Any]:
 
 def load(spark: SparkSession, rows: RDD[Any], config: Config) -> DataFrame:
     """Write the per-case results as Parquet and return them, read back."""
-    from .schema import row_schema
+    from .configmerge.schema import row_schema
 
     schema = kv_schema() if config.system == "kvgossip" else row_schema()
     path = str((config.out / "cases.parquet").resolve())

@@ -13,9 +13,9 @@ import json
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from .case import generate_case, replay, write_case
-from .impl import choose
-from .shrink import shrink
+from .configmerge.case import generate_case, replay, write_case
+from .configmerge.impl import choose
+from .configmerge.shrink import shrink
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame

@@ -5,7 +5,7 @@ The master comes from spark-submit; everything else is `swarmconf fuzz`.
 
 import sys
 
-from swarmconf.reference.cli import main
+from swarmconf.cli import main
 
 if __name__ == "__main__":
     sys.exit(main(["fuzz", *sys.argv[1:]]))

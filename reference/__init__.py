@@ -1,29 +1,7 @@
-"""swarmconf.reference: the fast merger and the command line.
+"""swarmconf.reference: the implementations people run, each checked against `swarmconf.spec`.
 
-The same API as `swarmconf.spec` (see the API contract), built for speed: a single-pass strict
-decoder, plain dicts and sets, copy-on-write replay, one encoding per serialization.
-`merge_parsed` merges messages already parsed, for callers that see them many times.
+- `swarmconf.reference.configmerge`: the fast config-merge library (the same API as
+  `swarmconf.spec.configmerge`) and its `swarmconf merge|show|diff|...` commands.
+- `swarmconf.reference.kvgossip`: the K/V Gossip node on real Serf agents and SQLite, and its
+  `swarmconf kv ...` commands.
 """
-
-from swarmconf.spec.reasons import ConfigError, DecryptError, Reason, UsageError
-
-from .crypto import decrypt, encrypt, pad, padded_size, unpad
-from .merge import merge, merge_parsed
-from .message import ConfigMessage, LaggedEntry, parse
-
-__all__ = [
-    "ConfigError",
-    "ConfigMessage",
-    "DecryptError",
-    "LaggedEntry",
-    "Reason",
-    "UsageError",
-    "decrypt",
-    "encrypt",
-    "merge",
-    "merge_parsed",
-    "pad",
-    "padded_size",
-    "parse",
-    "unpad",
-]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from swarmconf.spec.bt import INT64_MAX, INT64_MIN, BtValue
-from swarmconf.spec.data import Data, Scalar, Value
+from swarmconf.spec.configmerge.bt import INT64_MAX, INT64_MIN, BtValue
+from swarmconf.spec.configmerge.data import Data, Scalar, Value
 
 # Small alphabets make collisions, shared prefixes and interesting orderings likely.
 keys = st.binary(max_size=3).map(lambda b: bytes(b"abc"[x % 3] for x in b)) | st.sampled_from(
@@ -73,7 +73,7 @@ def edited(draw: st.DrawFn, base: Data) -> Data:
 def histories(draw: st.DrawFn, lag: int = 5) -> list[bytes]:
     """Published messages of a random history: forks that edit and increment, and merges of
     random subsets of what was published so far, all starting from one first message."""
-    from swarmconf.spec import ConfigMessage, merge, parse
+    from swarmconf.spec.configmerge import ConfigMessage, merge, parse
 
     first = ConfigMessage.new(draw(st.integers(0, 3)), lag=lag)
     first.data.update(draw(data))

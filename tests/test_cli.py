@@ -1,6 +1,6 @@
 import pytest
 
-from swarmconf.reference.cli import main
+from swarmconf.cli import main
 
 
 def test_no_command_prints_usage_and_fails(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A complete conformance adapter for a Python client, here `swarmconf.reference`.
+"""A complete conformance adapter for a Python client, here `swarmconf.reference.configmerge`.
 
 Run it with:  swarmconf conformance run --client "python3 docs/examples/conformance_adapter.py"
 
@@ -16,8 +16,8 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from swarmconf import reference as client
 from swarmconf.conformance import btcodec
+from swarmconf.reference import configmerge as client
 
 Request = dict[str, Any]
 Result = dict[str, Any]

@@ -82,13 +82,13 @@ def reason_table(codes: type[StrEnum]) -> str:
 
 
 def reason_codes() -> str:
-    from swarmconf.spec.reasons import Reason
+    from swarmconf.spec.configmerge.reasons import Reason
 
     return reason_table(Reason)
 
 
 def kv_reason_codes() -> str:
-    from swarmconf.kvgossip.reasons import KvReason
+    from swarmconf.spec.kvgossip.reasons import KvReason
 
     return reason_table(KvReason)
 
@@ -115,7 +115,7 @@ def vector_rule_counts() -> dict[str, int]:
 
 
 def rule_registry() -> str:
-    from swarmconf.spec.rules import RULES
+    from swarmconf.spec.configmerge.rules import RULES
 
     counts = vector_rule_counts()
     # The column appears once some config-merge vector cites a rule.
@@ -127,7 +127,9 @@ def rule_registry() -> str:
         rule_line += " ---: |"
     rows = [header, rule_line]
     for number, rule in RULES.items():
-        functions = ", ".join(f"[`{path}`][swarmconf.spec.{path}]" for path in rule.functions)
+        functions = ", ".join(
+            f"[`{path}`][swarmconf.spec.configmerge.{path}]" for path in rule.functions
+        )
         row = f"| [{number}](../errata.md#{number.lower()}) | {cell(rule.title)} | {functions} |"
         if counts:
             row += f" {counts.get(number, 0)} |"
@@ -228,7 +230,7 @@ class _SloppyClient:
     restart = start
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
-        from swarmconf.reference import ConfigError, parse
+        from swarmconf.reference.configmerge import ConfigError, parse
 
         data = bytes.fromhex(message["msg"])
         try:
@@ -245,7 +247,7 @@ class _SloppyClient:
 def example_cases() -> list[Any]:
     """Three `hash` cases: a small valid message and two invalid ones."""
     from swarmconf.conformance.vectorfile import Case
-    from swarmconf.spec import ConfigMessage, parse
+    from swarmconf.spec.configmerge import ConfigMessage, parse
 
     first = ConfigMessage.new(1)
     first.data.update({b"members": {b"alice", b"bob"}, b"name": b"office"})
@@ -318,8 +320,8 @@ EXAMPLE_KEY = bytes(range(32))
 
 
 def wire_example_values() -> list[tuple[str, bytes]]:
-    """(description, bytes) of each wire example, computed by `swarmconf.spec`."""
-    from swarmconf.spec import ConfigMessage, encrypt, examples, parse
+    """(description, bytes) of each wire example, computed by `swarmconf.spec.configmerge`."""
+    from swarmconf.spec.configmerge import ConfigMessage, encrypt, examples, parse
 
     empty = ConfigMessage.new(0).serialize()
     return [
@@ -348,7 +350,7 @@ def wire_examples() -> str:
 
 
 def fuzz_mutants() -> str:
-    from swarmconf.fuzz.mutants import MUTANTS
+    from swarmconf.fuzz.configmerge.mutants import MUTANTS
 
     rows = ["| Mutant | The one rule it breaks |", "| --- | --- |"]
     rows += [f"| `{name}` | {cell(description)} |" for name, description in MUTANTS.items()]
@@ -356,7 +358,7 @@ def fuzz_mutants() -> str:
 
 
 def kv_mutants() -> str:
-    from swarmconf.kvgossip.mutants import MUTANTS
+    from swarmconf.fuzz.kvgossip.mutants import MUTANTS
 
     rows = ["| Mutant | Replaces | Behaves like Go |", "| --- | --- | --- |"]
     for name, swaps in MUTANTS.items():
@@ -485,7 +487,7 @@ def subcommands(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentPa
 
 def cli_help_texts() -> list[tuple[str, str]]:
     """(prog, help text) for every command, formatted at a fixed width of 100 columns."""
-    from swarmconf.reference.cli import build_parser
+    from swarmconf.cli import build_parser
 
     saved = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = "100"

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from conformance_helpers import hash_case, write_vectors
 
+from swarmconf.cli import main
 from swarmconf.conformance.vectorfile import load_cases
-from swarmconf.reference.cli import main
 
 FAKE = Path(__file__).with_name("fake_adapter.py")
 

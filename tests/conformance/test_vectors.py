@@ -12,9 +12,9 @@ import pytest
 
 from swarmconf.conformance.adapter import builtin_adapter
 from swarmconf.conformance.client import InProcessClient
-from swarmconf.conformance.generate import generate
-from swarmconf.conformance.generate.coverage import UNREACHABLE, missing
-from swarmconf.conformance.generate.suite import Suite
+from swarmconf.conformance.configmerge import generate
+from swarmconf.conformance.configmerge.coverage import UNREACHABLE, missing
+from swarmconf.conformance.configmerge.suite import Suite
 from swarmconf.conformance.runner import PASSED, run_cases
 from swarmconf.conformance.schema import check_document
 from swarmconf.conformance.vectorfile import (
@@ -23,7 +23,7 @@ from swarmconf.conformance.vectorfile import (
     read_vector_file,
     vector_files,
 )
-from swarmconf.spec.reasons import Reason
+from swarmconf.spec.configmerge.reasons import Reason
 
 VECTORS = Path(__file__).resolve().parents[2] / "vectors" / "v1"
 

@@ -25,15 +25,15 @@ from swarmconf.conformance.runner import (
     run_cases,
 )
 from swarmconf.conformance.vectorfile import Case, load_cases
-from swarmconf.spec.reasons import Reason, require
+from swarmconf.spec.configmerge.reasons import Reason, require
 
 VECTORS = Path(__file__).resolve().parents[2] / "vectors" / "v1"
 WRONG = Path(__file__).with_name("wrong_adapter.py")
 
 
 def spec_module(name: str) -> ModuleType:
-    # `swarmconf.spec.merge` as an attribute is the function; the module is needed here
-    return importlib.import_module(f"swarmconf.spec.{name}")
+    # `swarmconf.spec.configmerge.merge` as an attribute is the function; the module is needed here
+    return importlib.import_module(f"swarmconf.spec.configmerge.{name}")
 
 
 def run_spec(*categories: str) -> tuple[list[Case], RunReport]:

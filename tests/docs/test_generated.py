@@ -13,14 +13,14 @@ import griffe
 import pytest
 from mkdocs.exceptions import PluginError
 
-from swarmconf.kvgossip.reasons import KvReason
-from swarmconf.reference.cli import build_parser
-from swarmconf.spec.reasons import Reason
+from swarmconf.cli import build_parser
+from swarmconf.spec.configmerge.reasons import Reason
+from swarmconf.spec.kvgossip.reasons import KvReason
 
 
 @pytest.mark.parametrize(
     ("module", "codes"),
-    [("swarmconf.spec.reasons", Reason), ("swarmconf.kvgossip.reasons", KvReason)],
+    [("swarmconf.spec.configmerge.reasons", Reason), ("swarmconf.spec.kvgossip.reasons", KvReason)],
 )
 def test_reason_table_lists_every_code_with_its_docstring(
     generate: ModuleType, module: str, codes: type[StrEnum]
@@ -68,7 +68,7 @@ def test_unknown_placeholder_fails_the_build(generate: ModuleType) -> None:
 def test_rule_registry_table_lists_every_rule_and_function(
     built_site: Path, generate: ModuleType
 ) -> None:
-    from swarmconf.spec.rules import RULES
+    from swarmconf.spec.configmerge.rules import RULES
 
     table = generate.rule_registry()
     page = (built_site / "spec" / "index.html").read_text()
@@ -76,7 +76,7 @@ def test_rule_registry_table_lists_every_rule_and_function(
         assert f"| [{number}](../errata.md#{number.lower()}) |" in table
         for path in rule.functions:
             module = path.split(".")[0]
-            assert f'href="../api/spec-{module}/#swarmconf.spec.{path}"' in page
+            assert f'href="../api/spec-{module}/#swarmconf.spec.configmerge.{path}"' in page
 
 
 def test_vector_file_table_counts_every_case(built_site: Path, generate: ModuleType) -> None:
@@ -131,7 +131,7 @@ def test_bench_results_are_included_verbatim_below_the_page_headings(
 
 
 def test_wire_examples_are_reproduced_by_the_reference(generate: ModuleType) -> None:
-    from swarmconf import reference
+    from swarmconf.reference import configmerge as reference
 
     key = generate.EXAMPLE_KEY
     empty = reference.ConfigMessage.new(0).serialize()
@@ -172,7 +172,7 @@ def test_rule_counts_agree_with_the_generators_coverage_file(generate: ModuleTyp
 
 
 def test_fuzz_mutant_table_lists_every_mutant(generate: ModuleType) -> None:
-    from swarmconf.fuzz.mutants import MUTANTS
+    from swarmconf.fuzz.configmerge.mutants import MUTANTS
 
     table = generate.fuzz_mutants()
     assert len(table.splitlines()) == len(MUTANTS) + 2
@@ -189,7 +189,7 @@ def test_quirk_table_counts_agree_with_the_rule_counts(generate: ModuleType) -> 
 
 
 def test_kv_mutant_table_lists_every_mutant_and_what_it_replaces(generate: ModuleType) -> None:
-    from swarmconf.kvgossip.mutants import MUTANTS
+    from swarmconf.fuzz.kvgossip.mutants import MUTANTS
 
     table = generate.kv_mutants()
     assert len(table.splitlines()) == len(MUTANTS) + 2

@@ -1,4 +1,4 @@
-"""The examples and constants the K/V Gossip pages state hold in `swarmconf.kvgossip`."""
+"""The examples and constants the K/V Gossip pages state hold in `swarmconf.spec.kvgossip`."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from swarmconf.kvgossip.keys import check_key, matches
-from swarmconf.kvgossip.reasons import KvError
-from swarmconf.kvgossip.session import DEFAULT_MAX_LOOPS
-from swarmconf.kvgossip.state import DEFAULT_SKEW_MS
+from swarmconf.spec.kvgossip.keys import check_key, matches
+from swarmconf.spec.kvgossip.reasons import KvError
+from swarmconf.spec.kvgossip.session import DEFAULT_MAX_LOOPS
+from swarmconf.spec.kvgossip.state import DEFAULT_SKEW_MS
 
 PAGES = Path(__file__).resolve().parents[2] / "docs" / "pages" / "kvgossip"
 

@@ -11,8 +11,9 @@ from types import ModuleType
 import nacl.bindings
 import pytest
 
-from swarmconf import reference, spec
-from swarmconf.spec import ConfigError, examples
+from swarmconf.reference import configmerge as reference
+from swarmconf.spec import configmerge as spec
+from swarmconf.spec.configmerge import ConfigError, examples
 
 PAGES = Path(__file__).resolve().parents[2] / "docs" / "pages"
 IMPLEMENTATIONS = [spec, reference]

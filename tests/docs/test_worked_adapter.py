@@ -14,7 +14,7 @@ from swarmconf.conformance.client import make_client
 from swarmconf.conformance.protocol import OPS
 from swarmconf.conformance.runner import PASSED, run_cases
 from swarmconf.conformance.vectorfile import category_of, load_cases, vector_files
-from swarmconf.spec import ConfigMessage, bt, encrypt, examples, parse
+from swarmconf.spec.configmerge import ConfigMessage, bt, encrypt, examples, parse
 
 ADAPTER = Path(__file__).resolve().parents[2] / "docs" / "examples" / "conformance_adapter.py"
 SEED = bytes(range(32))

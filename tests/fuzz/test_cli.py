@@ -3,9 +3,9 @@ from pathlib import Path
 
 import pytest
 
-from swarmconf.fuzz.campaign import first_failure
-from swarmconf.fuzz.case import generate_case, replay, write_case
-from swarmconf.reference.cli import main
+from swarmconf.cli import main
+from swarmconf.fuzz.configmerge.campaign import first_failure
+from swarmconf.fuzz.configmerge.case import generate_case, replay, write_case
 
 
 def failing_case_file(tmp_path: Path) -> Path:

@@ -3,7 +3,7 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from swarmconf.fuzz.campaign import Row
+from swarmconf.fuzz.configmerge.campaign import Row
 from swarmconf.fuzz.job import Config, extract, load, rows_locally, transform
 from swarmconf.fuzz.report import write_outputs
 
@@ -37,7 +37,7 @@ def test_load_writes_parquet_and_the_outputs(spark: SparkSession, tmp_path: Path
 
 
 def test_the_kvgossip_system_runs_through_the_same_job(spark: SparkSession, tmp_path: Path) -> None:
-    from swarmconf.fuzz.kvgossip import plan_kv, run_kv_task, write_kv_outputs
+    from swarmconf.fuzz.kvgossip.campaign import plan_kv, run_kv_task, write_kv_outputs
 
     config = Config(
         interleavings=30, seed=1, out=tmp_path, system="kvgossip", mutant="unbound_chain"

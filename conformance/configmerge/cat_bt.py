@@ -1,0 +1,208 @@
+"""bt encoding (D10, X1): canonical forms accepted, every non-canonical form refused.
+
+Each bt fragment is placed in several positions of an otherwise valid message; a strict
+decoder reports the first violation met reading left to right, whatever the position means.
+"""
+
+from __future__ import annotations
+
+from swarmconf.conformance.configmerge.suite import Suite
+from swarmconf.conformance.configmerge.values import HASH_A, minimal
+from swarmconf.spec.configmerge import examples
+
+# (name, fragment, reason or None when canonical)
+FRAGMENTS: list[tuple[str, bytes, str | None]] = [
+    ("int-zero", b"i0e", None),
+    ("int-negative", b"i-1e", None),
+    ("int-max", b"i9223372036854775807e", None),
+    ("int-min", b"i-9223372036854775808e", None),
+    ("string-empty", b"0:", None),
+    ("string-binary", b"3:\x00e\xff", None),
+    ("string-long", b"300:" + b"x" * 300, None),
+    ("list-nested", b"li1el1:aee", None),
+    ("dict-sorted", b"d1:Ai1e1:ai2e2:aai3ee", None),
+    ("int-leading-zero", b"i01e", "BT_LEADING_ZERO"),
+    ("int-double-zero", b"i00e", "BT_LEADING_ZERO"),
+    ("int-negative-leading-zero", b"i-01e", "BT_LEADING_ZERO"),
+    ("int-negative-zero", b"i-0e", "BT_NEGATIVE_ZERO"),
+    ("int-negative-double-zero", b"i-00e", "BT_LEADING_ZERO"),
+    ("int-empty", b"ie", "BT_BAD_INTEGER"),
+    ("int-minus-only", b"i-e", "BT_BAD_INTEGER"),
+    ("int-plus-sign", b"i+1e", "BT_BAD_INTEGER"),
+    ("int-decimal-point", b"i1.0e", "BT_BAD_INTEGER"),
+    ("int-space", b"i 1e", "BT_BAD_INTEGER"),
+    ("int-double-minus", b"i--1e", "BT_BAD_INTEGER"),
+    ("int-hex-digit", b"i1ae", "BT_BAD_INTEGER"),
+    ("int-over-int64", b"i9223372036854775808e", "BT_INTEGER_RANGE"),
+    ("int-under-int64", b"i-9223372036854775809e", "BT_INTEGER_RANGE"),
+    ("int-uint64-max", b"i18446744073709551615e", "BT_INTEGER_RANGE"),
+    ("int-huge", b"i" + b"9" * 40 + b"e", "BT_INTEGER_RANGE"),
+    ("string-length-leading-zero", b"02:hi", "BT_LEADING_ZERO"),
+    ("string-length-zero-padded-empty", b"00:", "BT_LEADING_ZERO"),
+    ("string-length-negative", b"-1:x", "BT_UNKNOWN_TYPE"),
+    ("string-length-letter", b"2x:hi", "BT_BAD_STRING_LENGTH"),
+    ("string-length-space", b"2 :hi", "BT_BAD_STRING_LENGTH"),
+    ("string-length-plus", b"1+1:hi", "BT_BAD_STRING_LENGTH"),
+    ("unknown-type-letter", b"x", "BT_UNKNOWN_TYPE"),
+    ("unknown-type-end", b"e", "BT_UNKNOWN_TYPE"),
+    ("unknown-type-uppercase-int", b"I1e", "BT_UNKNOWN_TYPE"),
+    ("unknown-type-space", b" i1e", "BT_UNKNOWN_TYPE"),
+    ("dict-keys-unsorted", b"d1:bi1e1:ai2ee", "BT_KEYS_UNSORTED"),
+    ("dict-keys-unsorted-prefix", b"d2:aai1e1:ai2ee", "BT_KEYS_UNSORTED"),
+    ("dict-keys-unsorted-case", b"d1:ai1e1:Ai2ee", "BT_KEYS_UNSORTED"),
+    ("dict-key-duplicate", b"d1:ai1e1:ai2ee", "BT_DUPLICATE_KEY"),
+    ("dict-key-duplicate-empty", b"d0:i1e0:i2ee", "BT_DUPLICATE_KEY"),
+    ("dict-key-int", b"di1ei2ee", "BT_KEY_NOT_STRING"),
+    ("dict-key-list", b"dlei2ee", "BT_KEY_NOT_STRING"),
+    ("dict-key-dict", b"ddei2ee", "BT_KEY_NOT_STRING"),
+]
+
+
+def _deep(depth: int) -> bytes:
+    return b"l" * depth + b"i1e" + b"e" * depth
+
+
+def _positions(fragment: bytes) -> list[tuple[str, bytes, list[str]]]:
+    """Messages holding `fragment` at various places, with the rules each place brings in."""
+    lagged_entry = b"li0e32:" + HASH_A + b"d1:k" + fragment + b"ee"
+    return [
+        ("data", b"d1:#i1e1:&d1:k" + fragment + b"e1:<le1:=dee", ["D11"]),
+        ("set", b"d1:#i1e1:&d1:kl" + fragment + b"ee1:<le1:=dee", ["D11"]),
+        ("seqno", b"d1:#" + fragment + b"1:&de1:<le1:=dee", ["D8"]),
+        ("diff", b"d1:#i1e1:&de1:<le1:=d1:k" + fragment + b"ee", ["D12"]),
+        ("lagged", b"d1:#i1e1:&de1:<l" + lagged_entry + b"e1:=dee", ["D7"]),
+        ("unknown-key", b"d1:#i1e1:&de1:<le1:=de1:_" + fragment + b"e", ["D9"]),
+        ("top-level", fragment, ["D8"]),
+    ]
+
+
+def build() -> Suite:
+    suite = Suite(
+        "bt_encoding",
+        "Canonical bt encoding (D10): each canonical and non-canonical fragment placed in the"
+        " data, a set, the seqno, a diff, a lagged entry, an unknown top-level key and the top"
+        " level; truncated and over-long messages.",
+    )
+    for name, fragment, reason in FRAGMENTS:
+        for place, message, rules in _positions(fragment):
+            if fragment == b"e" and place == "set":
+                continue  # `le` closes the set: an empty set, not a bt error
+            if place == "unknown-key" and name in ("int-over-int64", "int-uint64-max"):
+                continue  # allowed there (D9): the wide-int cases below cover it
+            flags = ["CanonicalEncoding"] if reason is None else ["NonCanonicalEncoding"]
+            if reason in ("BT_LEADING_ZERO", "BT_NEGATIVE_ZERO", "BT_KEYS_UNSORTED"):
+                flags.append("DeployedClientAccepts")
+            suite.add(
+                f"{name}-in-{place}",
+                f"fragment {fragment[:40]!r} as the {place} value"
+                + ("" if reason is None else f": the first violation is {reason}"),
+                "parse",
+                {"msg": message.hex()},
+                flags=flags,
+                rules=["D10", *rules] + (["X1"] if "DeployedClientAccepts" in flags else []),
+                expect=None if reason is None else reason,
+            )
+    # Integers in unknown top-level values may range over [-2^63, 2^64-1] (D9).
+    for name, number, reason in [
+        ("uint64-max", 2**64 - 1, None),
+        ("int64-max-plus-one", 2**63, None),
+        ("int64-min", -(2**63), None),
+        ("uint64-max-plus-one", 2**64, "BT_INTEGER_RANGE"),
+        ("int64-min-minus-one", -(2**63) - 1, "BT_INTEGER_RANGE"),
+    ]:
+        for place, wrap in [
+            ("value", b"i%de"),
+            ("list", b"li1ei%dee"),
+            ("nested-dict", b"d1:xd1:yi%deee"),
+        ]:
+            message = b"d1:#i1e1:&de1:<le1:=de1:_" + wrap % number + b"e"
+            suite.add(
+                f"wide-int-{name}-in-unknown-{place}",
+                f"integer {number} inside an unknown top-level key's {place} (D9 allows"
+                " [-2^63, 2^64-1] there)",
+                "parse",
+                {"msg": message.hex()},
+                flags=["UnknownTopLevelKey", "EdgeInteger"],
+                rules=["D9", "D10"],
+                expect=reason,
+            )
+    for name, number in [("uint64-max", 2**64 - 1), ("int64-max-plus-one", 2**63)]:
+        wide = b"i%de" % number
+        for place, message in [
+            ("data", b"d1:#i1e1:&d1:k" + wide + b"e1:<le1:=dee"),
+            ("seqno", b"d1:#" + wide + b"1:&de1:<le1:=dee"),
+            ("lagged-seqno", b"d1:#i1e1:&de1:<ll" + wide + b"eee1:=dee"),
+        ]:
+            suite.add(
+                f"wide-int-{name}-outside-unknown-keys-{place}",
+                f"integer {number} in the {place}: outside unknown top-level keys only signed"
+                " 64 bits are allowed",
+                "parse",
+                {"msg": message.hex()},
+                flags=["EdgeInteger"],
+                rules=["D9", "D10"],
+                expect="BT_INTEGER_RANGE",
+            )
+    for depth, reason in [(63, None), (64, None), (65, "BT_TOO_DEEP"), (200, "BT_TOO_DEEP")]:
+        message = b"d1:#i1e1:&de1:<le1:=de1:_" + _deep(depth - 1) + b"e"
+        suite.add(
+            f"nesting-depth-{depth}",
+            f"lists nested {depth} levels deep counting the top-level dict (limit 64)",
+            "parse",
+            {"msg": message.hex()},
+            flags=["NestingLimit"],
+            rules=["D10"],
+            expect=reason,
+        )
+    for depth, reason in [(64, "DATA_EMPTY_DICT"), (65, "BT_TOO_DEEP")]:
+        # dicts nested in the data: the top level and `&` are the first two levels
+        message = b"d1:#i1e1:&" + b"d1:k" * (depth - 2) + b"de" + b"e" * (depth - 2)
+        suite.add(
+            f"nesting-depth-{depth}-data-dicts",
+            f"dicts nested {depth} levels deep inside the data",
+            "parse",
+            {"msg": (message + b"1:=dee").hex()},
+            flags=["NestingLimit"],
+            rules=["D10", "D11"],
+            expect=reason,
+        )
+    message = b"d1:#i1e1:&de1:=" + b"d1:k" * 70 + b"0:" + b"e" * 70 + b"e"
+    suite.add(
+        "nesting-depth-72-diff",
+        "a diff nested 72 levels deep",
+        "parse",
+        {"msg": message.hex()},
+        flags=["NestingLimit"],
+        rules=["D10", "D12"],
+        expect="BT_TOO_DEEP",
+    )
+    base = examples.m124()
+    for length in range(len(base)):
+        suite.add(
+            f"truncated-m124-at-{length}",
+            f"the design text's m124 cut after {length} of {len(base)} bytes",
+            "parse",
+            {"msg": base[:length].hex()},
+            flags=["Truncated"],
+            rules=["D10"],
+            expect="BT_TRUNCATED",
+        )
+    for name, suffix in [
+        ("newline", b"\n"),
+        ("zero-byte", b"\x00"),
+        ("end-marker", b"e"),
+        ("second-message", minimal()),
+        ("space", b" "),
+        ("int", b"i0e"),
+    ]:
+        for source_name, source in [("m118", examples.m118()), ("minimal", minimal())]:
+            suite.add(
+                f"trailing-{name}-after-{source_name}",
+                f"a valid message ({source_name}) followed by {suffix[:20]!r}",
+                "parse",
+                {"msg": (source + suffix).hex()},
+                flags=["TrailingBytes", "DeployedClientAccepts"],
+                rules=["D10", "X1"],
+                expect="BT_TRAILING_BYTES",
+            )
+    return suite

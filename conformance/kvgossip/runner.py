@@ -1,0 +1,261 @@
+"""Running one vector case against the spec: `run(group_type, group, input) -> Outcome`.
+
+The generator computes every case's `result`, `reason` and `expected` with these functions, and
+the conformance tests run them again on the checked-in files; an implementation under test
+must produce the same three things.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from swarmconf.spec.kvgossip.chain import authorize
+from swarmconf.spec.kvgossip.grants import (
+    check_grant_for,
+    decode_grant,
+    decode_revocation,
+)
+from swarmconf.spec.kvgossip.keys import check_key, check_pattern, matches
+from swarmconf.spec.kvgossip.reasons import KvError
+from swarmconf.spec.kvgossip.records import decode_record
+from swarmconf.spec.kvgossip.session import Role, Session
+from swarmconf.spec.kvgossip.state import MemoryStore, apply_revocation, receive_record
+from swarmconf.spec.kvgossip.treehash import revset_hash, tree_hash
+
+Json = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the spec says about a case."""
+
+    result: str
+    reason: str | None
+    expected: Json | None
+
+
+def valid(expected: Json) -> Outcome:
+    return Outcome("valid", None, expected)
+
+
+def invalid(err: KvError, expected: Json | None = None) -> Outcome:
+    return Outcome("invalid", err.reason.value, expected)
+
+
+def h(data: bytes) -> str:
+    return data.hex()
+
+
+def b(text: str) -> bytes:
+    return bytes.fromhex(text)
+
+
+def run_decode(group: Json, data: Json) -> Outcome:
+    """Encoding suite: decode a grant, revocation or record and name its id."""
+    raw, root = b(data["bytes"]), b(group["rootKey"])
+    try:
+        if data["kind"] == "grant":
+            return valid({"id": h(decode_grant(raw).id)})
+        if data["kind"] == "revocation":
+            return valid({"id": h(decode_revocation(raw, root).grant_id)})
+        return valid({"id": h(decode_record(raw).entry_hash)})
+    except KvError as err:
+        return invalid(err)
+
+
+def run_key(group: Json, data: Json) -> Outcome:
+    try:
+        check_key(data["key"])
+    except KvError as err:
+        return invalid(err)
+    return valid({})
+
+
+def run_pattern(group: Json, data: Json) -> Outcome:
+    try:
+        check_pattern(data["pattern"])
+    except KvError as err:
+        return invalid(err)
+    return valid({})
+
+
+def run_match(group: Json, data: Json) -> Outcome:
+    return valid({"matches": matches(data["pattern"], data["key"])})
+
+
+def run_grant_for_key(group: Json, data: Json) -> Outcome:
+    """Grants suite: may this grant stand on a chain for `key` at record time `ts`?"""
+    revoked = {b(x) for x in data["revokedIds"]}
+    try:
+        grant = decode_grant(b(data["grant"]))
+        check_grant_for(grant, data["key"], data["ts"], b(group["rootKey"]), revoked)
+    except KvError as err:
+        return invalid(err)
+    return valid({"grantId": h(grant.id)})
+
+
+def run_revocation(group: Json, data: Json) -> Outcome:
+    try:
+        revocation = decode_revocation(b(data["revocation"]), b(group["rootKey"]))
+    except KvError as err:
+        return invalid(err)
+    return valid({"grantId": h(revocation.grant_id), "revoker": h(revocation.revoker)})
+
+
+def run_authorize(group: Json, data: Json) -> Outcome:
+    """Chains suite: decode a record and authorise it under a revocation set."""
+    revoked = {b(x) for x in data["revokedIds"]}
+    try:
+        record = decode_record(b(data["record"]))
+    except KvError as err:
+        return invalid(err)
+    auth = authorize(
+        record.key, record.ts, record.signer, record.chain, b(group["rootKey"]), revoked
+    )
+    if auth.chain is None:
+        assert auth.reason is not None
+        return Outcome(
+            "invalid", auth.reason.value, {"revokedIds": [h(x) for x in auth.revoked_ids]}
+        )
+    return valid({"chain": [h(g.id) for g in auth.chain], "entryHash": h(record.entry_hash)})
+
+
+def store_summary(store: MemoryStore) -> Json:
+    return {
+        "records": {key: h(r.entry_hash) for key, r in sorted(store.records.items())},
+        "treeHash": h(store.tree_hash()),
+        "revsetHash": h(store.revset_hash()),
+    }
+
+
+def run_apply(group: Json, data: Json) -> Outcome:
+    """Store suite: apply records and revocations in order; each outcome and the end state."""
+    store, root, skew = MemoryStore(), b(group["rootKey"]), group["skewMs"]
+    outcomes: list[Json] = []
+    for op in data["ops"]:
+        if op["op"] == "record":
+            verdict = receive_record(store, b(op["bytes"]), root, op["now"], skew)
+            reason = verdict.reason.value if verdict.reason is not None else None
+            outcomes.append({"outcome": verdict.outcome.value, "reason": reason, "purged": []})
+        else:
+            rv = apply_revocation(store, b(op["bytes"]), root)
+            outcome = "rejected" if rv.reason is not None else ("new" if rv.new else "known")
+            reason = rv.reason.value if rv.reason is not None else None
+            outcomes.append({"outcome": outcome, "reason": reason, "purged": list(rv.purged)})
+    return valid({"outcomes": outcomes, **store_summary(store)})
+
+
+def run_tree(group: Json, data: Json) -> Outcome:
+    entries = [(e["key"], b(e["entryHash"])) for e in data["entries"]]
+    return valid({"treeHash": h(tree_hash(entries))})
+
+
+def run_revset(group: Json, data: Json) -> Outcome:
+    return valid({"revsetHash": h(revset_hash(b(x) for x in data["grantIds"]))})
+
+
+def load_store(snapshot: Json, root: bytes) -> MemoryStore:
+    """A store holding exactly the snapshot's records and revocations (trusted, not re-judged)."""
+    records = [decode_record(b(x)) for x in snapshot["records"]]
+    revocations = [decode_revocation(b(x), root) for x in snapshot["revocations"]]
+    return MemoryStore(records, revocations)
+
+
+def session_summary(session: Session, store: MemoryStore) -> Json:
+    error = session.error.value if session.error is not None else None
+    return {"error": error, "passes": session.log.passes, **store_summary(store)}
+
+
+def run_transcript(group: Json, data: Json) -> Outcome:
+    """Sessions suite: two honest sessions talk until neither sends; the full transcript."""
+    root = b(group["rootKey"])
+    stores = {role: load_store(data[role], root) for role in ("initiator", "responder")}
+    sessions = {
+        role: Session(
+            Role(role),
+            stores[role],
+            root,
+            role.encode(),
+            skew_ms=group["skewMs"],
+            max_loops=group["maxLoops"],
+        )
+        for role in stores
+    }
+    now = data["now"]
+    frames: list[Json] = []
+    out, sender = sessions["initiator"].start(now), "initiator"
+    while out:
+        peer = "responder" if sender == "initiator" else "initiator"
+        replies: list[bytes] = []
+        for frame in out:
+            frames.append({"from": sender, "frame": h(frame)})
+            replies += sessions[peer].receive(frame, now)
+        out, sender = replies, peer
+    return valid(
+        {
+            "frames": frames,
+            **{role: session_summary(sessions[role], stores[role]) for role in sessions},
+        }
+    )
+
+
+def run_scripted(group: Json, data: Json) -> Outcome:
+    """Sessions suite: one role fed scripted peer frames; its replies and how it ends."""
+    root = b(group["rootKey"])
+    store = load_store(data["store"], root)
+    session = Session(
+        Role(data["role"]),
+        store,
+        root,
+        data["role"].encode(),
+        skew_ms=group["skewMs"],
+        max_loops=group["maxLoops"],
+    )
+    replies = [[h(f) for f in session.start(data["now"])]]
+    for frame in data["frames"]:
+        replies.append([h(f) for f in session.receive(b(frame), data["now"])])
+    if data["timeout"]:
+        session.timeout()
+    expected = {"replies": replies, "done": session.done, **session_summary(session, store)}
+    if session.error is not None:
+        return Outcome("invalid", session.error.value, expected)
+    return valid(expected)
+
+
+RUNNERS: dict[str, Callable[[Json, Json], Outcome]] = {
+    "decode": run_decode,
+    "key": run_key,
+    "pattern": run_pattern,
+    "match": run_match,
+    "grant-for-key": run_grant_for_key,
+    "revocation": run_revocation,
+    "authorize": run_authorize,
+    "apply": run_apply,
+    "tree": run_tree,
+    "revset": run_revset,
+    "transcript": run_transcript,
+    "scripted": run_scripted,
+}
+
+
+def run(group_type: str, group: Json, data: Json) -> Outcome:
+    """Run one case's input through the spec."""
+    return RUNNERS[group_type](group, data)
+
+
+def check_document(document: Json) -> list[str]:
+    """Every case of a vector document whose result, reason or expected differs from the spec."""
+    failures = []
+    for group in document["testGroups"]:
+        for case in group["tests"]:
+            label = f"{document['header']['suite']}#{case['tcId']} {case['name']}"
+            try:
+                got = run(group["type"], group, case["input"])
+            except KvError as err:
+                failures.append(f"{label} (raised {err.reason.value})")
+                continue
+            if got != Outcome(case["result"], case.get("reason"), case.get("expected")):
+                failures.append(label)
+    return failures

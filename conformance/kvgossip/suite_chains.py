@@ -1,0 +1,495 @@
+"""Chain authorisation vectors: every attack of notes section 5 (cases 9-16) and the normative
+search of notes 2.2 (table rows 5-10, 12, 31)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from swarmconf.spec.kvgossip.encoding import encode
+from swarmconf.spec.kvgossip.fixtures import entity
+from swarmconf.spec.kvgossip.grants import Grant, issue_grant
+from swarmconf.spec.kvgossip.records import make_record
+
+from .base import HEX, HEX32, Flag, GroupKind, Suite, add, hexlist, obj
+from .world import (
+    ALICE,
+    BOB,
+    CAROL,
+    G_ALICE,
+    G_BOB,
+    G_BOB_WIDE,
+    G_CAROL_LEAF,
+    G_CAROL_TO_BOB,
+    G_TEMP,
+    MALLORY,
+    ROOT,
+    T0,
+    root_grant,
+)
+
+FLAGS = {
+    "Valid": Flag("BASIC", "A record a chain authorises.", "Accepted with the shortest chain."),
+    "RootDirect": Flag(
+        "FUNCTIONALITY", "The root signs with the empty chain.", "Accepted (Go cannot do this)."
+    ),
+    "UnboundChain": Flag(
+        "AUTH_BYPASS",
+        "A valid chain whose last issuee is not the signer (Go's critical hole).",
+        "Rejected.",
+    ),
+    "Escalation": Flag(
+        "AUTH_BYPASS",
+        "A sub-grant wider than its parent, used outside the parent's pattern (Go checks only "
+        "the last grant's pattern).",
+        "Rejected: every grant on the chain must match the key.",
+    ),
+    "NoSubgrantFlag": Flag(
+        "AUTH_BYPASS", "A chain through a grant without the sub-grant flag.", "Rejected."
+    ),
+    "Cycle": Flag("EDGE_CASE", "Grants forming a cycle.", "The search terminates."),
+    "DensePool": Flag(
+        "EDGE_CASE",
+        "Hundreds of mutually sub-granting grants (Go's all-paths search is exponential).",
+        "Decided in O(V + E).",
+    ),
+    "TimeWindow": Flag(
+        "EDGE_CASE", "A chain grant not valid at the record's timestamp.", "Rejected."
+    ),
+    "ExtraGrants": Flag(
+        "FUNCTIONALITY",
+        "Duplicate, malformed, unrelated and revoked grants beside a valid chain (Go fails the "
+        "apply on a revoked extra).",
+        "Ignored: accepted, and only the chain is kept.",
+    ),
+    "Revoked": Flag(
+        "FUNCTIONALITY",
+        "The only chain uses a revoked grant.",
+        "Rejected with REVOKED; the revoked ids go back with the result.",
+    ),
+    "ShortestChain": Flag(
+        "ORDERING",
+        "Several chains authorise the record.",
+        "The shortest is kept, ties broken by the sequence of grant ids.",
+    ),
+    "Limits": Flag("EDGE_CASE", "Chain length and pool size caps.", "As stated."),
+    "GoHole": Flag("DEPLOYED_QUIRK", "The Go implementation accepts this.", "Must be rejected."),
+    "DesignExample": Flag("DESIGN_TEXT_EXAMPLE", "The grant example of kv-gossip.md.", "Accepted."),
+}
+KINDS = {
+    "authorize": GroupKind(
+        params={"rootKey": HEX32},
+        input=obj({"record": HEX, "revokedIds": hexlist()}),
+        expected={
+            "oneOf": [
+                obj({"chain": hexlist(), "entryHash": HEX32}),
+                obj({"revokedIds": hexlist()}),
+            ]
+        },
+    )
+}
+
+
+def build(strict: bool = True) -> Suite:
+    suite = Suite(
+        "chains",
+        [
+            "Decode the record, then authorise it under the root and the revoked ids: the root",
+            "signs with the empty chain; otherwise a chain from the root to the signer where every",
+            "grant is valid at the record's ts and matches the key, and every grant but the last",
+            "allows sub-grants. Valid gives the shortest chain (grant ids, root first); REVOKED",
+            "gives the revoked ids found in the pool.",
+        ],
+        FLAGS,
+        KINDS,
+    )
+    group = suite.group("authorize", rootKey=ROOT.pk.hex())
+
+    def case(
+        name: str,
+        comment: str,
+        flags: list[str],
+        seed: bytes,
+        key: str,
+        ts: int,
+        pool: Sequence[Grant | bytes],
+        want: str,
+        reason: str | None = None,
+        revoked: tuple[bytes, ...] = (),
+        rules: tuple[str, ...] = ("notes:2.2",),
+    ) -> None:
+        wire = [g.encode() if isinstance(g, Grant) else g for g in pool]
+        record = make_record(seed, key, ts, b"v")
+        data = encode([record.body, record.signature, record.value, wire])
+        add(
+            suite,
+            group,
+            name,
+            comment,
+            flags=flags,
+            rules=list(rules),
+            input={"record": data.hex(), "revokedIds": [x.hex() for x in revoked]},
+            want=want,
+            reason=reason,
+            strict=strict,
+        )
+
+    ts = T0 + 10
+    case(
+        "root-writes-directly",
+        "The root signs /z with no grants.",
+        ["RootDirect"],
+        ROOT.seed,
+        "/z",
+        ts,
+        [],
+        "valid",
+        rules=("notes:2.2", "row:10", "attack:10"),
+    )
+    case(
+        "non-root-empty-chain",
+        "alice signs /a/x with no grants.",
+        ["Valid"],
+        ALICE.seed,
+        "/a/x",
+        ts,
+        [],
+        "invalid",
+        "UNAUTHORIZED",
+        rules=("notes:2.2", "row:10", "attack:10"),
+    )
+    case(
+        "one-link",
+        "root -> alice /a/**; alice writes /a/x.",
+        ["Valid"],
+        ALICE.seed,
+        "/a/x",
+        ts,
+        [G_ALICE],
+        "valid",
+    )
+    case(
+        "two-links",
+        "root -> alice -> bob /a/b/**; bob writes /a/b/x.",
+        ["Valid"],
+        BOB.seed,
+        "/a/b/x",
+        ts,
+        [G_ALICE, G_BOB],
+        "valid",
+    )
+    case(
+        "two-links-pool-reversed",
+        "The same pool in reverse order.",
+        ["Valid"],
+        BOB.seed,
+        "/a/b/x",
+        ts,
+        [G_BOB, G_ALICE],
+        "valid",
+    )
+    case(
+        "signer-not-last-issuee",
+        "mallory ships root -> alice /a/** and signs /a/k.",
+        ["UnboundChain", "GoHole"],
+        MALLORY.seed,
+        "/a/k",
+        ts,
+        [G_ALICE],
+        "invalid",
+        "UNAUTHORIZED",
+        rules=("notes:2.2", "row:5", "attack:9"),
+    )
+    case(
+        "signer-is-intermediate-issuee",
+        "alice signs /a/b/x shipping root -> alice -> bob.",
+        ["Valid"],
+        ALICE.seed,
+        "/a/b/x",
+        ts,
+        [G_ALICE, G_BOB],
+        "valid",
+        rules=("notes:2.2", "row:5", "attack:9"),
+    )
+    case(
+        "escalation-outside-parent",
+        "root -> alice /a/**, alice -> bob /**; bob writes /z.",
+        ["Escalation", "GoHole"],
+        BOB.seed,
+        "/z",
+        ts,
+        [G_ALICE, G_BOB_WIDE],
+        "invalid",
+        "UNAUTHORIZED",
+        rules=("notes:2.2", "row:6", "attack:11"),
+    )
+    case(
+        "escalation-inside-parent",
+        "The same chain; bob writes /a/q.",
+        ["Escalation"],
+        BOB.seed,
+        "/a/q",
+        ts,
+        [G_ALICE, G_BOB_WIDE],
+        "valid",
+        rules=("notes:2.2", "row:6", "attack:11"),
+    )
+    case(
+        "subgrant-without-flag",
+        "root -> carol /c/** (no sub-grant), carol -> bob /c/b.",
+        ["NoSubgrantFlag"],
+        BOB.seed,
+        "/c/b",
+        ts,
+        [G_CAROL_LEAF, G_CAROL_TO_BOB],
+        "invalid",
+        "UNAUTHORIZED",
+        rules=("notes:2.2", "row:7", "attack:12"),
+    )
+    case(
+        "leaf-grant-holder-writes",
+        "carol herself writes /c/b.",
+        ["NoSubgrantFlag"],
+        CAROL.seed,
+        "/c/b",
+        ts,
+        [G_CAROL_LEAF, G_CAROL_TO_BOB],
+        "valid",
+        rules=("notes:2.2", "row:7", "attack:12"),
+    )
+    to_root = issue_grant(ALICE.seed, ROOT.pk, "/a/**", subgrant=True, issued_at=T0)
+    case(
+        "grant-to-root-no-help",
+        "alice -> root ships beside nothing else; alice writes.",
+        ["UnboundChain"],
+        ALICE.seed,
+        "/a/x",
+        ts,
+        [to_root],
+        "invalid",
+        "UNAUTHORIZED",
+        rules=("notes:2.2", "row:8", "attack:13"),
+    )
+    ab = issue_grant(ALICE.seed, BOB.pk, "/a/**", subgrant=True, issued_at=T0)
+    ba = issue_grant(BOB.seed, ALICE.pk, "/a/**", subgrant=True, issued_at=T0)
+    case(
+        "cycle-without-root",
+        "alice -> bob and bob -> alice, no root grant.",
+        ["Cycle"],
+        BOB.seed,
+        "/a/x",
+        ts,
+        [ab, ba],
+        "invalid",
+        "UNAUTHORIZED",
+        rules=("notes:2.2", "attack:14"),
+    )
+    case(
+        "cycle-with-root",
+        "root -> alice plus the cycle: root -> alice -> bob.",
+        ["Cycle"],
+        BOB.seed,
+        "/a/x",
+        ts,
+        [ba, ab, G_ALICE],
+        "valid",
+        rules=("notes:2.2", "attack:14"),
+    )
+    people = [entity(f"dense{i}") for i in range(15)]
+    dense = [
+        issue_grant(x.seed, y.pk, "/d/**", subgrant=True, issued_at=T0)
+        for x in people
+        for y in people
+        if x != y
+    ]
+    case(
+        "dense-pool-unreachable-signer",
+        "210 mutually sub-granting grants and root -> dense0; mallory signs.",
+        ["DensePool"],
+        MALLORY.seed,
+        "/d/x",
+        ts,
+        [root_grant("/d/**", people[0].pk), *dense],
+        "invalid",
+        "UNAUTHORIZED",
+        rules=("notes:2.2", "attack:14"),
+    )
+    case(
+        "dense-pool-reachable",
+        "The same pool; dense14 signs: two links.",
+        ["DensePool"],
+        people[14].seed,
+        "/d/x",
+        ts,
+        [*dense, root_grant("/d/**", people[0].pk)],
+        "valid",
+        rules=("notes:2.2", "attack:14"),
+    )
+    case(
+        "expired-grant",
+        "root -> bob /t/** expires at T0+1000; record at T0+1000.",
+        ["TimeWindow"],
+        BOB.seed,
+        "/t/x",
+        T0 + 1000,
+        [G_TEMP],
+        "invalid",
+        "UNAUTHORIZED",
+        rules=("notes:2.2", "row:11", "attack:15"),
+    )
+    case(
+        "before-expiry",
+        "The same grant; record at T0+999.",
+        ["TimeWindow"],
+        BOB.seed,
+        "/t/x",
+        T0 + 999,
+        [G_TEMP],
+        "valid",
+        rules=("notes:2.2", "row:11", "attack:15"),
+    )
+    case(
+        "record-before-grant",
+        "alice's record stamped before her grant.",
+        ["TimeWindow"],
+        ALICE.seed,
+        "/a/x",
+        T0 - 1,
+        [G_ALICE],
+        "invalid",
+        "UNAUTHORIZED",
+        rules=("notes:2.2", "row:12", "attack:15"),
+    )
+    late = issue_grant(ALICE.seed, BOB.pk, "/a/b/**", subgrant=False, issued_at=T0 + 100)
+    case(
+        "record-before-intermediate-grant",
+        "bob's record predates alice -> bob.",
+        ["TimeWindow"],
+        BOB.seed,
+        "/a/b/x",
+        T0 + 50,
+        [G_ALICE, late],
+        "invalid",
+        "UNAUTHORIZED",
+        rules=("notes:2.2", "row:12", "attack:15"),
+    )
+    unrelated = root_grant("/u/**", CAROL.pk)
+    case(
+        "extras-ignored",
+        "Garbage, a duplicate, an unrelated and a revoked grant beside root -> alice.",
+        ["ExtraGrants"],
+        ALICE.seed,
+        "/a/x",
+        ts,
+        [b"\x00garbage", G_ALICE, unrelated, G_ALICE, b""],
+        "valid",
+        revoked=(unrelated.id,),
+        rules=("notes:2.2", "row:31", "attack:16"),
+    )
+    case(
+        "only-chain-revoked",
+        "root -> alice is revoked.",
+        ["Revoked"],
+        ALICE.seed,
+        "/a/x",
+        ts,
+        [G_ALICE],
+        "invalid",
+        "REVOKED",
+        revoked=(G_ALICE.id,),
+        rules=("notes:2.2", "row:15", "attack:20"),
+    )
+    alt = root_grant("/a/x", ALICE.pk, subgrant=False)
+    case(
+        "revoked-with-alternative",
+        "root -> alice /a/** revoked, root -> alice /a/x not.",
+        ["Revoked"],
+        ALICE.seed,
+        "/a/x",
+        ts,
+        [G_ALICE, alt],
+        "valid",
+        revoked=(G_ALICE.id,),
+        rules=("notes:2.2", "row:15"),
+    )
+    direct_bob = root_grant("/a/b/**", BOB.pk, subgrant=False)
+    case(
+        "shortest-chain-wins",
+        "root -> alice -> bob and root -> bob: one link kept.",
+        ["ShortestChain"],
+        BOB.seed,
+        "/a/b/x",
+        ts,
+        [G_ALICE, G_BOB, direct_bob],
+        "valid",
+        rules=("notes:2.2", "row:9"),
+    )
+    twin = root_grant("/a/b/*", BOB.pk, subgrant=False)
+    case(
+        "equal-length-tie-by-id",
+        "Two one-link chains: the smaller grant id is kept.",
+        ["ShortestChain"],
+        BOB.seed,
+        "/a/b/x",
+        ts,
+        [direct_bob, twin],
+        "valid",
+        rules=("notes:2.2", "row:9"),
+    )
+    line = [entity(f"line{i}") for i in range(17)]
+    chain16 = [root_grant("/l/**", line[0].pk)] + [
+        issue_grant(line[i].seed, line[i + 1].pk, "/l/**", subgrant=True, issued_at=T0)
+        for i in range(15)
+    ]
+    case(
+        "chain-of-16",
+        "A 16-grant chain.",
+        ["Limits"],
+        line[15].seed,
+        "/l/x",
+        ts,
+        chain16,
+        "valid",
+        rules=("notes:2.2", "row:33"),
+    )
+    chain17 = [
+        *chain16,
+        issue_grant(line[15].seed, line[16].pk, "/l/**", subgrant=True, issued_at=T0),
+    ]
+    case(
+        "chain-of-17",
+        "A 17-grant chain is beyond the cap.",
+        ["Limits"],
+        line[16].seed,
+        "/l/x",
+        ts,
+        chain17,
+        "invalid",
+        "UNAUTHORIZED",
+        rules=("notes:2.2", "row:33"),
+    )
+    case(
+        "pool-of-257",
+        "257 pool entries (empty ones: the count alone is refused).",
+        ["Limits"],
+        ALICE.seed,
+        "/a/x",
+        ts,
+        [b""] * 257,
+        "invalid",
+        "POOL_TOO_LARGE",
+        rules=("notes:2.2", "row:33"),
+    )
+    op = entity("np1-operator")
+    np1 = root_grant("/fusebot.io/r/np1/*", op.pk, subgrant=False)
+    case(
+        "design-np1-grant",
+        "A root grant /fusebot.io/r/np1/*; its holder writes a key.",
+        ["DesignExample"],
+        op.seed,
+        "/fusebot.io/r/np1/settings",
+        ts,
+        [np1],
+        "valid",
+        rules=("design:authorization", "notes:2.2"),
+    )
+    return suite

@@ -1,0 +1,153 @@
+"""Revocation validity vectors (notes 1.2; table row 13; section 5 case 19)."""
+
+from __future__ import annotations
+
+from swarmconf.spec.kvgossip import crypto
+from swarmconf.spec.kvgossip.encoding import encode
+from swarmconf.spec.kvgossip.grants import revocation_body, revoke_grant
+
+from .base import HEX, HEX32, Flag, GroupKind, Suite, add, obj
+from .craft import signed
+from .world import ALICE, BOB, G_ALICE, G_BOB, MALLORY, ROOT, T0
+
+FLAGS = {
+    "ByIssuer": Flag("BASIC", "Signed by the revoked grant's issuer.", "Accepted."),
+    "ByRoot": Flag(
+        "FUNCTIONALITY",
+        "Signed by the root for a grant an intermediate issued (Go refuses this).",
+        "Accepted: the root may revoke any grant.",
+    ),
+    "BadRevoker": Flag(
+        "AUTH_BYPASS", "Signed by neither the issuer nor the root.", "Rejected, no state change."
+    ),
+    "TimeOrder": Flag(
+        "EDGE_CASE", "revoked_at against the grant's issued_at.", "Must be strictly after."
+    ),
+    "Tampered": Flag("AUTH_BYPASS", "Signature or embedded grant altered.", "Rejected."),
+}
+KINDS = {
+    "revocation": GroupKind(
+        params={"rootKey": HEX32},
+        input=obj({"revocation": HEX}),
+        expected=obj({"grantId": HEX32, "revoker": HEX32}),
+    )
+}
+
+
+def build(strict: bool = True) -> Suite:
+    suite = Suite(
+        "revocations",
+        [
+            "Decode and check one signed revocation; valid gives the revoked grant's id and the",
+            "revoker. A revocation applies to that grant id forever.",
+        ],
+        FLAGS,
+        KINDS,
+    )
+    group = suite.group("revocation", rootKey=ROOT.pk.hex())
+
+    def case(
+        name: str,
+        comment: str,
+        flags: list[str],
+        data: bytes,
+        want: str,
+        reason: str | None = None,
+        rules: tuple[str, ...] = ("notes:1.2", "row:13"),
+    ) -> None:
+        add(
+            suite,
+            group,
+            name,
+            comment,
+            flags=flags,
+            rules=list(rules),
+            input={"revocation": data.hex()},
+            want=want,
+            reason=reason,
+            strict=strict,
+        )
+
+    def crafted(seed: bytes, revoker: bytes, at: int) -> bytes:
+        return signed(seed, revocation_body(G_BOB, revoker, at))
+
+    by_issuer = revoke_grant(ALICE.seed, G_BOB, T0 + 1, ROOT.pk)
+    case("by-issuer", "alice revokes her grant to bob.", ["ByIssuer"], by_issuer.encode(), "valid")
+    by_root = revoke_grant(ROOT.seed, G_BOB, T0 + 1, ROOT.pk)
+    case(
+        "by-root-of-intermediate-grant",
+        "The root revokes alice's grant to bob.",
+        ["ByRoot"],
+        by_root.encode(),
+        "valid",
+    )
+    case(
+        "by-root-of-own-grant",
+        "The root revokes its grant to alice.",
+        ["ByIssuer"],
+        revoke_grant(ROOT.seed, G_ALICE, T0 + 5, ROOT.pk).encode(),
+        "valid",
+    )
+    case(
+        "by-issuee",
+        "bob tries to revoke his own grant.",
+        ["BadRevoker"],
+        crafted(BOB.seed, BOB.pk, T0 + 1),
+        "invalid",
+        "REVOCATION_BAD_REVOKER",
+        ("notes:1.2", "row:13", "attack:19"),
+    )
+    case(
+        "by-third-party",
+        "mallory revokes alice's grant to bob.",
+        ["BadRevoker"],
+        crafted(MALLORY.seed, MALLORY.pk, T0 + 1),
+        "invalid",
+        "REVOCATION_BAD_REVOKER",
+        ("notes:1.2", "row:13", "attack:19"),
+    )
+    case(
+        "revoker-field-forged",
+        "Names alice as revoker, signed by mallory.",
+        ["Tampered"],
+        crafted(MALLORY.seed, ALICE.pk, T0 + 1),
+        "invalid",
+        "BAD_SIGNATURE",
+    )
+    case(
+        "at-issue-time",
+        "revoked_at == issued_at.",
+        ["TimeOrder"],
+        crafted(ALICE.seed, ALICE.pk, T0),
+        "invalid",
+        "REVOCATION_NOT_AFTER_ISSUE",
+        ("notes:1.2", "row:13", "attack:19"),
+    )
+    case(
+        "one-ms-after-issue",
+        "revoked_at == issued_at + 1.",
+        ["TimeOrder"],
+        crafted(ALICE.seed, ALICE.pk, T0 + 1),
+        "valid",
+    )
+    tampered_grant = encode([G_BOB.body, crypto.sign(MALLORY.seed, G_BOB.body)])
+    body = encode(["kvg/revoke/1", tampered_grant, ALICE.pk, T0 + 1])
+    case(
+        "embedded-grant-bad-signature",
+        "The revoked grant's signature is not the issuer's.",
+        ["Tampered"],
+        signed(ALICE.seed, body),
+        "invalid",
+        "BAD_SIGNATURE",
+    )
+    sig = bytearray(by_issuer.signature)
+    sig[0] ^= 1
+    case(
+        "signature-bit-flipped",
+        "One bit of the revocation signature flipped.",
+        ["Tampered"],
+        encode([by_issuer.body, bytes(sig)]),
+        "invalid",
+        "BAD_SIGNATURE",
+    )
+    return suite

@@ -1,0 +1,449 @@
+"""Sync-session vectors, message by message, both roles (notes 3.5; table rows 22-26;
+section 5 cases 20, 26, 31)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from swarmconf.spec.kvgossip.grants import Revocation, issue_grant, revoke_grant
+from swarmconf.spec.kvgossip.messages import message
+from swarmconf.spec.kvgossip.records import Record, make_record
+from swarmconf.spec.kvgossip.session import DEFAULT_MAX_LOOPS
+from swarmconf.spec.kvgossip.state import DEFAULT_SKEW_MS, MemoryStore
+
+from .base import HEX, HEX32, Flag, GroupKind, Suite, add, hexlist, obj
+from .world import ALICE, BOB, G_ALICE, NOW, ROOT, T0
+
+FLAGS = {
+    "Honest": Flag("BASIC", "Two honest sessions talk to the end.", "The transcript as given."),
+    "Revocations": Flag(
+        "FUNCTIONALITY",
+        "Revocations are exchanged before keys, or ride back on a RESULT.",
+        "Both sides end with the union; voided records are purged.",
+    ),
+    "TieBreak": Flag(
+        "CONFLICT",
+        "Equal timestamps, different records (Go: sessions repeat forever).",
+        "Both sides converge to the larger entry_hash.",
+    ),
+    "PerRecordRejection": Flag(
+        "FUNCTIONALITY",
+        "A record fails to verify or is deferred inside a pass.",
+        "A rejecting RESULT; the pass goes on; the session is not aborted.",
+    ),
+    "MaxLoops": Flag(
+        "EDGE_CASE", "The hashes still differ after every pass.", "At most 3 passes, then BYE."
+    ),
+    "ProtocolViolation": Flag(
+        "MODIFIED_PARAMETER",
+        "The peer breaks the protocol.",
+        "The session aborts with a reason; only fully applied records remain.",
+    ),
+}
+SNAPSHOT = obj({"records": hexlist(), "revocations": hexlist()})
+SIDE = obj(
+    {
+        "error": {"type": ["string", "null"]},
+        "passes": {"type": "integer"},
+        "records": {"type": "object", "additionalProperties": HEX32},
+        "treeHash": HEX32,
+        "revsetHash": HEX32,
+    }
+)
+PARAMS = {"rootKey": HEX32, "skewMs": {"type": "integer"}, "maxLoops": {"type": "integer"}}
+FRAME = obj({"from": {"enum": ["initiator", "responder"]}, "frame": HEX})
+KINDS = {
+    "transcript": GroupKind(
+        PARAMS,
+        obj({"initiator": SNAPSHOT, "responder": SNAPSHOT, "now": {"type": "integer"}}),
+        obj({"frames": {"type": "array", "items": FRAME}, "initiator": SIDE, "responder": SIDE}),
+    ),
+    "scripted": GroupKind(
+        PARAMS,
+        obj(
+            {
+                "role": {"enum": ["initiator", "responder"]},
+                "store": SNAPSHOT,
+                "now": {"type": "integer"},
+                "frames": hexlist(),
+                "timeout": {"type": "boolean"},
+            }
+        ),
+        obj(
+            {
+                "replies": {"type": "array", "items": hexlist()},
+                "done": {"type": "boolean"},
+                "error": {"type": ["string", "null"]},
+                "passes": {"type": "integer"},
+                "records": {"type": "object", "additionalProperties": HEX32},
+                "treeHash": HEX32,
+                "revsetHash": HEX32,
+            }
+        ),
+    ),
+}
+
+
+def snap(records: Sequence[Record] = (), revocations: Sequence[Revocation] = ()) -> dict[str, Any]:
+    """A store snapshot for a vector input."""
+    return {
+        "records": [r.encode().hex() for r in records],
+        "revocations": [r.encode().hex() for r in revocations],
+    }
+
+
+def hello(records: Sequence[Record] = (), revocations: Sequence[Revocation] = ()) -> bytes:
+    """The HELLO a peer holding exactly this state sends."""
+    store = MemoryStore(records, revocations)
+    return message("HELLO", 1, b"peer", store.revset_hash(), store.tree_hash())
+
+
+def build(strict: bool = True) -> Suite:
+    suite = Suite(
+        "sessions",
+        [
+            "transcript: load both snapshots, run the initiator and responder against each other",
+            "at `now` until neither sends; every frame in order and both end states.",
+            "scripted: load one role's snapshot, call start(now), then feed the peer's frames one",
+            "by one (then a timeout if set); the frames sent after each, and how it ended.",
+        ],
+        FLAGS,
+        KINDS,
+    )
+    params = {"rootKey": ROOT.pk.hex(), "skewMs": DEFAULT_SKEW_MS, "maxLoops": DEFAULT_MAX_LOOPS}
+    tr = suite.group("transcript", **params)
+    rules = ["notes:3.5", "row:24", "row:25"]
+
+    def transcript(
+        name: str,
+        comment: str,
+        flags: list[str],
+        a: dict[str, Any],
+        b: dict[str, Any],
+        extra: tuple[str, ...] = (),
+    ) -> None:
+        add(
+            suite,
+            tr,
+            name,
+            comment,
+            flags=flags,
+            rules=rules + list(extra),
+            input={"initiator": a, "responder": b, "now": NOW},
+            want="valid",
+            strict=strict,
+        )
+
+    def rec(key: str, ts: int, value: bytes | None, seed: bytes = ALICE.seed) -> Record:
+        return make_record(seed, key, ts, value, [] if seed == ROOT.seed else [G_ALICE])
+
+    x1, x2 = rec("/a/x", T0 + 1, b"1"), rec("/a/x", T0 + 2, b"2")
+    y = rec("/a/y", T0 + 3, b"y")
+    r = rec("/r", T0 + 4, b"root", ROOT.seed)
+    transcript("both-empty", "Equal empty stores: HELLO, HELLO, BYE.", ["Honest"], snap(), snap())
+    transcript(
+        "equal-stores", "Equal stores: HELLO, HELLO, BYE.", ["Honest"], snap([x1, y]), snap([y, x1])
+    )
+    transcript(
+        "initiator-newer",
+        "A's /a/x is newer: YOURS, RECORD, RESULT.",
+        ["Honest"],
+        snap([x2]),
+        snap([x1]),
+    )
+    transcript(
+        "responder-newer", "B's /a/x is newer: MINE, RESULT.", ["Honest"], snap([x1]), snap([x2])
+    )
+    transcript(
+        "responder-only-keys",
+        "B pushes the keys A did not list after DONE.",
+        ["Honest"],
+        snap([x1]),
+        snap([x1, y, r]),
+    )
+    transcript(
+        "mixed",
+        "Keys flow both ways in one pass, newest first.",
+        ["Honest"],
+        snap([x2, r]),
+        snap([x1, y]),
+    )
+    tomb = rec("/a/y", T0 + 9, None)
+    transcript(
+        "tombstone-propagates",
+        "A tombstone replaces the value.",
+        ["Honest"],
+        snap([tomb]),
+        snap([y]),
+        ("attack:28",),
+    )
+    reset = rec("/a/x", T0 + 2, b"1")
+    transcript(
+        "reset-same-value-syncs",
+        "B re-SET /a/x to the same bytes later: the tree hashes differ (Go's are equal, so Go "
+        "says BYE and the re-SET never spreads).",
+        ["Honest"],
+        snap([x1]),
+        snap([reset]),
+        ("row:19", "row:20", "attack:22", "attack:30"),
+    )
+    p = rec("/a/t", T0 + 5, b"p")
+    q = rec("/a/t", T0 + 5, b"q")
+    transcript(
+        "equal-ts-converge",
+        "Equal ts, different records: both keep the larger hash.",
+        ["TieBreak"],
+        snap([p]),
+        snap([q]),
+        ("row:21", "attack:26"),
+    )
+    g = issue_grant(ROOT.seed, BOB.pk, "/a/**", subgrant=False, issued_at=T0)
+    bobs = make_record(BOB.seed, "/a/x", T0 + 7, b"bob", [g])
+    revocation = revoke_grant(ROOT.seed, g, T0 + 20, ROOT.pk)
+    transcript(
+        "revocations-first",
+        "B knows a revocation A lacks: REVS, REVS, REVDATA, "
+        "REVDATA; A purges bob's record; A then takes B's older /a/x.",
+        ["Revocations"],
+        snap([bobs]),
+        snap([x1], [revocation]),
+        ("row:14", "row:26", "attack:21"),
+    )
+    future = rec("/a/f", NOW + DEFAULT_SKEW_MS + 1, b"soon")
+    transcript(
+        "deferred-record-max-loops",
+        "A's record is beyond B's clock + skew: deferred in every pass; three passes, then BYE.",
+        ["PerRecordRejection", "MaxLoops"],
+        snap([future]),
+        snap(),
+        ("row:22", "attack:25"),
+    )
+    forged = make_record(BOB.seed, "/a/z", T0 + 8, b"evil", [G_ALICE])
+    transcript(
+        "unauthorised-record-rejected",
+        "A holds a record bob signed with alice's chain "
+        "(a buggy store): B rejects it and goes on with the next key.",
+        ["PerRecordRejection", "MaxLoops"],
+        snap([forged, x1]),
+        snap(),
+        ("attack:9",),
+    )
+
+    sc = suite.group("scripted", **params)
+
+    def scripted(
+        name: str,
+        comment: str,
+        flags: list[str],
+        role: str,
+        store: dict[str, Any],
+        frames: list[bytes],
+        want: str,
+        reason: str | None = None,
+        timeout: bool = False,
+        extra: tuple[str, ...] = ("attack:31",),
+    ) -> None:
+        add(
+            suite,
+            sc,
+            name,
+            comment,
+            flags=flags,
+            rules=rules + list(extra),
+            input={
+                "role": role,
+                "store": store,
+                "now": NOW,
+                "frames": [f.hex() for f in frames],
+                "timeout": timeout,
+            },
+            want=want,
+            reason=reason,
+            strict=strict,
+        )
+
+    differ = hello([x2])
+    tree_x2 = MemoryStore([x2]).tree_hash()
+    base = snap([x1])
+    scripted(
+        "responder-unsolicited-result",
+        "A RESULT before any HELLO.",
+        ["ProtocolViolation"],
+        "responder",
+        base,
+        [message("RESULT", "accepted", "", [], b"")],
+        "invalid",
+        "SESSION_UNEXPECTED_MESSAGE",
+    )
+    scripted(
+        "responder-hello-twice",
+        "A second HELLO.",
+        ["ProtocolViolation"],
+        "responder",
+        base,
+        [differ, differ],
+        "invalid",
+        "SESSION_UNEXPECTED_MESSAGE",
+    )
+    scripted(
+        "responder-wrong-protocol",
+        "HELLO with protocol 2.",
+        ["ProtocolViolation"],
+        "responder",
+        base,
+        [message("HELLO", 2, b"peer", bytes(32), bytes(32))],
+        "invalid",
+        "SESSION_PROTOCOL_VERSION",
+    )
+    scripted(
+        "responder-garbage-frame",
+        "A frame that is not msgpack.",
+        ["ProtocolViolation"],
+        "responder",
+        base,
+        [b"\xc1\x00"],
+        "invalid",
+        "SESSION_BAD_MESSAGE",
+    )
+    scripted(
+        "responder-unknown-message",
+        "A frame naming no message.",
+        ["ProtocolViolation"],
+        "responder",
+        base,
+        [message("HI")],
+        "invalid",
+        "SESSION_BAD_MESSAGE",
+    )
+    kh = message("KEYHASH", "/a/x", x2.ts, x2.entry_hash)
+    scripted(
+        "responder-duplicate-key",
+        "The same key offered twice in a pass.",
+        ["ProtocolViolation"],
+        "responder",
+        base,
+        [differ, message("TREE", tree_x2), kh, message("RECORD", x2.encode()), kh],
+        "invalid",
+        "SESSION_DUPLICATE_KEY",
+    )
+    scripted(
+        "responder-key-mismatch",
+        "RECORD answers /a/x's KEYHASH with /a/y's record; nothing is applied.",
+        ["ProtocolViolation"],
+        "responder",
+        base,
+        [differ, message("TREE", tree_x2), kh, message("RECORD", y.encode())],
+        "invalid",
+        "SESSION_KEY_MISMATCH",
+    )
+    scripted(
+        "responder-atomic-before-abort",
+        "/a/x is applied, then a violation: /a/x stays.",
+        ["ProtocolViolation"],
+        "responder",
+        base,
+        [differ, message("TREE", tree_x2), kh, message("RECORD", x2.encode()), message("END")],
+        "invalid",
+        "SESSION_UNEXPECTED_MESSAGE",
+    )
+    tree_empty = MemoryStore().tree_hash()
+    scripted(
+        "responder-too-many-passes",
+        "A fourth TREE.",
+        ["ProtocolViolation", "MaxLoops"],
+        "responder",
+        base,
+        [hello()]
+        + [
+            message("TREE", tree_empty),
+            message("DONE"),
+            message("RESULT", "stale", "STALE", [], b""),
+        ]
+        * 3
+        + [message("TREE", tree_empty)],
+        "invalid",
+        "SESSION_TOO_MANY_PASSES",
+    )
+    scripted(
+        "responder-timeout",
+        "The peer goes silent after HELLO.",
+        ["ProtocolViolation"],
+        "responder",
+        base,
+        [differ],
+        "invalid",
+        "SESSION_TIMEOUT",
+        timeout=True,
+    )
+    scripted(
+        "responder-frame-after-bye",
+        "A frame after BYE.",
+        ["ProtocolViolation"],
+        "responder",
+        base,
+        [hello([x1]), message("BYE"), message("BYE")],
+        "invalid",
+        "SESSION_CLOSED",
+    )
+    scripted(
+        "responder-revoked-record-gets-revocation",
+        "The peer skips the revocation "
+        "exchange and sends bob's revoked record: RESULT rejected, REVOKED, the revocation "
+        "and B's own record attached; no abort.",
+        ["PerRecordRejection", "Revocations"],
+        "responder",
+        snap([x1], [revocation]),
+        [
+            hello([bobs], [revocation]),
+            message("TREE", MemoryStore([bobs]).tree_hash()),
+            message("KEYHASH", "/a/x", bobs.ts, bobs.entry_hash),
+            message("RECORD", bobs.encode()),
+            message("DONE"),
+            message("BYE"),
+        ],
+        "valid",
+        extra=("attack:20",),
+    )
+    scripted(
+        "initiator-mine-key-mismatch",
+        "The responder answers MINE with another key.",
+        ["ProtocolViolation"],
+        "initiator",
+        snap([x1]),
+        [hello([x2]), message("TREE", tree_x2), message("MINE", y.encode())],
+        "invalid",
+        "SESSION_KEY_MISMATCH",
+    )
+    scripted(
+        "initiator-push-listed-key",
+        "After DONE the responder pushes a key A listed.",
+        ["ProtocolViolation"],
+        "initiator",
+        snap([x1]),
+        [
+            hello([x1, y]),
+            message("TREE", MemoryStore([x1, y]).tree_hash()),
+            message("AGREE"),
+            message("RECORD", x1.encode()),
+        ],
+        "invalid",
+        "SESSION_DUPLICATE_KEY",
+    )
+    scripted(
+        "initiator-full-pass",
+        "A clean pass seen from the initiator: AGREE, then a pushed key, END, equal trees, BYE.",
+        ["Honest"],
+        "initiator",
+        snap([x1]),
+        [
+            hello([x1, y]),
+            message("TREE", MemoryStore([x1, y]).tree_hash()),
+            message("AGREE"),
+            message("RECORD", y.encode()),
+            message("END"),
+            message("TREE", MemoryStore([x1, y]).tree_hash()),
+        ],
+        "valid",
+    )
+    return suite

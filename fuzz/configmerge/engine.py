@@ -1,0 +1,294 @@
+"""Cached operations for one scenario: parse, edit-and-publish, merge, each checked once.
+
+All schedules of a scenario share one engine, so a merge of the same messages is computed once
+and its checks (P2 determinism, P3 agreement, P6 validity) run on that first computation; every
+schedule that reaches it again sees the same result and the same violations. P3 runs the other
+library on a deterministic sample of the distinct operations (all of them for a mutant, whose
+intact spec shares the primary's parses); see CHECK_SAMPLE.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import nacl.signing
+
+from swarmconf.spec.configmerge import bt
+from swarmconf.spec.configmerge.reasons import ConfigError, Reason
+
+from .edits import Data, Path, apply_batch
+from .impl import Implementation
+from .oracle import Atom, Verdict, wiped_of, writes_of
+from .scenario import Scenario
+
+CHECK_SAMPLE = 4
+"""P3 runs the checker on one distinct operation in CHECK_SAMPLE (all when it is a mutant's
+intact spec, which shares the primary's parses)."""
+API_SAMPLE = 32
+"""A primary with a parsed-message merge also runs P2 through its bytes API on one distinct
+merge in API_SAMPLE."""
+UNKNOWN_KEY = b"_future"
+"""The unknown top-level key a future client writes (D9)."""
+
+
+@dataclass(frozen=True)
+class Info:
+    """What the oracle needs to know of a valid message."""
+
+    seqno: int
+    hash: bytes
+    included: frozenset[tuple[int, bytes]]
+    data: Data
+
+    @property
+    def rank(self) -> tuple[int, bytes]:
+        return (self.seqno, self.hash)
+
+
+@dataclass(frozen=True)
+class Published:
+    """An edit published as an increment."""
+
+    message: bytes
+    writes: dict[Atom, object]
+    wiped: frozenset[Path]
+    violations: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Merged:
+    """A merge: its result, whether it is a new message, and the inputs D14 kept."""
+
+    message: bytes
+    new: bool
+    remaining: tuple[bytes, ...]
+    violations: tuple[str, ...]
+
+
+@dataclass
+class Engine:
+    scenario: Scenario
+    primary: Implementation
+    checker: Implementation | None
+    infos: dict[bytes, Info | None] = field(default_factory=dict)
+    parsed: dict[tuple[str, bytes], Any] = field(default_factory=dict)
+    edits: dict[tuple[bytes, int, int], Published] = field(default_factory=dict)
+    merges: dict[tuple[frozenset[bytes], bool], Merged] = field(default_factory=dict)
+    known: dict[tuple[int, bytes], bytes] = field(default_factory=dict)
+    verdicts: dict[tuple[bytes, int, tuple[tuple[int, tuple[int, bytes]], ...]], Verdict] = field(
+        default_factory=dict
+    )
+    """P4 verdicts by (final message, safe updates, known updates with their ranks)."""
+
+    def __post_init__(self) -> None:
+        seed = self.scenario.key_seed
+        signed = self.scenario.signed
+        self.sign_key = seed if signed else None
+        self.verify_key = bytes(nacl.signing.SigningKey(seed).verify_key) if signed else None
+        self.forged_key = hashlib.blake2b(seed, digest_size=32).digest() if signed else None
+
+    @functools.cached_property
+    def base(self) -> bytes:
+        """The shared starting message."""
+        message = self.primary.new(self.scenario.base_seqno, lag=self.scenario.lag)
+        message.data.update(copy.deepcopy(self.scenario.base_data))
+        return bytes(message.serialize(self.sign_key))
+
+    def parse(self, impl: Implementation, message: bytes) -> Any:
+        """`message` parsed by `impl` (once per engine), or None when it is invalid."""
+        key = (impl.name, message)
+        if key not in self.parsed:
+            try:
+                self.parsed[key] = impl.parse(
+                    message, lag=self.scenario.lag, verify_key=self.verify_key
+                )
+            except ConfigError:
+                self.parsed[key] = None
+        return self.parsed[key]
+
+    def info(self, message: bytes) -> Info | None:
+        """The message as the primary parses it, or None when it is invalid."""
+        if message not in self.infos:
+            parsed = self.parse(self.primary, message)
+            info = None
+            if parsed is not None:
+                included = frozenset((entry.seqno, entry.hash) for entry in parsed.lagged)
+                info = Info(parsed.seqno, parsed.hash, included, parsed.data)
+                self.known[info.rank] = message
+            self.infos[message] = info
+        return self.infos[message]
+
+    def edit(self, base: bytes, client: int, batch: int) -> Published:
+        """Client `client` increments `base`, applies its batch `batch` and serializes."""
+        key = (base, client, batch)
+        if key not in self.edits:
+            if self.parse(self.primary, base) is None:
+                # Only a broken merger hands a client an invalid message (already a P6)
+                self.edits[key] = Published(base, {}, frozenset(), ())
+                return self.edits[key]
+            message, before, after = self.apply_edit(self.primary, base, client, batch)
+            violations = list(self.check_valid(message, merged=False, client=client))
+            if self.checker is not None and self.check(message):
+                expected = self.apply_edit(self.checker, base, client, batch)[0]
+                if expected != message:
+                    violations.append(f"P3 edit differs from {self.checker.name}")
+            self.edits[key] = Published(
+                message, writes_of(before, after), wiped_of(before, after), tuple(violations)
+            )
+        return self.edits[key]
+
+    def apply_edit(
+        self, impl: Implementation, base: bytes, client: int, batch: int
+    ) -> tuple[bytes, Data, Data]:
+        spec = self.scenario.clients[client]
+        message = impl.parse(base, lag=self.scenario.lag, verify_key=self.verify_key).increment()
+        before = prune(message.data)
+        apply_batch(message.data, spec.batches[batch])
+        after = prune(message.data)
+        key = self.sign_key if spec.signer else self.forged_key
+        if spec.future:
+            return with_unknown_key(bytes(message.serialize()), key), before, after
+        return bytes(message.serialize(key)), before, after
+
+    def merge(self, inputs: frozenset[bytes], signer: bool) -> Merged:
+        """Merge what a client sees (its own message included); `signer`: it holds the key."""
+        key = (inputs, signer)
+        if key not in self.merges:
+            self.merges[key] = self.compute_merge(inputs, signer)
+        return self.merges[key]
+
+    def compute_merge(self, inputs: frozenset[bytes], signer: bool) -> Merged:
+        ordered = sorted(inputs)
+        for message in ordered:
+            self.info(message)
+        sign_key = self.sign_key if signer else None
+        try:
+            result = self.run_merge(self.primary, ordered, sign_key, parsed=True)
+        except ConfigError as error:
+            return Merged(ordered[0], False, (), (f"P6 merge refused its inputs: {error}",))
+        violations: list[str] = []
+        new = result not in inputs
+        if self.checker is not None and self.check(result):
+            expected = self.run_merge(self.checker, ordered, sign_key, parsed=True)
+            if expected != result:
+                violations.append(f"P3 merge differs from {self.checker.name}")
+        if not self.stable(result, self.shuffled(ordered), sign_key):
+            violations.append("P2 merge result depends on input order, duplicates or extras")
+        remaining = self.remaining(ordered)
+        if new:
+            violations.extend(self.check_valid(result, merged=True, client=None))
+        return Merged(result, new, remaining, tuple(violations))
+
+    def check(self, message: bytes) -> bool:
+        """Whether P3 checks the operation that produced `message`."""
+        shares_parses = self.checker is not None and self.checker.parse is self.primary.parse
+        return shares_parses or sampled(message, CHECK_SAMPLE)
+
+    def stable(self, result: bytes, shuffled: list[bytes], sign_key: bytes | None) -> bool:
+        """P2: the primary merges the shuffled inputs to the same bytes."""
+        if self.primary.merge_parsed is None:
+            return self.run_merge(self.primary, shuffled, sign_key) == result
+        if self.run_merge(self.primary, shuffled, sign_key, parsed=True) != result:
+            return False
+        return not sampled(result, API_SAMPLE) or (
+            self.run_merge(self.primary, shuffled, sign_key) == result
+        )
+
+    def run_merge(
+        self,
+        impl: Implementation,
+        inputs: list[bytes],
+        sign_key: bytes | None,
+        parsed: bool = False,
+    ) -> bytes:
+        """The bytes `impl` publishes for a merge of `inputs`; with `parsed`, through its merge
+        of already parsed messages (each distinct message parsed once per engine)."""
+        options = {"lag": self.scenario.lag, "verify_key": self.verify_key, "sign_key": sign_key}
+        if parsed and impl.merge_parsed is not None:
+            valid = [m for m in (self.parse(impl, data) for data in inputs) if m is not None]
+            if not valid:
+                raise ConfigError(Reason.NO_VALID_MESSAGE)
+            result = impl.merge_parsed(valid, **options)
+        else:
+            result = impl.merge(inputs, **options)
+        if not result.merged:
+            # A single survivor is returned as parsed: find its bytes (D14)
+            survivor = self.known.get((result.seqno, result.hash))
+            if survivor is not None:
+                return survivor
+        return bytes(result.serialize())
+
+    def shuffled(self, ordered: list[bytes]) -> list[bytes]:
+        """The same inputs reversed, with a duplicate and an already-included message (P2)."""
+        extra = [
+            self.known[rank]
+            for message in ordered
+            if (info := self.info(message)) is not None
+            for rank in sorted(info.included)
+            if rank in self.known
+        ][:1]
+        return [*ordered[::-1], ordered[0], *extra]
+
+    def remaining(self, inputs: list[bytes]) -> tuple[bytes, ...]:
+        """The inputs the ignore rules keep (D14), worked out independently of the merger."""
+        infos = {message: info for message in inputs if (info := self.info(message)) is not None}
+        if not infos:
+            return ()
+        top = max(info.seqno for info in infos.values())
+        included = set().union(*(info.included for info in infos.values()))
+        return tuple(
+            message
+            for message, info in infos.items()
+            if info.seqno + self.scenario.lag > top and info.rank not in included
+        )
+
+    def check_valid(self, message: bytes, *, merged: bool, client: int | None) -> list[str]:
+        """P6: a published message parses, is in normal form; a merge carries no unknown keys
+        (D9) and an empty `=` (D15)."""
+        if client is not None and not self.scenario.clients[client].signer:
+            return []
+        parsed = self.parse(self.primary, message)
+        if parsed is None:
+            return ["P6 published message does not parse"]
+        problems = []
+        if bytes(parsed.serialize()) != message:
+            problems.append("P6 published message is not in normal form")
+        if merged and parsed.extra:
+            problems.append("P6 merge result carries unknown keys")
+        if merged and parsed.diff:
+            problems.append("P6 merge result has a non-empty diff")
+        return problems
+
+
+def sampled(message: bytes, one_in: int) -> bool:
+    """A deterministic one-in-`one_in` choice of messages for the costlier checks."""
+    return hashlib.blake2b(message, digest_size=1).digest()[0] % one_in == 0
+
+
+def prune(data: Data) -> Data:
+    """A copy of `data` without empty sets and dicts."""
+    result: Data = {}
+    for key, value in data.items():
+        if isinstance(value, dict):
+            value = prune(value)
+        elif isinstance(value, set):
+            value = set(value)
+        if value or isinstance(value, int | bytes):
+            result[key] = value
+    return result
+
+
+def with_unknown_key(unsigned: bytes, sign_key: bytes | None) -> bytes:
+    """The message with the unknown top-level key added (D9), signed again if a key is given."""
+    top = bt.decode(unsigned, wide_int_keys=lambda key: key == UNKNOWN_KEY)
+    assert isinstance(top, dict)
+    top[UNKNOWN_KEY] = b"future"
+    encoded = bt.encode(top)
+    if sign_key is None:
+        return encoded
+    signature = nacl.signing.SigningKey(sign_key).sign(encoded[:-1]).signature
+    return encoded[:-1] + b"1:~64:" + signature + b"e"

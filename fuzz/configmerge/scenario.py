@@ -1,0 +1,119 @@
+"""Scenarios: who edits what, with which lag, signed or not. Derived from (campaign, index).
+
+A scenario fixes the shared starting message's data, the lag and each client's edit batches.
+In a signed scenario every message must carry a valid signature and only some clients hold the
+signing key; the others can read and merge (D17: without the key a merge returns the
+highest-ranked message unchanged) and their own edits carry a wrong signature, so the swarm
+holds forged messages every client must skip. A "future" client writes an unknown top-level key
+into the messages it publishes (D9).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from swarmconf.fuzz.seeds import derive_bytes, derive_rng
+
+from .edits import (
+    Data,
+    Edit,
+    JsonValue,
+    edit_from_json,
+    edit_to_json,
+    random_batch,
+    random_data,
+    value_from_json,
+    value_to_json,
+)
+
+LAGS = (1, 2, 3, 3, 5, 5, 5)
+
+
+@dataclass(frozen=True)
+class Client:
+    batches: tuple[tuple[Edit, ...], ...]
+    signer: bool = True
+    future: bool = False
+
+
+@dataclass(frozen=True)
+class Scenario:
+    lag: int
+    base_seqno: int
+    base_data: Data
+    clients: tuple[Client, ...]
+    signed: bool
+    key_seed: bytes
+
+    @property
+    def edit_count(self) -> int:
+        return sum(len(batch) for client in self.clients for batch in client.batches)
+
+
+def generate_scenario(
+    campaign_seed: int, index: int, clients: int | None = None, batches: int | None = None
+) -> Scenario:
+    """The scenario for (campaign seed, scenario index); `clients` and `batches` (per client)
+    fix those sizes instead of drawing them (for benchmarks)."""
+    rng = derive_rng("scenario", campaign_seed, index)
+    count = clients or rng.choice((2, 2, 3, 3, 4, 5))
+    signed = rng.random() < 0.25
+    signers = set(rng.sample(range(count), rng.randint(1, count))) if signed else set(range(count))
+    future = rng.randrange(count) if rng.random() < 0.25 else -1
+    members = tuple(
+        Client(
+            batches=tuple(random_batch(rng) for _ in range(batches or rng.randint(1, 3))),
+            signer=number in signers,
+            future=number == future,
+        )
+        for number in range(count)
+    )
+    return Scenario(
+        lag=rng.choice(LAGS),
+        base_seqno=rng.randint(0, 3),
+        base_data=random_data(rng),
+        clients=members,
+        signed=signed,
+        key_seed=derive_bytes(32, "key", campaign_seed, index),
+    )
+
+
+def scenario_to_json(scenario: Scenario) -> JsonValue:
+    return {
+        "lag": scenario.lag,
+        "base_seqno": scenario.base_seqno,
+        "base_data": value_to_json(scenario.base_data),
+        "signed": scenario.signed,
+        "key_seed": scenario.key_seed.hex(),
+        "clients": [
+            {
+                "signer": client.signer,
+                "future": client.future,
+                "batches": [[edit_to_json(edit) for edit in batch] for batch in client.batches],
+            }
+            for client in scenario.clients
+        ],
+    }
+
+
+def scenario_from_json(obj: JsonValue) -> Scenario:
+    base = value_from_json(obj["base_data"])
+    assert isinstance(base, dict)
+    clients = tuple(
+        Client(
+            batches=tuple(
+                tuple(edit_from_json(edit) for edit in batch) for batch in client["batches"]
+            ),
+            signer=bool(client["signer"]),
+            future=bool(client["future"]),
+        )
+        for client in obj["clients"]
+    )
+    return Scenario(
+        lag=int(obj["lag"]),
+        base_seqno=int(obj["base_seqno"]),
+        base_data=base,
+        clients=clients,
+        signed=bool(obj["signed"]),
+        key_seed=bytes.fromhex(obj["key_seed"]),
+    )

@@ -1,0 +1,71 @@
+"""Schedules: one interleaving of the clients' events, derived from (campaign, scenario, index).
+
+Events: `edit` (the client's next batch, published as an increment), `sync` (fetch what the
+swarm holds, merge it with the client's own message and publish the merge), `offline` and
+`online` (an offline client cannot fetch; what it publishes waits until it is back). A sync's
+view is `full`, `partial` (the messages whose position in the swarm has its bit set in `pick`)
+or `stale` (the swarm as it was `pick` changes ago). After the events every client comes back
+online and all sync fully, in rounds starting at client `rotation`, until nothing changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
+
+from swarmconf.fuzz.seeds import derive_rng
+
+from .edits import JsonValue
+from .scenario import Scenario
+
+EventKind = Literal["edit", "sync", "offline", "online"]
+ViewMode = Literal["full", "partial", "stale"]
+
+
+class Event(NamedTuple):
+    kind: EventKind
+    client: int
+    mode: ViewMode = "full"
+    pick: int = 0
+
+
+@dataclass(frozen=True)
+class Schedule:
+    events: tuple[Event, ...]
+    rotation: int
+
+
+def generate_schedule(
+    scenario: Scenario, campaign_seed: int, scenario_index: int, index: int
+) -> Schedule:
+    """The interleaving for (campaign seed, scenario index, schedule index)."""
+    rng = derive_rng("schedule", campaign_seed, scenario_index, index)
+    count = len(scenario.clients)
+    events = [
+        Event("edit", number)
+        for number, client in enumerate(scenario.clients)
+        for _ in client.batches
+    ]
+    for _ in range(rng.randint(count, 3 * count)):
+        client = rng.randrange(count)
+        roll = rng.random()
+        if roll < 0.75:
+            mode: ViewMode = rng.choices(("full", "partial", "stale"), weights=(5, 3, 2))[0]
+            events.append(Event("sync", client, mode, rng.randrange(1, 64)))
+        else:
+            events.append(Event("offline" if roll < 0.88 else "online", client))
+    # A shuffle keeps each client's edits in order: they are taken from its script in turn
+    rng.shuffle(events)
+    return Schedule(tuple(events), rng.randrange(count))
+
+
+def schedule_to_json(schedule: Schedule) -> JsonValue:
+    return {
+        "rotation": schedule.rotation,
+        "events": [list(event) for event in schedule.events],
+    }
+
+
+def schedule_from_json(obj: JsonValue) -> Schedule:
+    events = tuple(Event(*event) for event in obj["events"])
+    return Schedule(events, int(obj["rotation"]))

@@ -1,0 +1,191 @@
+"""A simulated K/V Gossip node: the spec's store rules and sessions, wired to the Serf model
+the way notes 3.5 decides (discovery query `kvg-th`, change event `kvg-ch`, revocation event
+`kvg-rv`, sessions in RTT order, one outgoing session at a time)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from swarmconf.spec.kvgossip.chain import find_chain
+from swarmconf.spec.kvgossip.encoding import decode_canonical, encode
+from swarmconf.spec.kvgossip.fixtures import Entity
+from swarmconf.spec.kvgossip.grants import Grant, revoke_grant
+from swarmconf.spec.kvgossip.records import Record, lww_greater, make_record
+from swarmconf.spec.kvgossip.session import Session
+from swarmconf.spec.kvgossip.state import (
+    MemoryStore,
+    Outcome,
+    apply_record,
+    apply_revocation,
+)
+
+from .serf import Member
+
+if TYPE_CHECKING:
+    from .world import World
+
+QUERY_TIMEOUT_MS = 1000
+IDLE_TIMEOUT_MS = 5000
+CHANGE_EVENT = "kvg-ch"
+REVOCATION_EVENT = "kvg-rv"
+STATE_QUERY = "kvg-th"
+
+
+class WatchedStore(MemoryStore):
+    """A MemoryStore that reports every change to the world's safety checks."""
+
+    def __init__(self, owner: str, world: World) -> None:
+        super().__init__()
+        self.owner = owner
+        self.world = world
+
+    def put(self, record: Record) -> None:
+        self.world.on_put(self.owner, self.records.get(record.key), record)
+        super().put(record)
+
+    def delete(self, key: str) -> None:
+        old = self.records.get(key)
+        super().delete(key)
+        if old is not None:
+            self.world.on_delete(self.owner, old)
+
+
+@dataclass
+class Connection:
+    """One sync session over a simulated TCP stream."""
+
+    initiator: SimNode
+    responder: SimNode
+    sessions: dict[str, Session]
+    last_activity: int = 0
+    frames: int = 0
+
+    @property
+    def done(self) -> bool:
+        return all(s.done for s in self.sessions.values())
+
+
+@dataclass
+class SimNode:
+    """A member of the simulated cluster."""
+
+    name: str
+    entity: Entity
+    grants: list[Grant]
+    offset_ms: int
+    world: World
+    store: MemoryStore = field(init=False)
+    queue: list[str] = field(default_factory=list)
+    outgoing: Connection | None = None
+    local_write: bytes = b""
+
+    def __post_init__(self) -> None:
+        self.store = WatchedStore(self.name, self.world)
+        self.world.serf.join(self.name, Member(self.on_event, self.on_query))
+
+    # Time
+
+    def clock(self) -> int:
+        """This node's wall clock: simulated time plus its offset (within the skew)."""
+        return self.world.scheduler.now + self.offset_ms
+
+    # Local operations
+
+    def write(self, key: str, value: bytes | None, ts: int | None = None) -> Record | None:
+        """Write with the shortest chain this node holds; None if it holds none or it is stale."""
+        root, revoked = self.world.root.pk, self.store.revoked_ids()
+        stamp = self.clock() if ts is None else ts
+        chain = find_chain(key, stamp, self.entity.pk, self.grants, root, revoked)
+        if chain is None:
+            return None
+        record = make_record(self.entity.seed, key, stamp, value, chain)
+        self.local_write = record.entry_hash
+        verdict = apply_record(self.store, record, root, self.clock())
+        self.local_write = b""
+        if verdict.outcome is not Outcome.ACCEPTED:
+            return None
+        self.world.created(record)
+        payload = encode([self.name, key, record.ts, record.entry_hash])
+        self.world.serf.user_event(self.name, CHANGE_EVENT, payload, coalesce=False)
+        self.state_query()
+        return record
+
+    def revoke(self, grant: Grant, revoker: Entity) -> None:
+        """Revoke `grant` (this node holds the revoker's key) and announce it."""
+        revocation = revoke_grant(revoker.seed, grant, self.clock(), self.world.root.pk)
+        self.world.revoked(revocation)
+        apply_revocation(self.store, revocation.encode(), self.world.root.pk)
+        self.world.serf.user_event(self.name, REVOCATION_EVENT, revocation.encode(), coalesce=False)
+        self.state_query()
+
+    # Serf callbacks
+
+    def on_event(self, name: str, payload: bytes) -> None:
+        if name == REVOCATION_EVENT:
+            apply_revocation(self.store, payload, self.world.root.pk)
+        elif name == CHANGE_EVENT:
+            origin, key, ts, entry_hash = _decode_change(payload)
+            if origin == self.name:
+                return
+            local = self.store.get(key)
+            if local is None or lww_greater((ts, entry_hash), local.lww_key):
+                self.dial(origin)
+
+    def on_query(self, origin: str, name: str, payload: bytes) -> bytes | None:
+        if origin == self.name or name != STATE_QUERY:
+            return None
+        if payload == self.store.tree_hash() + self.store.revset_hash():
+            return None
+        return encode([self.name, self.store.tree_hash(), self.store.revset_hash()])
+
+    def state_query(self) -> None:
+        """Ask who disagrees; dial them in RTT order when the query times out."""
+        if self.world.draining:
+            return
+        payload = self.store.tree_hash() + self.store.revset_hash()
+        self.world.serf.query(self.name, STATE_QUERY, payload, QUERY_TIMEOUT_MS, self._answers)
+
+    def _answers(self, responses: dict[str, bytes]) -> None:
+        mine = (self.store.tree_hash(), self.store.revset_hash())
+        peers = []
+        for payload in responses.values():
+            peer, tree, revset = _decode_answer(payload)
+            if peer != self.name and (tree, revset) != mine:
+                peers.append(peer)
+        net = self.world.network
+        for peer in sorted(peers, key=lambda p: (net.rtt_ms(self.name, p), p)):
+            self.dial(peer)
+
+    # Sessions
+
+    def dial(self, peer: str) -> None:
+        """Queue a session with `peer` unless one is queued or running."""
+        if self.world.draining:
+            return
+        busy = self.outgoing is not None and self.outgoing.responder.name == peer
+        if peer != self.name and peer not in self.queue and not busy:
+            self.queue.append(peer)
+        self._next_session()
+
+    def _next_session(self) -> None:
+        if self.outgoing is not None or not self.queue or self.world.draining:
+            return
+        peer = self.world.nodes[self.queue.pop(0)]
+        self.outgoing = self.world.open_connection(self, peer)
+
+    def session_ended(self, connection: Connection) -> None:
+        """Called by the world when an outgoing session ends."""
+        if self.outgoing is connection:
+            self.outgoing = None
+        self._next_session()
+
+
+def _decode_change(payload: bytes) -> tuple[str, str, int, bytes]:
+    origin, key, ts, entry_hash = decode_canonical(payload, 512)
+    return str(origin), str(key), int(ts), bytes(entry_hash)
+
+
+def _decode_answer(payload: bytes) -> tuple[str, bytes, bytes]:
+    peer, tree, revset = decode_canonical(payload, 1024)
+    return str(peer), bytes(tree), bytes(revset)

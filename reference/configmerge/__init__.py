@@ -1,0 +1,30 @@
+"""swarmconf.reference.configmerge: the fast config-merge library.
+
+The same API as `swarmconf.spec.configmerge` (see the API contract), built for speed: a single-pass
+strict
+decoder, plain dicts and sets, copy-on-write replay, one encoding per serialization.
+`merge_parsed` merges messages already parsed, for callers that see them many times.
+"""
+
+from swarmconf.spec.configmerge.reasons import ConfigError, DecryptError, Reason, UsageError
+
+from .crypto import decrypt, encrypt, pad, padded_size, unpad
+from .merge import merge, merge_parsed
+from .message import ConfigMessage, LaggedEntry, parse
+
+__all__ = [
+    "ConfigError",
+    "ConfigMessage",
+    "DecryptError",
+    "LaggedEntry",
+    "Reason",
+    "UsageError",
+    "decrypt",
+    "encrypt",
+    "merge",
+    "merge_parsed",
+    "pad",
+    "padded_size",
+    "parse",
+    "unpad",
+]

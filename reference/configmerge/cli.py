@@ -1,0 +1,430 @@
+"""The config-merge commands of `swarmconf`: merge, show, diff, verify, encrypt, decrypt, keygen.
+
+Bad input prints one line, `swarmconf: error: <REASON>: <detail>`, and exits 1; bad arguments
+exit 2. Input is read with a size bound (`--max-size`) before anything is decoded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from swarmconf.spec.configmerge.reasons import ConfigError, Reason, UsageError
+
+from . import crypto
+from .data import make_diff, pruned_copy, sorted_set
+from .merge import merge
+from .message import ConfigMessage, parse
+
+DEFAULT_MAX_SIZE = 16 * 1024 * 1024
+EXIT_BAD_INPUT = 1
+EXIT_USAGE = 2
+
+
+# Reading input
+
+
+def read_input(name: str, *, hex_text: bool, max_size: int) -> bytes:
+    """The bytes of file `name` (`-` is stdin), hex-decoded with `hex_text`, at most `max_size`."""
+    limit = max_size * 2 + 4096 if hex_text else max_size
+    try:
+        if name == "-":
+            raw = sys.stdin.buffer.read(limit + 1)
+        else:
+            with open(name, "rb") as handle:
+                raw = handle.read(limit + 1)
+    except OSError as error:
+        detail = f"cannot read {name}: {error.strerror or error}"
+        raise UsageError(Reason.INPUT_UNREADABLE, detail) from error
+    if len(raw) > limit:
+        raise ConfigError(Reason.INPUT_TOO_LARGE, f"{name} is over {max_size} bytes")
+    if hex_text:
+        try:
+            raw = bytes.fromhex(raw.decode("ascii"))
+        except (UnicodeDecodeError, ValueError) as error:
+            raise ConfigError(Reason.INPUT_NOT_HEX, f"{name} is not hex text") from error
+        if len(raw) > max_size:
+            raise ConfigError(Reason.INPUT_TOO_LARGE, f"{name} is over {max_size} bytes")
+    return raw
+
+
+def key_argument(text: str | None) -> bytes | None:
+    """A key given as hex, or as `@PATH` naming a file of hex text or of raw key bytes."""
+    if text is None:
+        return None
+    if text.startswith("@"):
+        try:
+            with open(text[1:], "rb") as handle:
+                content = handle.read(4096)
+        except OSError as error:
+            raise UsageError(Reason.BAD_KEY, f"cannot read {text[1:]}") from error
+        try:
+            return bytes.fromhex(content.decode("ascii"))
+        except (UnicodeDecodeError, ValueError):
+            return content
+    try:
+        return bytes.fromhex(text)
+    except ValueError as error:
+        raise UsageError(Reason.BAD_KEY, "a key is hex, or @FILE") from error
+
+
+def _key(text: str) -> bytes:
+    key = key_argument(text)
+    assert key is not None
+    return key
+
+
+def write_output(data: bytes, args: argparse.Namespace) -> None:
+    """Binary output to `--output` or stdout, as hex text with `--hex`."""
+    payload = (data.hex() + "\n").encode() if args.hex_out else data
+    if args.output in (None, "-"):
+        sys.stdout.buffer.write(payload)
+        sys.stdout.buffer.flush()
+    else:
+        try:
+            with open(args.output, "wb") as handle:
+                handle.write(payload)
+        except OSError as error:
+            detail = f"cannot write {args.output}: {error.strerror}"
+            raise UsageError(Reason.OUTPUT_UNWRITABLE, detail) from error
+
+
+# Rendering values
+
+
+def text_of(value: bytes) -> str:
+    """Printable ASCII as itself, anything else (or text that looks like hex) as 0x-hex."""
+    if value.isascii() and value.decode().isprintable() and not value.startswith(b"0x"):
+        return value.decode()
+    return "0x" + value.hex()
+
+
+def to_json(value: Any) -> Any:
+    """Data, diffs and lagged entries as JSON values (bytes through `text_of`, sets as lists)."""
+    t = type(value)
+    if t is bytes:
+        return text_of(value)
+    if t is dict:
+        return {text_of(k): to_json(v) for k, v in sorted(value.items())}
+    if t is set:
+        return [to_json(v) for v in sorted_set(value)]
+    if t is list or t is tuple:
+        return [to_json(v) for v in value]
+    return value
+
+
+def _inline(value: Any) -> str:
+    t = type(value)
+    if t is bytes:
+        return json.dumps(text_of(value))
+    if t is set or t is list:
+        items = sorted_set(value) if t is set else value
+        return "[" + ", ".join(_inline(v) for v in items) + "]"
+    if t is dict:
+        return (
+            "{" + ", ".join(f"{text_of(k)}: {_inline(v)}" for k, v in sorted(value.items())) + "}"
+        )
+    return str(value)
+
+
+def tree_lines(value: dict[bytes, Any], indent: str = "  ") -> list[str]:
+    """A dict as indented `key: value` lines, nested dicts one level further in."""
+    lines: list[str] = []
+    for key in sorted(value):
+        item = value[key]
+        if type(item) is dict and item:
+            lines.append(f"{indent}{text_of(key)}:")
+            lines += tree_lines(item, indent + "  ")
+        else:
+            lines.append(f"{indent}{text_of(key)}: {_inline(item)}")
+    return lines or [f"{indent}(empty)"]
+
+
+def message_view(msg: ConfigMessage) -> dict[str, Any]:
+    return {
+        "seqno": msg.seqno,
+        "hash": msg.hash.hex(),
+        "signature": None if msg.signature is None else msg.signature.hex(),
+        "data": to_json(msg.data),
+        "lagged": [
+            {"seqno": e.seqno, "hash": e.hash.hex(), "diff": to_json(e.diff)} for e in msg.lagged
+        ],
+        "diff": to_json(msg.diff),
+        "extra": {text_of(k): v.hex() for k, v in sorted(msg.extra.items())},
+    }
+
+
+def message_lines(msg: ConfigMessage, verified: bool) -> list[str]:
+    if msg.signature is None:
+        signature = "none"
+    else:
+        signature = f"{msg.signature.hex()} ({'verified' if verified else 'not verified'})"
+    lines = [f"seqno: {msg.seqno}", f"hash: {msg.hash.hex()}", f"signature: {signature}", "data:"]
+    lines += tree_lines(msg.data)
+    lines.append("lagged:")
+    lines += [f"  {e.seqno} {e.hash.hex()}: {_inline(e.diff)}" for e in msg.lagged] or ["  (none)"]
+    lines.append(f"diff: {_inline(msg.diff)}")
+    lines += [f"extra: {text_of(k)} = {v.hex()}" for k, v in sorted(msg.extra.items())]
+    return lines
+
+
+# Commands
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    messages = [read_input(n, hex_text=args.hex_in, max_size=args.max_size) for n in args.files]
+    verify_key = key_argument(args.verify_key)
+    if args.verbose:
+        for name, data in zip(args.files, messages, strict=True):
+            try:
+                parse(data, lag=args.lag, verify_key=verify_key)
+            except ConfigError as error:
+                print(f"skipping {name}: {describe(error)}", file=sys.stderr)
+    result = merge(
+        messages,
+        lag=args.lag,
+        verify_key=verify_key,
+        sign_key=key_argument(args.sign_key),
+    )
+    write_output(result.serialize(), args)
+    if args.verbose:
+        kind = "merged into" if result.merged else "kept"
+        print(f"{kind} seqno {result.seqno} hash {result.hash.hex()}", file=sys.stderr)
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    data = read_input(args.file, hex_text=args.hex_in, max_size=args.max_size)
+    msg = parse(data, lag=args.lag, verify_key=key_argument(args.verify_key))
+    if args.json:
+        print(json.dumps(message_view(msg), indent=2))
+    else:
+        print("\n".join(message_lines(msg, verified=args.verify_key is not None)))
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    old, new = (
+        parse(read_input(n, hex_text=args.hex_in, max_size=args.max_size), lag=args.lag)
+        for n in (args.old, args.new)
+    )
+    diff = make_diff(pruned_copy(old.data), pruned_copy(new.data))
+    print(json.dumps(to_json(diff), indent=2) if args.json else _inline(diff))
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    data = read_input(args.file, hex_text=args.hex_in, max_size=args.max_size)
+    msg = parse(data, lag=args.lag, verify_key=key_argument(args.key))
+    print(f"valid signature: seqno {msg.seqno} hash {msg.hash.hex()}")
+    return 0
+
+
+def cmd_encrypt(args: argparse.Namespace) -> int:
+    data = read_input(args.file, hex_text=args.hex_in, max_size=args.max_size)
+    write_output(
+        crypto.encrypt(data, _key(args.key), profile=args.profile, domain=args.domain), args
+    )
+    return 0
+
+
+def cmd_decrypt(args: argparse.Namespace) -> int:
+    data = read_input(args.file, hex_text=args.hex_in, max_size=args.max_size)
+    write_output(
+        crypto.decrypt(data, _key(args.key), profile=args.profile, domain=args.domain), args
+    )
+    return 0
+
+
+def cmd_keygen(args: argparse.Namespace) -> int:
+    seed, public = crypto.keypair()
+    keys = {
+        "seed": seed.hex(),
+        "secret": (seed + public).hex(),
+        "public": public.hex(),
+        "encryption": crypto.random_key().hex(),
+    }
+    if args.json:
+        print(json.dumps(keys, indent=2))
+    else:
+        print("\n".join(f"{name}: {value}" for name, value in keys.items()))
+    return 0
+
+
+def guarded(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Run `command`, turning every refusal into one stderr line and an exit status."""
+
+    def run(args: argparse.Namespace) -> int:
+        args.hex_in = args.hex_in or args.hex
+        args.hex_out = args.hex_out or args.hex
+        try:
+            return command(args)
+        except UsageError as error:
+            return _fail(describe(error), EXIT_USAGE)
+        except ConfigError as error:
+            return _fail(describe(error), EXIT_BAD_INPUT)
+        except BrokenPipeError:
+            # The reader went away (`| head`): stop quietly, without a flush error at exit.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return EXIT_BAD_INPUT
+
+    return run
+
+
+def describe(error: ConfigError | UsageError) -> str:
+    """`REASON: detail`, or just `REASON`."""
+    return f"{error.reason.value}: {error.detail}" if error.detail else error.reason.value
+
+
+def _fail(text: str, code: int) -> int:
+    print(f"swarmconf: error: {text}", file=sys.stderr)
+    return code
+
+
+# Argument tree
+
+
+def _add_input(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--hex-in", action="store_true", help="inputs are hex text")
+    parser.add_argument("--hex", action="store_true", help="hex text in (and out, if binary)")
+    parser.add_argument(
+        "--max-size",
+        type=int,
+        default=DEFAULT_MAX_SIZE,
+        metavar="BYTES",
+        help=f"refuse inputs over this size with INPUT_TOO_LARGE (default {DEFAULT_MAX_SIZE})",
+    )
+
+
+def _add_lag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--lag", type=int, default=5, help="the within-N window (D16), default 5")
+
+
+def _add_output(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    parser.add_argument("--hex-out", action="store_true", help="write hex text")
+
+
+def _add_command(
+    subparsers: Any,
+    name: str,
+    command: Callable[[argparse.Namespace], int],
+    summary: str,
+    examples: str,
+) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        name,
+        help=summary,
+        description=summary,
+        epilog="examples:\n" + examples,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.set_defaults(handler=guarded(command), hex=False, hex_in=False, hex_out=False)
+    return parser
+
+
+def _domain(text: str) -> bytes:
+    return text.encode()
+
+
+def register(subparsers: Any) -> None:
+    """Add the config-merge commands to the `swarmconf` argument tree."""
+    p = _add_command(
+        subparsers,
+        "merge",
+        cmd_merge,
+        "Merge competing config messages (D14, D15) and write the result.",
+        "  swarmconf merge a.bin b.bin > merged.bin\n"
+        "  swarmconf merge --hex --lag 10 a.hex b.hex\n"
+        "  swarmconf merge -v --hex-out a.bin b.bin c.bin\n"
+        "  cat a.bin | swarmconf merge - b.bin --sign-key @group.key -o merged.bin\n"
+        "Invalid inputs are skipped; NO_VALID_MESSAGE if none is valid. A single surviving\n"
+        "message is written unchanged.",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="messages; - for stdin")
+    _add_lag(p)
+    p.add_argument("--verify-key", help="require signatures (hex or @FILE)")
+    p.add_argument("--sign-key", help="sign the merge (hex or @FILE)")
+    p.add_argument("-v", "--verbose", action="store_true", help="report the result on stderr")
+    _add_input(p)
+    _add_output(p)
+
+    p = _add_command(
+        subparsers,
+        "show",
+        cmd_show,
+        "Print a message: seqno, hash, signature, data tree, lagged entries and diff.",
+        "  swarmconf show m127.bin\n"
+        "  swarmconf show --json --hex-in m127.hex | jq .data\n"
+        "  swarmconf show --verify-key @group.pub signed.bin\n"
+        "Byte strings print as text when printable ASCII, otherwise as 0x-hex.",
+    )
+    p.add_argument("file", metavar="FILE", help="a message; - for stdin")
+    p.add_argument("--json", action="store_true", help="machine-readable JSON")
+    p.add_argument("--verify-key", help="verify the signature (hex or @FILE)")
+    _add_lag(p)
+    _add_input(p)
+
+    p = _add_command(
+        subparsers,
+        "diff",
+        cmd_diff,
+        "Print the D12 diff from the data of message OLD to that of message NEW.",
+        "  swarmconf diff m123.bin m124.bin\n  swarmconf diff --json --hex-in old.hex new.hex",
+    )
+    p.add_argument("old", metavar="OLD")
+    p.add_argument("new", metavar="NEW")
+    p.add_argument("--json", action="store_true", help="machine-readable JSON")
+    _add_lag(p)
+    _add_input(p)
+
+    p = _add_command(
+        subparsers,
+        "verify",
+        cmd_verify,
+        "Check a message's Ed25519 signature (D17); exit 0 only if it is valid.",
+        "  swarmconf verify --key 3b6a27bc...e5f0 signed.bin\n"
+        "  swarmconf verify --key @group.pub - < signed.bin\n"
+        "Fails with SIG_MISSING, SIG_INVALID or SIG_MALFORMED (or any parse reason).",
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--key", required=True, help="public key (hex or @FILE)")
+    _add_lag(p)
+    _add_input(p)
+
+    for name, command, summary, example in (
+        (
+            "encrypt",
+            cmd_encrypt,
+            "Encrypt a plaintext message deterministically (D18, D19).",
+            "  swarmconf encrypt --key @enc.key m127.bin -o m127.enc\n"
+            "  swarmconf encrypt --profile libsession --domain UserProfile --key @enc.key m.bin",
+        ),
+        (
+            "decrypt",
+            cmd_decrypt,
+            "Decrypt a message encrypted by `encrypt` (or a deployed client).",
+            "  swarmconf decrypt --key @enc.key m127.enc | swarmconf show -\n"
+            "  swarmconf decrypt --profile libsession --domain UserProfile --key @enc.key m.enc",
+        ),
+    ):
+        p = _add_command(subparsers, name, command, summary, example)
+        p.add_argument("file", metavar="FILE")
+        p.add_argument("--key", required=True, help="32-byte key (hex or @FILE)")
+        p.add_argument("--profile", choices=crypto.PROFILES, default="spec", help="default spec")
+        p.add_argument("--domain", type=_domain, help="libsession domain, 1 to 24 bytes of text")
+        _add_input(p)
+        _add_output(p)
+
+    p = _add_command(
+        subparsers,
+        "keygen",
+        cmd_keygen,
+        "Print a fresh Ed25519 key pair and a random 32-byte encryption key, as hex.",
+        "  swarmconf keygen\n  swarmconf keygen --json > keys.json",
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable JSON")

@@ -1,0 +1,99 @@
+"""Conflict resolution: the ignore rules (D14) and the replay merge (D15, D17)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from swarmconf.spec.configmerge.reasons import ConfigError, Reason
+
+from . import bt, crypto
+from .data import Data, Diff, apply_diff
+from .message import ConfigMessage, LaggedEntry, check_lag, parse
+
+
+def _survivors(valid: list[ConfigMessage], lag: int) -> list[ConfigMessage]:
+    """The messages D14 does not ignore, ascending by (seqno, hash)."""
+    top = max(m.seqno for m in valid)
+    included = {(e.seqno, e.hash) for m in valid for e in m.lagged}
+    unique: dict[bytes, ConfigMessage] = {}
+    for m in valid:
+        if m.seqno + lag > top and (m.seqno, m.hash) not in included:
+            unique.setdefault(m.hash, m)
+    return sorted(unique.values(), key=lambda m: (m.seqno, m.hash))
+
+
+def replay(ranked: list[ConfigMessage]) -> tuple[Data, list[tuple[tuple[int, bytes], Diff]]]:
+    """Merge the data of `ranked` (ascending) by replaying every diff they carry (D15).
+
+    Returns the merged data and the replay entries, ascending by (seqno, hash).
+    """
+    entries: dict[tuple[int, bytes], tuple[Diff, Data]] = {}
+    for m in reversed(ranked):
+        entries.setdefault((m.seqno, m.hash), (m.diff, m.data))
+        for e in m.lagged:
+            entries.setdefault((e.seqno, e.hash), (e.diff, m.data))
+    current = dict(ranked[-1].data)
+    owned: dict[int, Any] = {id(current): current}
+    order = sorted(entries)
+    for key in order:
+        diff, source = entries[key]
+        apply_diff(current, diff, source, owned)
+    return current, [(key, entries[key][0]) for key in order]
+
+
+def merge(
+    messages: list[bytes],
+    *,
+    lag: int = 5,
+    verify_key: bytes | None = None,
+    sign_key: bytes | None = None,
+) -> ConfigMessage:
+    """Resolve competing messages into one (D14, D15); invalid inputs are skipped."""
+    check_lag(lag)
+    if verify_key is not None:
+        crypto.check_verify_key(verify_key)
+    secret = crypto.signing_secret(sign_key) if sign_key is not None else None
+    valid: list[ConfigMessage] = []
+    for raw in messages:
+        try:
+            valid.append(parse(raw, lag=lag, verify_key=verify_key))
+        except ConfigError:
+            continue
+    if not valid:
+        raise ConfigError(Reason.NO_VALID_MESSAGE, f"{len(messages)} input(s)")
+    return _merge_valid(valid, lag, verify_key, secret)
+
+
+def merge_parsed(
+    valid: list[ConfigMessage],
+    *,
+    lag: int = 5,
+    verify_key: bytes | None = None,
+    sign_key: bytes | None = None,
+) -> ConfigMessage:
+    """`merge` of messages already parsed (with the same `lag` and `verify_key`) and valid.
+
+    A caller that sees the same messages in many merges parses each once. The inputs are never
+    modified: the result shares their containers copy-on-write until it is edited, so edit
+    the result only while its inputs are no longer needed, or serialize it first.
+    """
+    secret = crypto.signing_secret(sign_key) if sign_key is not None else None
+    return _merge_valid(valid, lag, verify_key, secret)
+
+
+def _merge_valid(
+    valid: list[ConfigMessage], lag: int, verify_key: bytes | None, secret: bytes | None
+) -> ConfigMessage:
+    """D14 and D15 over parsed valid messages, with the signing key already derived."""
+    ranked = _survivors(valid, lag)
+    if len(ranked) == 1 or (verify_key is not None and secret is None):
+        return ranked[-1]
+    seqno = ranked[-1].seqno + 1
+    if seqno > bt.INT64_MAX:
+        raise ConfigError(Reason.SEQNO_OVERFLOW, str(seqno))
+    data, entries = replay(ranked)
+    floor = seqno - lag
+    lagged = [LaggedEntry(s, h, diff) for (s, h), diff in entries if s > floor]
+    result = ConfigMessage.editable_from(data, seqno, lagged, lag=lag, merged=True)
+    result._sign_secret = secret
+    return result

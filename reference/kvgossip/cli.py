@@ -1,0 +1,420 @@
+"""`swarmconf kv ...`: keys, grants and revocations, reads and writes, and the node itself.
+
+Key files hold a 32-byte Ed25519 seed in hex; grant files hold a signed grant in hex. Writes
+are signed here, with the shortest chain found among the given grant files and the grants the
+node has stored, and handed to the running node of `--data` over its control socket; the node
+applies them exactly as it applies records from peers. Every refusal prints
+`swarmconf kv: REASON: detail` on stderr and exits with status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import signal
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from swarmconf.spec.kvgossip import crypto
+from swarmconf.spec.kvgossip.chain import decode_pool, find_chain
+from swarmconf.spec.kvgossip.grants import decode_grant, issue_grant, revoke_grant
+from swarmconf.spec.kvgossip.keys import check_key
+from swarmconf.spec.kvgossip.reasons import KvError
+from swarmconf.spec.kvgossip.records import make_record
+
+from .control import ControlError, ControlServer, call, watch
+from .node import Node, NodeConfig
+from .reasons import NodeReason
+from .sync import wall_clock_ms
+
+BAD_ARGUMENT = NodeReason.BAD_ARGUMENT
+NOT_FOUND = NodeReason.NOT_FOUND
+DEFAULT_DATA = "kvdata"
+
+
+class CliError(Exception):
+    """A refusal to report as `REASON: detail`."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+
+
+# --- files and arguments ----------------------------------------------------------------------
+
+
+def _hex_file(path: str, what: str) -> bytes:
+    try:
+        text = Path(path).read_text().strip()
+    except OSError as exc:
+        raise CliError(BAD_ARGUMENT, f"cannot read {what} {path}: {exc.strerror}") from exc
+    try:
+        return bytes.fromhex(text)
+    except ValueError as exc:
+        raise CliError(BAD_ARGUMENT, f"{what} {path} is not hex") from exc
+
+
+def read_seed(path: str) -> bytes:
+    """A key file's seed."""
+    seed = _hex_file(path, "key file")
+    if len(seed) != 32:
+        raise CliError(BAD_ARGUMENT, f"key file {path} must hold 32 bytes, not {len(seed)}")
+    return seed
+
+
+def public_key_arg(text: str) -> bytes:
+    """A public key given as 64 hex digits or as a file holding them."""
+    candidate = text.strip()
+    if len(candidate) != 64 and Path(candidate).is_file():
+        candidate = Path(candidate).read_text().strip()
+    try:
+        key = bytes.fromhex(candidate)
+    except ValueError as exc:
+        raise CliError(BAD_ARGUMENT, f"public key {text!r} is not hex") from exc
+    if len(key) != 32:
+        raise CliError(BAD_ARGUMENT, f"public key must be 32 bytes, not {len(key)}")
+    return key
+
+
+def _write_new(path: str, text: str, mode: int = 0o644) -> None:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    except OSError as exc:
+        raise CliError(BAD_ARGUMENT, f"cannot create {path}: {exc.strerror}") from exc
+    with os.fdopen(fd, "w") as out:
+        out.write(text + "\n")
+
+
+def _address(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit():
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
+    return host, int(port)
+
+
+def _run(coro: Awaitable[int]) -> int:
+    async def main() -> int:
+        return await coro
+
+    return asyncio.run(main())
+
+
+# --- commands ---------------------------------------------------------------------------------
+
+
+def cmd_keygen(args: argparse.Namespace) -> int:
+    """Write a new secret key file; print its public key."""
+    seed = os.urandom(32)
+    _write_new(args.out, seed.hex(), 0o600)
+    print(crypto.public_key(seed).hex())
+    return 0
+
+
+def cmd_pubkey(args: argparse.Namespace) -> int:
+    """Print a key file's public key."""
+    print(crypto.public_key(read_seed(args.keyfile)).hex())
+    return 0
+
+
+def cmd_grant(args: argparse.Namespace) -> int:
+    """Sign a grant to another entity and write it as hex; print its id."""
+    grant = issue_grant(
+        read_seed(args.key),
+        public_key_arg(args.to),
+        args.pattern,
+        subgrant=args.subgrant,
+        issued_at=args.at if args.at is not None else wall_clock_ms(),
+        expires_at=args.expires,
+    )
+    _write_new(args.out, grant.encode().hex())
+    print(grant.id.hex())
+    return 0
+
+
+def cmd_revoke(args: argparse.Namespace) -> int:
+    """Sign a revocation and hand it to the node, which spreads it."""
+
+    async def run() -> int:
+        status = (await call(args.data, {"op": "status"}))["status"]
+        root = bytes.fromhex(status["root"])
+        grant = decode_grant(_hex_file(args.grant, "grant file"))
+        at = args.at if args.at is not None else max(wall_clock_ms(), grant.issued_at + 1)
+        revocation = revoke_grant(read_seed(args.key), grant, at, root)
+        reply = await call(args.data, {"op": "revoke", "revocation": revocation.encode()})
+        print(f"revoked {grant.id.hex()}; purged {len(reply['purged'])} key(s)")
+        for key in reply["purged"]:
+            print(f"  {key}")
+        return 0
+
+    return _run(run())
+
+
+def _write(args: argparse.Namespace, value: bytes | None) -> int:
+    async def run() -> int:
+        check_key(args.name)
+        seed = read_seed(args.key)
+        signer = crypto.public_key(seed)
+        status = (await call(args.data, {"op": "status"}))["status"]
+        root = bytes.fromhex(status["root"])
+        known = (await call(args.data, {"op": "grants"}))["grants"]
+        pool = decode_pool([_hex_file(g, "grant file") for g in args.grant] + list(known))
+        ts = args.ts if args.ts is not None else wall_clock_ms()
+        chain = find_chain(args.name, ts, signer, pool, root, frozenset())
+        if chain is None:
+            raise CliError("UNAUTHORIZED", f"no grant chain lets this key write {args.name}")
+        record = make_record(seed, args.name, ts, value, chain)
+        await call(args.data, {"op": "put", "record": record.encode()})
+        return 0
+
+    return _run(run())
+
+
+def cmd_set(args: argparse.Namespace) -> int:
+    """Sign and store a value."""
+    if args.file is not None:
+        value = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+    elif args.value is not None:
+        value = args.value.encode()
+    else:
+        raise CliError(BAD_ARGUMENT, "give a VALUE or --file")
+    return _write(args, value)
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    """Sign and store a tombstone."""
+    return _write(args, None)
+
+
+def _ready(reply: dict[str, Any]) -> bool:
+    """A `get` found its key; a `status` shows the node connected to its Serf agent."""
+    if "record" in reply:
+        return reply["record"] is not None
+    return bool(reply["status"]["serf_connected"])
+
+
+async def _patiently(args: argparse.Namespace, request: dict[str, Any]) -> dict[str, Any]:
+    """`call`, retried until it succeeds and has a result or `--wait` seconds have passed."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + args.wait
+    while True:
+        try:
+            reply = await call(args.data, request)
+        except ControlError:
+            if loop.time() >= deadline:
+                raise
+        else:
+            if _ready(reply) or loop.time() >= deadline:
+                return reply
+        await asyncio.sleep(0.1)
+
+
+def cmd_get(args: argparse.Namespace) -> int:
+    """Print a key's value."""
+
+    async def run() -> int:
+        record = (await _patiently(args, {"op": "get", "key": args.name}))["record"]
+        if record is None:
+            raise CliError(NOT_FOUND, args.name)
+        if record["state"] == "deleted":
+            raise CliError(NOT_FOUND, f"{args.name} was deleted at {record['ts']}")
+        sys.stdout.buffer.write(record["value"] if args.raw else record["value"] + b"\n")
+        return 0
+
+    return _run(run())
+
+
+def _line(record: dict[str, Any]) -> str:
+    value = record.get("value", b"").decode("utf-8", "backslashreplace")
+    return f"{record['key']}\t{record.get('ts', '-')}\t{record['state']}\t{value}"
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """Print every stored key under a prefix."""
+
+    async def run() -> int:
+        reply = await call(args.data, {"op": "list", "prefix": args.prefix})
+        for record in reply["records"]:
+            print(_line(record))
+        return 0
+
+    return _run(run())
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    """Print changes under a prefix as the node stores them."""
+
+    async def run() -> int:
+        changes = await watch(args.data, args.prefix)
+        seen = 0
+        try:
+            async for change in changes:
+                print(_line(change), flush=True)
+                seen += 1
+                if args.count and seen >= args.count:
+                    break
+        finally:
+            changes.close()
+        return 0
+
+    return _run(run())
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    """Print the node's status as JSON."""
+
+    async def run() -> int:
+        status = (await _patiently(args, {"op": "status"}))["status"]
+        print(json.dumps(status, indent=2, sort_keys=True))
+        return 0
+
+    return _run(run())
+
+
+def cmd_agent(args: argparse.Namespace) -> int:
+    """Run a node until SIGINT or SIGTERM."""
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(message)s",
+    )
+    config = NodeConfig(
+        data_dir=args.data,
+        root=public_key_arg(args.root),
+        name=args.name,
+        host=args.bind,
+        sync_port=args.sync_port,
+        serf_rpc=args.serf_rpc,
+        serf_port=args.serf_port,
+        serf_rpc_port=args.serf_rpc_port,
+        join=tuple(args.join),
+        query_timeout=args.query_timeout,
+        resync_interval=args.resync,
+        synchronous=args.synchronous,
+    )
+
+    async def run() -> int:
+        node = Node(config)
+        control = ControlServer(node)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stop.set)
+        await node.start()
+        await control.start()
+        print(
+            f"node {config.name}: sync {config.host}:{node.sync_port}, control {control.path}",
+            flush=True,
+        )
+        await stop.wait()
+        await control.stop()
+        await node.stop()
+        return 0
+
+    return _run(run())
+
+
+# --- the argparse tree ------------------------------------------------------------------------
+
+
+def _handled(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    def handler(args: argparse.Namespace) -> int:
+        try:
+            return command(args)
+        except (CliError, ControlError, KvError) as exc:
+            print(f"swarmconf kv: {exc}", file=sys.stderr)
+            return 1
+        except OSError as exc:
+            print(f"swarmconf kv: {BAD_ARGUMENT}: {exc}", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            return 130
+
+    return handler
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `kv` and its sub-commands to the `swarmconf` command line."""
+    kv = subparsers.add_parser("kv", help="K/V Gossip: keys, grants, values and the node")
+    commands = kv.add_subparsers(dest="kv_command", metavar="COMMAND", required=True)
+
+    def add(name: str, command: Callable[[argparse.Namespace], int], **kw: Any) -> Any:
+        parser = commands.add_parser(name, help=command.__doc__, **kw)
+        parser.set_defaults(handler=_handled(command))
+        return parser
+
+    def data(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--data", type=Path, default=Path(DEFAULT_DATA), help="the node's data directory"
+        )
+
+    p = add("keygen", cmd_keygen)
+    p.add_argument("out", help="key file to create (refuses to overwrite)")
+    p = add("pubkey", cmd_pubkey)
+    p.add_argument("keyfile")
+
+    p = add("grant", cmd_grant)
+    p.add_argument("--key", required=True, help="the issuer's key file")
+    p.add_argument("--to", required=True, help="the issuee's public key (hex or file)")
+    p.add_argument("--pattern", required=True, help="keys the grant covers, e.g. /app/**")
+    p.add_argument("--subgrant", action="store_true", help="the issuee may grant further")
+    p.add_argument("--expires", type=int, default=0, help="expiry, ms since epoch (0: never)")
+    p.add_argument("--at", type=int, help="issue time, ms since epoch (default: now)")
+    p.add_argument("-o", "--out", required=True, help="grant file to create")
+
+    p = add("revoke", cmd_revoke)
+    data(p)
+    p.add_argument("--key", required=True, help="the grant's issuer's (or the root's) key file")
+    p.add_argument("--grant", required=True, help="the grant file to revoke")
+    p.add_argument("--at", type=int, help="revocation time, ms since epoch (default: now)")
+
+    for name, command in (("set", cmd_set), ("delete", cmd_delete)):
+        p = add(name, command)
+        data(p)
+        p.add_argument("--key", required=True, help="the writer's key file")
+        p.add_argument("--grant", action="append", default=[], help="a grant file (repeatable)")
+        p.add_argument("--ts", type=int, help="record time, ms since epoch (default: now)")
+        p.add_argument("name", metavar="KEY")
+        if name == "set":
+            p.add_argument("value", metavar="VALUE", nargs="?")
+            p.add_argument("--file", help="read the value from a file (- for stdin)")
+
+    wait = "keep asking for up to SECONDS while the node or the key is not there yet"
+    p = add("get", cmd_get)
+    data(p)
+    p.add_argument("name", metavar="KEY")
+    p.add_argument("--wait", type=float, default=0.0, metavar="SECONDS", help=wait)
+    p.add_argument("--raw", action="store_true", help="the value's bytes only, no newline")
+    for name, command in (("list", cmd_list), ("watch", cmd_watch)):
+        p = add(name, command)
+        data(p)
+        p.add_argument("prefix", nargs="?", default="")
+        if name == "watch":
+            p.add_argument("--count", type=int, default=0, help="exit after N changes")
+    p = add("status", cmd_status)
+    data(p)
+    p.add_argument("--wait", type=float, default=0.0, metavar="SECONDS", help=wait)
+
+    p = add("agent", cmd_agent)
+    data(p)
+    p.add_argument("--root", required=True, help="the root public key (hex or file)")
+    p.add_argument("--name", required=True, help="this node's Serf name")
+    p.add_argument("--bind", default="127.0.0.1", help="address for sync and Serf")
+    p.add_argument("--sync-port", type=int, default=0, help="TCP sync port (0: any free)")
+    p.add_argument("--serf-port", type=int, default=7946, help="gossip port of the Serf agent")
+    p.add_argument("--serf-rpc-port", type=int, default=7373, help="RPC port of the Serf agent")
+    p.add_argument(
+        "--serf-rpc", type=_address, help="use the Serf agent at HOST:PORT instead of starting one"
+    )
+    p.add_argument("--join", action="append", default=[], help="HOST:PORT of a Serf member")
+    p.add_argument("--query-timeout", type=float, default=1.0, help="state query timeout (s)")
+    p.add_argument("--resync", type=float, default=30.0, help="periodic state query (s)")
+    p.add_argument(
+        "--synchronous",
+        choices=("NORMAL", "FULL"),
+        default="NORMAL",
+        help="SQLite sync level: FULL also survives power loss, at one disk flush per apply",
+    )
+    p.add_argument("-v", "--verbose", action="store_true")

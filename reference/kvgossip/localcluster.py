@@ -1,0 +1,150 @@
+"""A cluster of nodes on loopback, each a `swarmconf kv agent` process next to its own Serf agent.
+
+Used by the integration tests and the benchmark. The Serf agents are started here (not by the
+nodes), so a node can be killed and restarted on its agent, and an agent can be killed and
+restarted under a running node (a network partition and its healing).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .control import ControlError, call
+from .serf_agent import AgentConfig, SerfAgent
+
+READY_TIMEOUT = 30.0
+
+
+@dataclass
+class LocalNode:
+    """One node of a `LocalCluster`."""
+
+    name: str
+    data_dir: Path
+    agent: SerfAgent
+    args: list[str]
+    process: asyncio.subprocess.Process | None = None
+
+    async def start(self) -> None:
+        """Start the node process and wait until it reports its sync port."""
+        log = open(self.data_dir / "node.log", "ab")  # noqa: SIM115 - handed to the child
+        try:
+            self.process = await asyncio.create_subprocess_exec(
+                *self.args, stdout=asyncio.subprocess.PIPE, stderr=log
+            )
+        finally:
+            log.close()
+        assert self.process.stdout is not None
+        line = await asyncio.wait_for(self.process.stdout.readline(), READY_TIMEOUT)
+        if not line.startswith(f"node {self.name}:".encode()):
+            raise RuntimeError(f"node {self.name} did not start: {line!r}")
+
+    async def kill(self) -> None:
+        """SIGKILL the node process (its Serf agent keeps running)."""
+        if self.process is not None and self.process.returncode is None:
+            self.process.kill()
+            await self.process.wait()
+
+    async def stop(self) -> None:
+        """Stop the node process gracefully."""
+        if self.process is not None and self.process.returncode is None:
+            self.process.terminate()
+            try:
+                await asyncio.wait_for(self.process.wait(), 15)
+            except TimeoutError:
+                await self.kill()
+
+    async def call(self, request: dict[str, Any]) -> dict[str, Any]:
+        """One control request to this node."""
+        return await call(self.data_dir, request)
+
+    async def status(self) -> dict[str, Any]:
+        """The node's status."""
+        return dict((await self.call({"op": "status"}))["status"])
+
+    async def value(self, key: str) -> bytes | None:
+        """The value stored for `key`, or None if absent or deleted."""
+        record = (await self.call({"op": "get", "key": key}))["record"]
+        if record is None or record["state"] != "set":
+            return None
+        return bytes(record["value"])
+
+
+@dataclass
+class LocalCluster:
+    """Nodes sharing a root key, joined through the first node's Serf agent."""
+
+    base_dir: Path
+    root: bytes
+    query_timeout: float = 0.5
+    resync_interval: float = 30.0
+    nodes: dict[str, LocalNode] = field(default_factory=dict)
+
+    async def add(self, name: str, *, start: bool = True) -> LocalNode:
+        """Create a node with its own Serf agent (joined to the cluster) and start it."""
+        data_dir = self.base_dir / name
+        data_dir.mkdir(parents=True, exist_ok=True)
+        agent = SerfAgent(AgentConfig(node=name, log_path=data_dir / "serf.log"))
+        first = next(iter(self.nodes.values()), None)
+        join = [] if first is None else ["--join", first.agent.config.gossip_address]
+        args = [
+            sys.executable,
+            "-m",
+            "swarmconf.cli",
+            "kv",
+            "agent",
+            "--data",
+            str(data_dir),
+            "--root",
+            self.root.hex(),
+            "--name",
+            name,
+            "--serf-rpc",
+            f"127.0.0.1:{agent.config.rpc_port}",
+            "--query-timeout",
+            str(self.query_timeout),
+            "--resync",
+            str(self.resync_interval),
+            "-v",
+            *join,
+        ]
+        node = LocalNode(name, data_dir, agent, args)
+        self.nodes[name] = node
+        if start:
+            await agent.start()
+            await node.start()
+        return node
+
+    async def statuses(self) -> dict[str, dict[str, Any]]:
+        """Every running node's status."""
+        return {name: await node.status() for name, node in self.nodes.items()}
+
+    async def converged(self, names: list[str] | None = None, *, timeout: float = 30.0) -> float:
+        """Wait until the nodes agree on tree and revocation hashes; return the seconds waited."""
+        chosen = [self.nodes[n] for n in names or list(self.nodes)]
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        while True:
+            try:
+                hashes = {
+                    (s["tree_hash"], s["revset_hash"]) for s in [await n.status() for n in chosen]
+                }
+            except ControlError:
+                hashes = set()
+            if len(hashes) == 1:
+                return loop.time() - started
+            if loop.time() - started > timeout:
+                raise TimeoutError(f"nodes {[n.name for n in chosen]} did not converge")
+            await asyncio.sleep(0.05)
+
+    async def close(self) -> None:
+        """Stop every node and agent."""
+        for node in self.nodes.values():
+            with contextlib.suppress(ProcessLookupError):
+                await node.stop()
+            await node.agent.stop(timeout=5)

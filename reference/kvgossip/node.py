@@ -1,0 +1,468 @@
+"""The K/V Gossip node: the spec's state machine and sync sessions on a real Serf cluster.
+
+A node owns a SQLite store, a TCP sync server and an RPC connection to a Serf agent (one it
+starts, or one it is pointed at). Discovery (notes 3.5): on start, on joins and after changes
+it sends the state query `kvg-th`; the members whose hashes differ answer, and it runs a sync
+session with each, nearest first by network coordinate, until nobody disagrees (backing off),
+then again every `resync_interval`. A local write is announced by the user event `kvg-ch`,
+after which holders of an older version sync with the writer; a new revocation travels whole
+as the user event `kvg-rv`. Nothing a peer or the network sends can crash the node: bad
+payloads and frames are counted under their reason code and dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from swarmconf.spec.kvgossip.reasons import KvError
+from swarmconf.spec.kvgossip.session import DEFAULT_MAX_LOOPS, Role
+from swarmconf.spec.kvgossip.state import (
+    DEFAULT_SKEW_MS,
+    Outcome,
+    Verdict,
+    apply_revocation,
+    receive_record,
+)
+
+from . import gossip
+from .frames import IDLE_TIMEOUT
+from .reasons import NodeReason
+from .serf_agent import AgentConfig, SerfAgent
+from .serf_rpc import MemberEvent, Query, SerfError, SerfRPC, StreamRecord, UserEvent
+from .store import SqliteStore
+from .sync import SessionOutcome, SyncSettings, drive, initiate, wall_clock_ms
+
+log = logging.getLogger("swarmconf.reference.kvgossip")
+
+STORE_FILE = "store.db"
+NODE_ID_SIZE = 16
+MAX_RESPONDER_SESSIONS = 32
+_STREAM_TYPES = ",".join(
+    [
+        f"user:{gossip.CHANGE_EVENT}",
+        f"user:{gossip.REVOCATION_EVENT}",
+        f"query:{gossip.STATE_QUERY}",
+        "member-join",
+        "member-update",
+    ]
+)
+
+
+@dataclass
+class NodeConfig:
+    """Everything a node needs; addresses default to loopback."""
+
+    data_dir: Path
+    root: bytes
+    name: str
+    host: str = "127.0.0.1"
+    sync_port: int = 0
+    serf_rpc: tuple[str, int] | None = None
+    """An agent already running; None starts one with the two ports below."""
+    serf_port: int = 7946
+    serf_rpc_port: int = 7373
+    join: tuple[str, ...] = ()
+    query_timeout: float = 1.0
+    resync_interval: float = 30.0
+    skew_ms: int = DEFAULT_SKEW_MS
+    max_loops: int = DEFAULT_MAX_LOOPS
+    idle_timeout: float = IDLE_TIMEOUT
+    synchronous: str = "NORMAL"
+    """SQLite's sync level: NORMAL survives any process crash; FULL also a power loss."""
+
+
+@dataclass
+class NodeStats:
+    """Counters reported by `status`."""
+
+    sessions_ok: int = 0
+    sessions_failed: Counter[str] = field(default_factory=Counter)
+    refused: Counter[str] = field(default_factory=Counter)
+    """Payloads, records and revocations refused, by reason code."""
+    sweeps: int = 0
+
+
+class Node:
+    """One running node. `await start()`, then `await stop()`."""
+
+    def __init__(self, config: NodeConfig) -> None:
+        self.config = config
+        config.data_dir.mkdir(parents=True, exist_ok=True)
+        self.store = SqliteStore(
+            config.data_dir / STORE_FILE, config.root, synchronous=config.synchronous
+        )
+        node_id = self.store.meta("node_id")
+        if node_id is None:
+            node_id = os.urandom(NODE_ID_SIZE)
+            self.store.set_meta("node_id", node_id)
+        self.node_id = node_id
+        self.settings = SyncSettings(
+            store=self.store,
+            root=config.root,
+            node_id=node_id,
+            skew_ms=config.skew_ms,
+            max_loops=config.max_loops,
+            idle_timeout=config.idle_timeout,
+        )
+        self.stats = NodeStats()
+        self.sync_port = config.sync_port
+        self.serf_name = config.name
+        self._rpc: SerfRPC | None = None
+        self._agent: SerfAgent | None = None
+        self._server: asyncio.Server | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._wake = asyncio.Event()
+        self._direct_wake = asyncio.Event()
+        self._sweep_requested = True
+        self._direct: set[bytes] = set()
+        self._responding = 0
+        self._handlers: set[asyncio.Task[Any]] = set()
+        self._peer_hashes: dict[str, gossip.StateHashes] = {}
+
+    # --- lifecycle --------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Open the sync port, reach the Serf agent and start discovery."""
+        self._server = await asyncio.start_server(
+            self._on_sync_connection, self.config.host, self.config.sync_port
+        )
+        self.sync_port = int(self._server.sockets[0].getsockname()[1])
+        if self.config.serf_rpc is None:
+            self._agent = SerfAgent(
+                AgentConfig(
+                    node=self.config.name,
+                    host=self.config.host,
+                    bind_port=self.config.serf_port,
+                    rpc_port=self.config.serf_rpc_port,
+                    tags=self._tags(),
+                    log_path=self.config.data_dir / "serf.log",
+                )
+            )
+        self._tasks = [
+            asyncio.create_task(self._serf_loop()),
+            asyncio.create_task(self._sweep_loop()),
+            asyncio.create_task(self._direct_loop()),
+        ]
+
+    async def stop(self) -> None:
+        """Stop discovery and sessions, leave the cluster and close the store."""
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        if self._server is not None:
+            self._server.close()
+        for handler in list(self._handlers):
+            handler.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await handler
+        if self._rpc is not None:
+            await self._rpc.close()
+        if self._agent is not None:
+            await self._agent.stop()
+        self.store.close()
+
+    def _tags(self) -> dict[str, str]:
+        return {gossip.TAG_PORT: str(self.sync_port), gossip.TAG_ID: self.node_id.hex()}
+
+    # --- Serf -------------------------------------------------------------------------------
+
+    async def _connect_serf(self) -> SerfRPC:
+        if self._agent is None:
+            assert self.config.serf_rpc is not None
+            host, port = self.config.serf_rpc
+            return await SerfRPC.connect(host, port)
+        if not self._agent.running:
+            await self._agent.start()
+        return await self._agent.connect()
+
+    async def _serf_loop(self) -> None:
+        """Stay connected to the agent; reconnect (restarting a managed agent) when it goes."""
+        backoff = 0.2
+        while True:
+            try:
+                rpc = await self._connect_serf()
+            except SerfError as exc:
+                log.warning("serf: %s", exc)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 5.0)
+                continue
+            backoff = 0.2
+            try:
+                await rpc.tags(self._tags())
+                self.serf_name = str((await rpc.stats())["agent"]["name"])
+                stream = await rpc.stream(_STREAM_TYPES)
+                self._rpc = rpc
+                await self._join(rpc)
+                self._request_sweep()
+                async for record in stream:
+                    try:
+                        await self._on_serf_record(rpc, record)
+                    except SerfError:
+                        raise
+                    except Exception:  # never let one bad record end the subscription
+                        log.exception("serf %s record", type(record).__name__)
+            except SerfError as exc:
+                log.warning("serf connection lost: %s", exc)
+            finally:
+                self._rpc = None
+                await rpc.close()
+            await asyncio.sleep(backoff)
+
+    async def _join(self, rpc: SerfRPC) -> bool:
+        if not self.config.join:
+            return True
+        try:
+            return await rpc.join(list(self.config.join)) > 0
+        except SerfError as exc:
+            log.warning("serf join failed: %s", exc)
+            return False
+
+    async def _on_serf_record(self, rpc: SerfRPC, record: StreamRecord) -> None:
+        if isinstance(record, Query):
+            await self._on_state_query(rpc, record)
+        elif isinstance(record, UserEvent) and record.name == gossip.CHANGE_EVENT:
+            self._on_change(record.payload)
+        elif isinstance(record, UserEvent) and record.name == gossip.REVOCATION_EVENT:
+            self.revoke(record.payload)
+        elif isinstance(record, MemberEvent):
+            log.info("%s: %s", record.kind, ", ".join(m.name for m in record.members))
+            self._request_sweep()
+
+    async def _on_state_query(self, rpc: SerfRPC, query: Query) -> None:
+        try:
+            theirs = gossip.decode_state(query.payload)
+        except KvError as exc:
+            self.stats.refused[exc.reason.value] += 1
+            return
+        mine = self.hashes()
+        if theirs.node_id == self.node_id:
+            return
+        if (theirs.tree_hash, theirs.revset_hash) == (mine.tree_hash, mine.revset_hash):
+            return
+        with contextlib.suppress(SerfError):
+            await rpc.respond(query.id, mine.encode())
+
+    def _on_change(self, payload: bytes) -> None:
+        try:
+            change = gossip.decode_change(payload)
+        except KvError as exc:
+            self.stats.refused[exc.reason.value] += 1
+            return
+        if change.node_id == self.node_id:
+            return
+        local = self.store.lww_key(change.key)
+        if local is not None and local >= (change.ts, change.entry_hash):
+            return
+        self._direct.add(change.node_id)
+        self._direct_wake.set()
+
+    # --- sync -------------------------------------------------------------------------------
+
+    def _request_sweep(self) -> None:
+        self._sweep_requested = True
+        self._wake.set()
+
+    async def _direct_loop(self) -> None:
+        """A session with each writer whose change notification showed newer data, at once."""
+        while True:
+            await self._direct_wake.wait()
+            self._direct_wake.clear()
+            rpc = self._rpc
+            if rpc is None or not self._direct:
+                continue
+            direct, self._direct = self._direct, set()
+            try:
+                await self._sync_with_ids(rpc, direct)
+            except SerfError as exc:
+                log.warning("sync: %s", exc)
+                self._request_sweep()
+
+    async def _sweep_loop(self) -> None:
+        """State-query sweeps when asked and periodically, backing off until nobody disagrees."""
+        retry = 0.25
+        while True:
+            timeout = retry if self._sweep_requested else self.config.resync_interval
+            if not self._wake.is_set():
+                try:
+                    await asyncio.wait_for(self._wake.wait(), timeout)
+                except TimeoutError:
+                    self._sweep_requested = True
+            self._wake.clear()
+            rpc = self._rpc
+            if rpc is None or not self._sweep_requested:
+                continue
+            self._sweep_requested = False
+            try:
+                if await self._sweep(rpc):
+                    self._sweep_requested = True
+            except SerfError as exc:
+                log.warning("sweep: %s", exc)
+                self._sweep_requested = True
+            retry = min(retry * 2, self.config.resync_interval) if self._sweep_requested else 0.25
+
+    async def _peers(self, rpc: SerfRPC) -> dict[str, gossip.Peer]:
+        peers = (gossip.peer_of(m) for m in await rpc.members())
+        return {p.name: p for p in peers if p is not None and p.node_id != self.node_id}
+
+    async def _sync_with_ids(self, rpc: SerfRPC, node_ids: set[bytes]) -> None:
+        peers = [p for p in (await self._peers(rpc)).values() if p.node_id in node_ids]
+        if len(peers) < len(node_ids):
+            self._request_sweep()  # a writer we cannot find: ask everyone instead
+        for peer in await self._nearest_first(rpc, peers):
+            if (await self._session(peer)).error is not None:
+                self._request_sweep()
+
+    async def _sweep(self, rpc: SerfRPC) -> bool:
+        """One state query and a session with each disagreeing peer; True if any disagreed."""
+        self.stats.sweeps += 1
+        if self.config.join and not await self._peers(rpc) and not await self._join(rpc):
+            return True  # not in the cluster yet: try again after the back-off
+        mine = self.hashes()
+        replies = await rpc.query(
+            gossip.STATE_QUERY, mine.encode(), timeout=self.config.query_timeout
+        )
+        differing: set[str] = set()
+        async for reply in replies:
+            if reply.kind != "response":
+                continue
+            try:
+                theirs = gossip.decode_state(reply.payload)
+            except KvError as exc:
+                self.stats.refused[exc.reason.value] += 1
+                continue
+            self._peer_hashes[reply.sender] = theirs
+            if theirs.node_id != self.node_id:
+                differing.add(reply.sender)
+        log.info("sweep: %d peer(s) differ", len(differing))
+        if not differing:
+            return False
+        peers = [p for name, p in (await self._peers(rpc)).items() if name in differing]
+        for peer in await self._nearest_first(rpc, peers):
+            await self._session(peer)
+        return True
+
+    async def _nearest_first(self, rpc: SerfRPC, peers: list[gossip.Peer]) -> list[gossip.Peer]:
+        mine = await rpc.get_coordinate(self.serf_name)
+        coords = {p.name: await rpc.get_coordinate(p.name) for p in peers}
+        return gossip.by_distance(peers, mine, coords)
+
+    async def _session(self, peer: gossip.Peer) -> SessionOutcome:
+        log.info("session with %s (rtt %.2f ms)", peer.name, peer.rtt * 1000)
+        outcome = await initiate(self.settings, peer.host, peer.port)
+        self._count(outcome)
+        return outcome
+
+    async def _on_sync_connection(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        if self._responding >= MAX_RESPONDER_SESSIONS:
+            self.stats.sessions_failed[NodeReason.SESSION_LIMIT] += 1
+            writer.close()
+            return
+        self._responding += 1
+        task = asyncio.current_task()
+        assert task is not None
+        self._handlers.add(task)
+        try:
+            with contextlib.suppress(asyncio.CancelledError):  # the node is stopping
+                self._count(await drive(self.settings, Role.RESPONDER, reader, writer))
+        finally:
+            self._responding -= 1
+            self._handlers.discard(task)
+
+    def _count(self, outcome: SessionOutcome) -> None:
+        if outcome.error is None:
+            self.stats.sessions_ok += 1
+        else:
+            self.stats.sessions_failed[outcome.error.split(":")[0]] += 1
+            log.info("session (%s) ended: %s", outcome.role.value, outcome.error)
+        for _, verdict_outcome, reason in outcome.log.verdicts:
+            if verdict_outcome is Outcome.REJECTED and reason is not None:
+                self.stats.refused[reason.value] += 1
+
+    # --- local operations (the control API) ---------------------------------------------------
+
+    def hashes(self) -> gossip.StateHashes:
+        """This node's current state hashes."""
+        return gossip.StateHashes(self.node_id, self.store.tree_hash(), self.store.revset_hash())
+
+    async def put(self, data: bytes) -> Verdict:
+        """Apply a locally signed record exactly as a remote one; announce it if accepted."""
+        with self.store.transaction():
+            verdict = receive_record(self.store, data, self.config.root, wall_clock_ms())
+        if verdict.outcome is Outcome.ACCEPTED and verdict.record is not None:
+            record = verdict.record
+            change = gossip.Change(self.node_id, record.key, record.ts, record.entry_hash)
+            await self._fire(gossip.CHANGE_EVENT, change.encode())
+        return verdict
+
+    def revoke(self, data: bytes) -> tuple[str | None, bool, tuple[str, ...]]:
+        """Apply a revocation: (reason refused or None, whether it was new, purged keys)."""
+        with self.store.transaction():
+            verdict = apply_revocation(self.store, data, self.config.root)
+        if verdict.reason is not None:
+            self.stats.refused[verdict.reason.value] += 1
+            return verdict.reason.value, False, ()
+        if verdict.new:
+            # Purged keys may have older still-valid versions elsewhere.
+            self._request_sweep()
+        return None, verdict.new, verdict.purged
+
+    async def announce_revocation(self, data: bytes) -> None:
+        """Send a revocation to the whole cluster as a user event."""
+        await self._fire(gossip.REVOCATION_EVENT, data)
+        self._request_sweep()
+
+    async def _fire(self, name: str, payload: bytes) -> None:
+        rpc = self._rpc
+        if rpc is None:
+            self._request_sweep()
+            return
+        try:
+            await rpc.event(name, payload, coalesce=False)
+        except SerfError as exc:
+            log.warning("event %s not sent (%s); relying on state queries", name, exc)
+            self._request_sweep()
+
+    async def peers(self) -> list[dict[str, Any]]:
+        """The other nodes Serf shows alive, nearest first."""
+        rpc = self._rpc
+        if rpc is None:
+            return []
+        try:
+            peers = await self._nearest_first(rpc, list((await self._peers(rpc)).values()))
+        except SerfError:
+            return []
+        return [
+            {"name": p.name, "sync": f"{p.host}:{p.port}", "rtt_ms": round(p.rtt * 1000, 3)}
+            for p in peers
+        ]
+
+    def status(self) -> dict[str, Any]:
+        """What `swarmconf kv status` shows (without the peers, which ask Serf)."""
+        hashes = self.hashes()
+        return {
+            "name": self.serf_name,
+            "node_id": self.node_id.hex(),
+            "root": self.config.root.hex(),
+            "sync_port": self.sync_port,
+            "serf_connected": self._rpc is not None,
+            "keys": self.store.count(),
+            "revocations": len(self.store.revoked_ids()),
+            "tree_hash": hashes.tree_hash.hex(),
+            "revset_hash": hashes.revset_hash.hex(),
+            "sessions_ok": self.stats.sessions_ok,
+            "sessions_failed": dict(self.stats.sessions_failed),
+            "refused": dict(self.stats.refused),
+            "sweeps": self.stats.sweeps,
+            "peer_tree_hashes": {n: h.tree_hash.hex() for n, h in self._peer_hashes.items()},
+        }

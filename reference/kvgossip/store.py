@@ -1,0 +1,228 @@
+"""Durable node storage: SQLite in WAL mode, the analogue of the design's boltdb.
+
+`SqliteStore` implements the spec's `Store` protocol (`swarmconf.spec.kvgossip.state.Store`). It
+keeps
+bytes exactly as they travel (records with their chains, signed revocations) plus the columns
+that index them: `records` holds each key's LWW columns `(ts, entry_hash)`, which are the
+design's per-key "KV hash tree"; `chain_links` maps grant ids to the keys whose chain uses them.
+The node wraps every spec call that may change state in `transaction()`, so a record, its
+chain's grants and its hashes land together or not at all, whatever happens to the process.
+The overall tree and revocation-set hashes are derived from those rows and cached in memory.
+
+With `synchronous=NORMAL` (the node's default) a commit is durable once it returns as far as the
+process is concerned: a killed process loses nothing. After a power loss the last commits may be
+rolled back, each whole, and are fetched again from peers. `FULL` syncs the disk on every commit.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from swarmconf.spec.kvgossip.grants import Revocation, decode_revocation, grant_id_of
+from swarmconf.spec.kvgossip.records import Record, decode_record
+from swarmconf.spec.kvgossip.treehash import revset_hash, tree_hash
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+    key TEXT PRIMARY KEY,
+    ts INTEGER NOT NULL,
+    entry_hash BLOB NOT NULL,
+    record BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS records_newest ON records (ts DESC, key);
+CREATE TABLE IF NOT EXISTS chain_links (
+    grant_id BLOB NOT NULL,
+    key TEXT NOT NULL,
+    PRIMARY KEY (grant_id, key)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS grants (
+    grant_id BLOB PRIMARY KEY,
+    grant BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS revocations (
+    grant_id BLOB PRIMARY KEY,
+    revocation BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meta (
+    name TEXT PRIMARY KEY,
+    value BLOB NOT NULL
+) WITHOUT ROWID;
+"""
+
+
+class SqliteStore:
+    """One node's database; `root` is the root public key revocations are checked against."""
+
+    def __init__(self, path: Path | str, root: bytes, *, synchronous: str = "FULL") -> None:
+        self.path = Path(path)
+        self.root = root
+        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(f"PRAGMA synchronous={synchronous}")
+        self._db.executescript(_SCHEMA)
+        self._in_transaction = False
+        self._tree_hash: bytes | None = None
+        self._revoked: frozenset[bytes] | None = None
+        self._changed: set[str] = set()
+        self.listeners: list[Callable[[list[str]], None]] = []
+        """Called after each commit with the keys it put or purged."""
+
+    def close(self) -> None:
+        """Close the database (the next open recovers whatever the WAL holds)."""
+        self._db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Make every change inside the block one atomic SQLite transaction."""
+        if self._in_transaction:
+            yield
+            return
+        self._db.execute("BEGIN IMMEDIATE")
+        self._in_transaction = True
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            self._tree_hash = self._revoked = None
+            self._changed.clear()
+            raise
+        else:
+            self._db.execute("COMMIT")
+        finally:
+            self._in_transaction = False
+        changed, self._changed = sorted(self._changed), set()
+        if changed:
+            for listener in self.listeners:
+                listener(changed)
+
+    # --- the spec's Store protocol --------------------------------------------------------
+
+    def get(self, key: str) -> Record | None:
+        """The record stored for `key`."""
+        data = self.record_bytes(key)
+        return None if data is None else decode_record(data)
+
+    def put(self, record: Record) -> None:
+        """Store `record` (with the chain it carries) for its key, replacing any other."""
+        with self.transaction():
+            self._remove(record.key)
+            self._db.execute(
+                "INSERT INTO records (key, ts, entry_hash, record) VALUES (?, ?, ?, ?)",
+                (record.key, record.ts, record.entry_hash, record.encode()),
+            )
+            for grant in record.chain:
+                grant_id = grant_id_of(grant)
+                self._db.execute(
+                    "INSERT OR IGNORE INTO grants (grant_id, grant) VALUES (?, ?)",
+                    (grant_id, grant),
+                )
+                self._db.execute(
+                    "INSERT OR IGNORE INTO chain_links (grant_id, key) VALUES (?, ?)",
+                    (grant_id, record.key),
+                )
+            self._tree_hash = None
+
+    def delete(self, key: str) -> None:
+        """Purge the record of `key` (not a tombstone)."""
+        with self.transaction():
+            self._remove(key)
+            self._tree_hash = None
+
+    def _remove(self, key: str) -> None:
+        self._changed.add(key)
+        self._db.execute("DELETE FROM records WHERE key = ?", (key,))
+        self._db.execute("DELETE FROM chain_links WHERE key = ?", (key,))
+
+    def entries_newest_first(self) -> list[tuple[str, int, bytes]]:
+        """Every `(key, ts, entry_hash)` in sync order `(ts desc, key asc)`."""
+        rows = self._db.execute("SELECT key, ts, entry_hash FROM records ORDER BY ts DESC, key")
+        return [(key, ts, bytes(entry_hash)) for key, ts, entry_hash in rows]
+
+    def keys_with_grant(self, grant_id: bytes) -> list[str]:
+        """Keys whose stored chain contains the grant."""
+        rows = self._db.execute("SELECT key FROM chain_links WHERE grant_id = ?", (grant_id,))
+        return sorted(row[0] for row in rows)
+
+    def revoked_ids(self) -> frozenset[bytes]:
+        """Ids of every revoked grant known here."""
+        if self._revoked is None:
+            rows = self._db.execute("SELECT grant_id FROM revocations")
+            self._revoked = frozenset(bytes(row[0]) for row in rows)
+        return self._revoked
+
+    def get_revocation(self, grant_id: bytes) -> Revocation | None:
+        """The stored revocation of a grant."""
+        row = self._db.execute(
+            "SELECT revocation FROM revocations WHERE grant_id = ?", (grant_id,)
+        ).fetchone()
+        return None if row is None else decode_revocation(bytes(row[0]), self.root)
+
+    def add_revocation(self, revocation: Revocation) -> None:
+        """Store a revocation forever."""
+        with self.transaction():
+            self._db.execute(
+                "INSERT OR IGNORE INTO revocations (grant_id, revocation) VALUES (?, ?)",
+                (revocation.grant_id, revocation.encode()),
+            )
+            self._revoked = None
+
+    def tree_hash(self) -> bytes:
+        """The spec's tree hash over the stored records (cached until the next change)."""
+        if self._tree_hash is None:
+            rows = self._db.execute("SELECT key, entry_hash FROM records")
+            self._tree_hash = tree_hash((key, bytes(entry_hash)) for key, entry_hash in rows)
+        return self._tree_hash
+
+    def revset_hash(self) -> bytes:
+        """The spec's revocation-set hash."""
+        return revset_hash(self.revoked_ids())
+
+    # --- node extras -----------------------------------------------------------------------
+
+    def record_bytes(self, key: str) -> bytes | None:
+        """The stored wire bytes of `key`'s record."""
+        row = self._db.execute("SELECT record FROM records WHERE key = ?", (key,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def lww_key(self, key: str) -> tuple[int, bytes] | None:
+        """`(ts, entry_hash)` of the stored record, without decoding it."""
+        row = self._db.execute(
+            "SELECT ts, entry_hash FROM records WHERE key = ?", (key,)
+        ).fetchone()
+        return None if row is None else (int(row[0]), bytes(row[1]))
+
+    def records_under(self, prefix: str = "") -> Iterator[Record]:
+        """Stored records whose key starts with `prefix`, in key order."""
+        rows = self._db.execute(
+            "SELECT record FROM records WHERE substr(key, 1, ?) = ? ORDER BY key",
+            (len(prefix), prefix),
+        )
+        for (data,) in rows.fetchall():
+            yield decode_record(bytes(data))
+
+    def grants(self) -> list[bytes]:
+        """Every signed grant seen on a stored chain (a pool to build local chains from)."""
+        return [bytes(row[0]) for row in self._db.execute("SELECT grant FROM grants")]
+
+    def meta(self, name: str) -> bytes | None:
+        """A named value (the node id, ...)."""
+        row = self._db.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def set_meta(self, name: str, value: bytes) -> None:
+        """Set a named value."""
+        with self.transaction():
+            self._db.execute(
+                "INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)", (name, value)
+            )
+
+    def count(self) -> int:
+        """How many records are stored (tombstones included)."""
+        return int(self._db.execute("SELECT COUNT(*) FROM records").fetchone()[0])
+
+    def integrity_ok(self) -> bool:
+        """SQLite's own integrity check of the file."""
+        return bool(self._db.execute("PRAGMA integrity_check").fetchone()[0] == "ok")

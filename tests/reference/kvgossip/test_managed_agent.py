@@ -1,0 +1,78 @@
+"""`swarmconf kv agent` with the Serf agent it starts itself: no orphan after SIGKILL, restart."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+import time
+from pathlib import Path
+
+from swarmconf.reference.kvgossip.control import ControlError, call
+from swarmconf.reference.kvgossip.serf_agent import free_port
+from swarmconf.spec.kvgossip.fixtures import ROOT
+from swarmconf.spec.kvgossip.records import make_record
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(c) for c in (task / "children").read_text().split()]
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "State:\tZ" not in status
+
+
+async def ready(data: Path) -> dict[str, object]:
+    async with asyncio.timeout(30):
+        while True:
+            try:
+                status = (await call(data, {"op": "status"}))["status"]
+            except ControlError:
+                status = {}
+            if status.get("serf_connected"):
+                return dict(status)
+            await asyncio.sleep(0.1)
+
+
+def test_sigkilled_node_takes_its_agent_along_and_restarts(tmp_path: Path) -> None:
+    data = tmp_path / "a"
+    args = [
+        sys.executable, "-m", "swarmconf.cli", "kv", "agent", "--data", str(data),
+        "--name", "a", "--root", ROOT.pk.hex(), "--serf-port", str(free_port()),
+        "--serf-rpc-port", str(free_port()),
+    ]  # fmt: skip
+
+    async def scenario() -> None:
+        node = await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.DEVNULL)
+        try:
+            first = await ready(data)
+            record = make_record(ROOT.seed, "/kept", time.time_ns() // 10**6, b"v")
+            await call(data, {"op": "put", "record": record.encode()})
+            (serf,) = children(node.pid)
+            node.send_signal(signal.SIGKILL)
+            await node.wait()
+            async with asyncio.timeout(10):
+                while alive(serf):
+                    await asyncio.sleep(0.05)
+        finally:
+            if node.returncode is None:
+                node.kill()
+                await node.wait()
+        again = await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.DEVNULL)
+        try:
+            second = await ready(data)
+            assert second["node_id"] == first["node_id"] and second["keys"] == 1
+            (serf,) = children(again.pid)
+        finally:
+            again.terminate()
+            await asyncio.wait_for(again.wait(), 20)
+        assert again.returncode == 0 and not alive(serf)  # a clean stop stops the agent too
+
+    asyncio.run(scenario())

@@ -1,0 +1,122 @@
+"""The session driver over real TCP between two SQLite stores, without Serf."""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+from pathlib import Path
+
+from swarmconf.reference.kvgossip.reasons import NodeReason
+from swarmconf.reference.kvgossip.store import SqliteStore
+from swarmconf.reference.kvgossip.sync import (
+    SessionOutcome,
+    SyncSettings,
+    drive,
+    initiate,
+)
+from swarmconf.spec.kvgossip.fixtures import ALICE, ROOT
+from swarmconf.spec.kvgossip.grants import issue_grant, revoke_grant
+from swarmconf.spec.kvgossip.records import Record, make_record
+from swarmconf.spec.kvgossip.session import Role
+from swarmconf.spec.kvgossip.state import apply_revocation, receive_record
+
+GRANT = issue_grant(ROOT.seed, ALICE.pk, "/a/**", subgrant=False, issued_at=1)
+NOW = 10**12
+
+
+def settings(store: SqliteStore, name: bytes) -> SyncSettings:
+    return SyncSettings(store, ROOT.pk, name, 30_000, 3, idle_timeout=2.0, clock=lambda: NOW)
+
+
+def filled(path: Path, records: list[Record]) -> SqliteStore:
+    store = SqliteStore(path, ROOT.pk)
+    for record in records:
+        with store.transaction():
+            receive_record(store, record.encode(), ROOT.pk, NOW)
+    return store
+
+
+Outcomes = asyncio.Queue[SessionOutcome]
+
+
+async def serve(store: SqliteStore) -> tuple[asyncio.Server, int, Outcomes]:
+    outcomes: Outcomes = asyncio.Queue()
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        outcomes.put_nowait(
+            await drive(settings(store, b"responder"), Role.RESPONDER, reader, writer)
+        )
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    return server, int(server.sockets[0].getsockname()[1]), outcomes
+
+
+def test_two_stores_converge(tmp_path: Path) -> None:
+    left = filled(
+        tmp_path / "l",
+        [make_record(ROOT.seed, "/x", 5, b"l"), make_record(ROOT.seed, "/gone", 6, None)],
+    )
+    right = filled(
+        tmp_path / "r",
+        [
+            make_record(ROOT.seed, "/x", 4, b"older"),
+            make_record(ALICE.seed, "/a/y", 7, b"r", [GRANT]),
+        ],
+    )
+    with right.transaction():
+        other = issue_grant(ROOT.seed, ALICE.pk, "/b/**", subgrant=False, issued_at=1)
+        apply_revocation(right, revoke_grant(ROOT.seed, other, 2, ROOT.pk).encode(), ROOT.pk)
+
+    async def scenario() -> tuple[SessionOutcome, SessionOutcome]:
+        server, port, outcomes = await serve(right)
+        outcome = await initiate(settings(left, b"initiator"), "127.0.0.1", port)
+        responded = await outcomes.get()
+        server.close()
+        return outcome, responded
+
+    outcome, responded = asyncio.run(scenario())
+    assert outcome.error is None and responded.error is None
+    assert left.tree_hash() == right.tree_hash() and left.revset_hash() == right.revset_hash()
+    assert [k for k, _, _ in left.entries_newest_first()] == ["/a/y", "/gone", "/x"]
+    record = right.get("/x")
+    assert record is not None and record.value == b"l"
+
+
+def test_oversize_frame_ends_the_session_and_changes_nothing(tmp_path: Path) -> None:
+    store = filled(tmp_path / "s", [make_record(ROOT.seed, "/x", 5, b"v")])
+    before = store.tree_hash()
+
+    async def scenario() -> SessionOutcome:
+        server, port, outcomes = await serve(store)
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(struct.pack(">I", 5 << 20))
+        assert await reader.read() == b""
+        outcome = await outcomes.get()
+        server.close()
+        return outcome
+
+    assert asyncio.run(scenario()).error == "SESSION_FRAME_TOO_LARGE"
+    assert store.tree_hash() == before
+
+
+class BrokenStore(SqliteStore):
+    def put(self, record: Record) -> None:
+        super().put(record)
+        raise RuntimeError("disk on fire")
+
+
+def test_an_unexpected_error_costs_the_session_only(tmp_path: Path) -> None:
+    source = filled(
+        tmp_path / "s", [make_record(ROOT.seed, f"/k{i}", 5 + i, b"v") for i in range(3)]
+    )
+    broken = BrokenStore(tmp_path / "b", ROOT.pk)
+
+    async def scenario() -> SessionOutcome:
+        server, port, _ = await serve(source)
+        outcome = await initiate(settings(broken, b"broken"), "127.0.0.1", port)
+        server.close()
+        return outcome
+
+    assert asyncio.run(scenario()).error == NodeReason.INTERNAL_ERROR
+    assert broken.count() == 0  # the failed apply was rolled back whole
+    assert broken.integrity_ok()

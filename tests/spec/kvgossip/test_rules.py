@@ -1,0 +1,58 @@
+"""Rules checked against independent restatements of the decisions (hashlib, re, brute force)."""
+
+import hashlib
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from swarmconf.spec.kvgossip.fixtures import ALICE, ROOT
+from swarmconf.spec.kvgossip.grants import issue_grant
+from swarmconf.spec.kvgossip.keys import matches
+from swarmconf.spec.kvgossip.records import make_record
+from swarmconf.spec.kvgossip.treehash import revset_hash, tree_hash
+
+SEGMENTS = st.sampled_from(["a", "b", "ab", "x.y", "a-b"])
+PATTERN_SEGMENTS = st.sampled_from(["a", "b", "*", "a*", "*b", "a*b", "**"])
+
+
+def regex_of(pattern: str) -> re.Pattern[str]:
+    """The notes 2.2 pattern semantics restated as one regular expression."""
+    parts = pattern[1:].split("/")
+    out = ""
+    for i, part in enumerate(parts):
+        if part == "**":
+            out += "(/[^/]+)+" if i == len(parts) - 1 else "(/[^/]+)*"
+        else:
+            out += "/" + "[^/]*".join(re.escape(p) for p in part.split("*"))
+    return re.compile(out)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(PATTERN_SEGMENTS, min_size=1, max_size=5), st.lists(SEGMENTS, min_size=1, max_size=6)
+)
+def test_matcher_equals_regex_restatement(pattern_parts: list[str], key_parts: list[str]) -> None:
+    pattern, key = "/" + "/".join(pattern_parts), "/" + "/".join(key_parts)
+    assert matches(pattern, key) == bool(regex_of(pattern).fullmatch(key))
+
+
+def test_tree_hash_restated_with_hashlib() -> None:
+    e1, e2 = bytes(range(32)), bytes(range(32, 64))
+    manual = hashlib.sha256(b"kvg/tree/1" + b"\x00\x02/a" + e1 + b"\x00\x04/a/b" + e2).digest()
+    assert tree_hash([("/a/b", e2), ("/a", e1)]) == manual
+    assert tree_hash([]) == hashlib.sha256(b"kvg/tree/1").digest()
+
+
+def test_revset_hash_restated_with_hashlib() -> None:
+    ids = [b"\x02" * 32, b"\x01" * 32]
+    assert revset_hash(ids) == hashlib.sha256(b"kvg/revset/1" + ids[1] + ids[0]).digest()
+
+
+def test_grant_id_and_entry_hash_are_sha256_of_body() -> None:
+    grant = issue_grant(ROOT.seed, ALICE.pk, "/a/**", subgrant=True, issued_at=5)
+    assert grant.id == hashlib.sha256(grant.body).digest()
+    assert grant.body[:13] == b"\x97\xabkvg/grant/1"
+    record = make_record(ALICE.seed, "/a/x", 7, b"v", [grant])
+    assert record.entry_hash == hashlib.sha256(record.body).digest()
+    assert record.body[:14] == b"\x96\xackvg/record/1"

@@ -1,0 +1,96 @@
+from swarmconf.spec.kvgossip.fixtures import ALICE, BOB, ROOT
+from swarmconf.spec.kvgossip.grants import issue_grant, revoke_grant
+from swarmconf.spec.kvgossip.messages import decode_message, message
+from swarmconf.spec.kvgossip.reasons import KvReason
+from swarmconf.spec.kvgossip.records import make_record
+from swarmconf.spec.kvgossip.session import Role, Session
+from swarmconf.spec.kvgossip.state import MemoryStore, apply_record, apply_revocation
+
+NOW = 100_000
+GRANT_A = issue_grant(ROOT.seed, ALICE.pk, "/a/**", subgrant=True, issued_at=1_000)
+
+
+def run(a: Session, b: Session) -> list[tuple[str, str]]:
+    """Drive two sessions to the end, returning the transcript (direction, message name)."""
+    transcript: list[tuple[str, str]] = []
+    out, towards = a.start(NOW), b
+    while out:
+        replies: list[bytes] = []
+        for frame in out:
+            transcript.append(("A>B" if towards is b else "B>A", decode_message(frame)[0]))
+            replies += towards.receive(frame, NOW)
+        out, towards = replies, (a if towards is b else b)
+    return transcript
+
+
+def pair(sa: MemoryStore, sb: MemoryStore) -> tuple[Session, Session]:
+    return (
+        Session(Role.INITIATOR, sa, ROOT.pk, b"A"),
+        Session(Role.RESPONDER, sb, ROOT.pk, b"B"),
+    )
+
+
+def test_sync_converges_both_directions() -> None:
+    sa, sb = MemoryStore(), MemoryStore()
+    apply_record(sa, make_record(ALICE.seed, "/a/x", 2_000, b"1", [GRANT_A]), ROOT.pk, NOW)
+    apply_record(sb, make_record(ROOT.seed, "/b", 2_500, b"2"), ROOT.pk, NOW)
+    apply_record(sb, make_record(ALICE.seed, "/a/x", 3_000, None, [GRANT_A]), ROOT.pk, NOW)
+    a, b = pair(sa, sb)
+    transcript = run(a, b)
+    assert (a.done, a.error, b.done, b.error) == (True, None, True, None)
+    assert sa.tree_hash() == sb.tree_hash()
+    assert sa.records["/a/x"].tombstone
+    assert transcript[-1] == ("A>B", "BYE")
+    assert ("B>A", "MINE") in transcript
+
+
+def test_equal_stores_say_bye_after_hello() -> None:
+    a, b = pair(MemoryStore(), MemoryStore())
+    assert run(a, b) == [("A>B", "HELLO"), ("B>A", "HELLO"), ("A>B", "BYE")]
+
+
+def test_revocations_go_first_and_purge() -> None:
+    sa, sb = MemoryStore(), MemoryStore()
+    apply_record(sa, make_record(ALICE.seed, "/a/x", 2_000, b"1", [GRANT_A]), ROOT.pk, NOW)
+    revocation = revoke_grant(ROOT.seed, GRANT_A, 5_000, ROOT.pk)
+    apply_revocation(sb, revocation.encode(), ROOT.pk)
+    a, b = pair(sa, sb)
+    transcript = run(a, b)
+    assert [name for _, name in transcript[2:6]] == ["REVS", "REVS", "REVDATA", "REVDATA"]
+    assert sa.records == {} and sa.revset_hash() == sb.revset_hash()
+
+
+def test_unsolicited_result_aborts_without_changes() -> None:
+    store = MemoryStore()
+    b = Session(Role.RESPONDER, store, ROOT.pk, b"B")
+    assert b.receive(message("RESULT", "accepted", "", [], b""), NOW) == []
+    assert (b.done, b.error) == (True, KvReason.SESSION_UNEXPECTED_MESSAGE)
+
+
+def test_rejected_record_does_not_abort_the_pass() -> None:
+    sa, sb = MemoryStore(), MemoryStore()
+    forged = make_record(BOB.seed, "/a/y", 2_000, b"evil", [GRANT_A])
+    sa.put(forged)  # a store holding an unauthorised record (as a buggy peer would)
+    apply_record(sa, make_record(ALICE.seed, "/a/x", 1_500, b"ok", [GRANT_A]), ROOT.pk, NOW)
+    a, b = pair(sa, sb)
+    run(a, b)
+    assert (a.error, b.error) == (None, None)
+    assert set(sb.records) == {"/a/x"}
+    assert ("/a/y", "rejected", KvReason.UNAUTHORIZED) in b.log.verdicts
+
+
+def test_oversize_frame_aborts() -> None:
+    b = Session(Role.RESPONDER, MemoryStore(), ROOT.pk, b"B")
+    b.receive(b"\x00" * (4 * 1024 * 1024 + 1), NOW)
+    assert b.error == KvReason.SESSION_FRAME_TOO_LARGE
+
+
+def test_short_hash_in_hello_is_a_bad_message() -> None:
+    b = Session(Role.RESPONDER, MemoryStore(), ROOT.pk, b"B")
+    assert b.receive(message("HELLO", 1, b"A", b"\x00" * 31, b"\x00" * 32), NOW) == []
+    assert b.error == KvReason.SESSION_BAD_MESSAGE
+
+
+def test_messages_decode_back() -> None:
+    frame = message("KEYHASH", "/a/x", 5, b"\x01" * 32)
+    assert decode_message(frame) == ["KEYHASH", "/a/x", 5, b"\x01" * 32]
