@@ -40,10 +40,10 @@ def test_the_kvgossip_system_runs_through_the_same_job(spark: SparkSession, tmp_
     from swarmconf.fuzz.kvgossip.campaign import plan_kv, run_kv_task, write_kv_outputs
 
     config = Config(
-        interleavings=30, seed=1, out=tmp_path, system="kvgossip", mutant="unbound_chain"
+        interleavings=30, seed=1, out=tmp_path, system="kvgossip", mutant="unbound-chain"
     )
     cases = load(spark, transform(extract(spark, config), "kvgossip"), config)
-    local = [row for task in plan_kv(1, 30, "unbound_chain") for row in run_kv_task(task)]
+    local = [row for task in plan_kv(1, 30, "unbound-chain") for row in run_kv_task(task)]
     from_spark = sorted(tuple(row)[:-1] for row in cases.collect())
     assert from_spark == sorted(tuple(row)[:-1] for row in local)
     summary = write_kv_outputs(cases, config, 1.0, "local[2]")
