@@ -32,7 +32,11 @@ def register(subparsers: Any) -> None:
     fuzz.add_argument("--interleavings", type=positive, default=200_000)
     fuzz.add_argument("--seed", type=int, default=1, help="campaign seed")
     fuzz.add_argument("--master", help="Spark master URL (default: local[*])")
-    fuzz.add_argument("--out", type=Path, default=Path("fuzz-out"), help="output directory")
+    fuzz.add_argument(
+        "--out",
+        default="fuzz-out",
+        help="output directory, or a Hadoop URI (file:///..., hdfs://..., s3a://...)",
+    )
     fuzz.add_argument("--mutant", help=f"run a broken merger: {', '.join(sorted(MUTANTS))}")
     fuzz.add_argument(
         "--system",
@@ -58,6 +62,7 @@ def register(subparsers: Any) -> None:
 
 def run_campaign(args: argparse.Namespace) -> int:
     from .job import Config, run
+    from .storage import destination
 
     known = kv_mutants() if args.system == "kvgossip" else sorted(MUTANTS)
     if args.mutant is not None and args.mutant not in known:
@@ -66,11 +71,13 @@ def run_campaign(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    where = destination(args.out)
     config = Config(
         interleavings=args.interleavings,
         seed=args.seed,
         master=args.master,
-        out=args.out,
+        out=where.local,
+        out_uri=where.uri,
         mutant=args.mutant,
         per_scenario=args.per_scenario,
         system=args.system,
@@ -82,7 +89,7 @@ def run_campaign(args: argparse.Namespace) -> int:
         f"fuzz: {summary['cases']} cases in {summary['seconds']} s "
         f"({summary['interleavings_per_second']}/s){violations}; {failing} failing cases"
     )
-    print(f"fuzz: report {(args.out / 'report.html').resolve()}")
+    print(f"fuzz: report {where.show('report.html')}")
     return 1 if failing else 0
 
 

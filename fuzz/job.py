@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .configmerge.campaign import DEFAULT_PER_SCENARIO, Row, plan, run_task
 from .kvgossip.campaign import kv_schema, plan_kv, run_kv_task, write_kv_outputs
+from .storage import Destination, publish
 
 if TYPE_CHECKING:
     from pyspark import RDD
@@ -43,18 +44,22 @@ class Config:
     seed: int = 1
     master: str | None = None
     out: Path = Path("fuzz-out")
+    """The local directory the driver writes to (staging, when `out_uri` is set)."""
     mutant: str | None = None
     per_scenario: int = DEFAULT_PER_SCENARIO
     differential: bool = True
     system: str = "config"
     """`config` (the config-merge design) or `kvgossip` (K/V Gossip's simulation)."""
+    out_uri: str | None = None
+    """A Hadoop-compatible URI for every output (see `storage`), or None: all in `out`."""
 
 
 def start_spark(config: Config) -> SparkSession:
-    """A session whose Python workers run this interpreter, logging at ERROR, no progress bar,
-    the driver bound to 127.0.0.1."""
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    """A session logging at ERROR, no progress bar, the driver bound to 127.0.0.1. Python
+    workers run this interpreter unless PYSPARK_PYTHON says otherwise (`spark-submit
+    --conf spark.pyspark.python=./environment/bin/python` with a shipped environment)."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession
 
@@ -73,7 +78,6 @@ def start_spark(config: Config) -> SparkSession:
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.ui.enabled", "false")
-        .config("spark.executorEnv.PYSPARK_PYTHON", sys.executable)
         .config("spark.python.worker.reuse", "true")
         .getOrCreate()
     )
@@ -103,11 +107,12 @@ def transform(tasks: RDD[Any], system: str = "config") -> RDD[Any]:
 
 
 def load(spark: SparkSession, rows: RDD[Any], config: Config) -> DataFrame:
-    """Write the per-case results as Parquet and return them, read back."""
+    """Write the per-case results as Parquet (to `out`, or to `out_uri`) and return them, read
+    back."""
     from .configmerge.schema import row_schema
 
     schema = kv_schema() if config.system == "kvgossip" else row_schema()
-    path = str((config.out / "cases.parquet").resolve())
+    path = Destination(config.out, config.out_uri).cases
     spark.createDataFrame(rows, schema).write.mode("overwrite").parquet(path)
     return spark.read.parquet(path)
 
@@ -165,8 +170,12 @@ def run(config: Config) -> dict[str, object]:
         seconds = time.monotonic() - started
         master = str(spark.sparkContext.master)
         if config.system == "kvgossip":
-            return write_kv_outputs(cases, config, seconds, master)
-        return write_outputs(cases, config, seconds, master)
+            summary = write_kv_outputs(cases, config, seconds, master)
+        else:
+            summary = write_outputs(cases, config, seconds, master)
+        if config.out_uri is not None:
+            publish(spark, config.out, config.out_uri)
+        return summary
     finally:
         spark.stop()
 
