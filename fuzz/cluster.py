@@ -101,8 +101,8 @@ def wait_for_workers(web_port: int, count: int, master: subprocess.Popen[bytes])
 
 
 @contextmanager
-def standalone_cluster(out: Path) -> Iterator[str]:
-    """Start a master and WORKERS one-core workers; yield the master URL; stop them all."""
+def standalone_cluster(out: Path, workers: int = WORKERS) -> Iterator[str]:
+    """Start a master and `workers` one-core workers; yield the master URL; stop them all."""
     env = {**cluster_env(out), "PYSPARK_PYTHON": bare_python()}
     logs = (out / "cluster-logs").resolve()
     logs.mkdir(parents=True, exist_ok=True)
@@ -125,7 +125,7 @@ def standalone_cluster(out: Path) -> Iterator[str]:
             ),
             logs / "master.log",
         )
-        for number in range(WORKERS):
+        for number in range(workers):
             launch(
                 spark_class(
                     "worker.Worker",
@@ -136,8 +136,8 @@ def standalone_cluster(out: Path) -> Iterator[str]:
                 ),
                 logs / f"worker-{number}.log",
             )
-        wait_for_workers(web_port, WORKERS, master)
-        print(f"cluster: master {url}, {WORKERS} workers registered", flush=True)
+        wait_for_workers(web_port, workers, master)
+        print(f"cluster: master {url}, {workers} workers registered", flush=True)
         yield url
     finally:
         for process in reversed(started):
