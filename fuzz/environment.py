@@ -48,13 +48,21 @@ def fingerprint(root: Path) -> str:
     return digest.hexdigest()[:16]
 
 
+NOT_SHIPPED = (".*", "build", "dist", "site", "__pycache__", "*.egg-info", "*-out", "tests", "docs")
+"""What the copy of the source tree leaves out (setuptools builds in the tree it is given)."""
+
+
 def build(prefix: Path, root: Path) -> None:
-    """A fresh virtual environment at `prefix` with swarmconf (no extras) installed from
-    `root`: not editable, so it holds its own copy of the code."""
+    """A fresh virtual environment at `prefix` with swarmconf (no extras) installed from a copy
+    of `root`: not editable, so it holds its own copy of the code."""
     shutil.rmtree(prefix, ignore_errors=True)
     venv.create(prefix, with_pip=True)
-    install = [str(prefix / "bin" / "python"), "-m", "pip", "install", "--quiet", str(root)]
+    source = prefix.with_name("build-source")
+    shutil.rmtree(source, ignore_errors=True)
+    shutil.copytree(root, source, symlinks=True, ignore=shutil.ignore_patterns(*NOT_SHIPPED))
+    install = [str(prefix / "bin" / "python"), "-m", "pip", "install", "--quiet", str(source)]
     done = subprocess.run(install, capture_output=True, text=True, check=False)
+    shutil.rmtree(source)
     if done.returncode != 0:
         raise RuntimeError(f"installing swarmconf into {prefix} failed:\n{done.stderr}")
 
