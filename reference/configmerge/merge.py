@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason
 
 from . import bt, crypto
-from .data import Data, Diff, apply_diff
+from .data import BtData, Diff, apply_diff
 from .message import ConfigMessage, LaggedEntry, check_lag, parse
 
 
@@ -22,18 +20,19 @@ def _survivors(valid: list[ConfigMessage], lag: int) -> list[ConfigMessage]:
     return sorted(unique.values(), key=lambda m: (m.seqno, m.hash))
 
 
-def replay(ranked: list[ConfigMessage]) -> tuple[Data, list[tuple[tuple[int, bytes], Diff]]]:
+def replay(ranked: list[ConfigMessage]) -> tuple[BtData, list[tuple[tuple[int, bytes], Diff]]]:
     """Merge the data of `ranked` (ascending) by replaying every diff they carry (D15).
 
-    Returns the merged data and the replay entries, ascending by (seqno, hash).
+    Returns the merged data in bt form and the replay entries, ascending by (seqno, hash).
     """
-    entries: dict[tuple[int, bytes], tuple[Diff, Data]] = {}
-    for m in reversed(ranked):
-        entries.setdefault((m.seqno, m.hash), (m.diff, m.data))
+    sources = [m._bt_data() for m in ranked]
+    entries: dict[tuple[int, bytes], tuple[Diff, BtData]] = {}
+    for m, source in zip(reversed(ranked), reversed(sources), strict=True):
+        entries.setdefault((m.seqno, m.hash), (m.diff, source))
         for e in m.lagged:
-            entries.setdefault((e.seqno, e.hash), (e.diff, m.data))
-    current = dict(ranked[-1].data)
-    owned: dict[int, Any] = {id(current): current}
+            entries.setdefault((e.seqno, e.hash), (e.diff, source))
+    current = dict(sources[-1])
+    owned: dict[int, BtData] = {id(current): current}
     order = sorted(entries)
     for key in order:
         diff, source = entries[key]
@@ -94,6 +93,6 @@ def _merge_valid(
     data, entries = replay(ranked)
     floor = seqno - lag
     lagged = [LaggedEntry(s, h, diff) for (s, h), diff in entries if s > floor]
-    result = ConfigMessage.editable_from(data, seqno, lagged, lag=lag, merged=True)
+    result = ConfigMessage(seqno, data, lagged, lag=lag, merged=True)
     result._sign_secret = secret
     return result

@@ -9,16 +9,16 @@ from swarmconf.spec.configmerge.reasons import ConfigError, Reason, UsageError
 
 from . import bt, crypto
 from .data import (
+    BtData,
     Data,
     Diff,
     check_bounds,
     check_data,
     check_diff,
     check_writer_limits,
-    encode_data,
-    encode_diff,
+    from_bt,
     make_diff,
-    pruned_copy,
+    to_bt,
 )
 
 _SIG_TAIL = len(b"1:~64:") + crypto.SIGNATURE_SIZE + 1
@@ -52,17 +52,25 @@ def _check_seqno(seqno: object) -> int:
 
 
 class ConfigMessage:
-    """A parsed (read-only) or editable config message; see the API contract."""
+    """A parsed (read-only) or editable config message; see the API contract.
+
+    The data is kept in bt form (`data.BtData`), as decoded or merged, and is turned into dicts
+    and sets only when `data` is read. A parsed message is read-only: its `data` is a copy to
+    read, and `increment()` gives the editable successor. An editable message's `data` may be
+    changed in place; its `diff` is the D12 diff from its data at creation (D13).
+    """
 
     __slots__ = (
-        "_base",
+        "_bt",
         "_cache",
+        "_data",
         "_diff",
+        "_encoded",
         "_hash",
+        "_raw",
         "_sign_secret",
         "_signature",
         "_verified",
-        "data",
         "extra",
         "lag",
         "lagged",
@@ -73,7 +81,7 @@ class ConfigMessage:
     def __init__(
         self,
         seqno: int,
-        data: Data,
+        data: BtData,
         lagged: list[LaggedEntry],
         *,
         lag: int,
@@ -81,7 +89,6 @@ class ConfigMessage:
         merged: bool = False,
     ) -> None:
         self.seqno = seqno
-        self.data = data
         self.lagged = lagged
         self.lag = lag
         self.extra = extra if extra is not None else {}
@@ -89,12 +96,17 @@ class ConfigMessage:
         self._signature: bytes | None = None
         self._verified = False
         self._sign_secret: bytes | None = None
-        # Parsed messages: the stored diff and hash.
+        # The data in bt form, never changed: a parsed message's, or an editable one's at
+        # creation; its encoding once made; the dicts and sets handed out as `data`.
+        self._bt = data
+        self._encoded: bytes | None = None
+        self._data: Data | None = None
+        # Parsed messages: the stored diff and hash, and the bytes received when serializing
+        # writes them back unchanged (every field kept, nothing dropped).
         self._diff: Diff | None = None
         self._hash: bytes | None = None
-        # Editable messages: the (pruned) data at creation, never handed out, and the last
-        # serialization as (encoded data, signing secret, bytes).
-        self._base: Data = {}
+        self._raw: bytes | None = None
+        # Editable messages: the last serialization as (encoded data, signing secret, bytes).
         self._cache: tuple[bytes, bytes | None, bytes] | None = None
 
     @classmethod
@@ -103,14 +115,16 @@ class ConfigMessage:
         lag = check_lag(lag)
         return cls(_check_seqno(seqno), {}, [], lag=lag)
 
-    @classmethod
-    def editable_from(
-        cls, base: Data, seqno: int, lagged: list[LaggedEntry], **kwargs: Any
-    ) -> ConfigMessage:
-        """An editable message whose data starts as a copy of `base` (pruned, kept private)."""
-        msg = cls(seqno, pruned_copy(base), lagged, **kwargs)
-        msg._base = base
-        return msg
+    @property
+    def data(self) -> Data:
+        """The data as dicts and sets (D11), made from the bt form on first use."""
+        if self._data is None:
+            self._data = from_bt(self._bt)
+        return self._data
+
+    @data.setter
+    def data(self, value: Data) -> None:
+        self._data = value
 
     @property
     def editable(self) -> bool:
@@ -126,8 +140,7 @@ class ConfigMessage:
         """The stored `=` of a parsed message; the diff of the edits so far for an editable one."""
         if self._diff is not None:
             return self._diff
-        encode_data(self.data)  # the type and range checks
-        return self._edits()
+        return self._state(limits=False)[2]
 
     @property
     def hash(self) -> bytes:
@@ -136,55 +149,85 @@ class ConfigMessage:
             return self._hash
         return blake2b(self.serialize())
 
-    def _edits(self, limits: bool = False) -> Diff:
-        """The diff since creation (D12) of an editable message whose data encoded fine; with
-        `limits`, the writer limits on what it adds (D11)."""
-        if self.data == self._base:
-            return {}
-        now = pruned_copy(self.data)
-        diff = make_diff(self._base, now)
+    def _base_encoded(self) -> bytes:
+        """The encoding of the bt-form data, made once."""
+        if self._encoded is None:
+            self._encoded = bt.encode_fast(self._bt)
+        return self._encoded
+
+    def _bt_data(self) -> BtData:
+        """The data in bt form as it would be serialized now."""
+        if self._hash is not None:
+            return self._bt
+        return self._state(limits=False)[0]
+
+    def _state(self, limits: bool) -> tuple[BtData, bytes, Diff]:
+        """(data in bt form, its encoding, the diff since creation) of an editable message, the
+        types and ranges checked; with `limits`, the writer limits on what the diff adds (D11).
+        """
+        if self._data is None:
+            return self._bt, self._base_encoded(), {}
+        now = to_bt(self._data)
+        encoded = bt.encode_fast(now)
+        if encoded == self._base_encoded():
+            return now, encoded, {}
+        diff = make_diff(self._bt, now)
         if limits:
             check_writer_limits(diff, now)
-        return diff
+        return now, encoded, diff
 
     def increment(self) -> ConfigMessage:
         """An editable successor: seqno + 1, this message's diff appended to `lagged` (D13)."""
         if self.seqno >= bt.INT64_MAX:
             raise UsageError(Reason.SEQNO_OVERFLOW, str(self.seqno))
-        own_hash, diff = self.hash, self.diff
+        if self._hash is None:
+            data, _encoded, diff = self._state(limits=False)
+            own_hash = self.hash
+        else:
+            data, diff, own_hash = self._bt, self.diff, self._hash
         seqno = self.seqno + 1
         floor = seqno - self.lag
         lagged = [e for e in self.lagged if e.seqno > floor]
         if self.seqno > floor:  # not with lag 1: the window holds nothing then (D7)
             lagged.append(LaggedEntry(self.seqno, own_hash, diff))
-        return ConfigMessage.editable_from(
-            pruned_copy(self.data), seqno, lagged, lag=self.lag, extra=dict(self.extra)
-        )
+        return ConfigMessage(seqno, data, lagged, lag=self.lag, extra=dict(self.extra))
 
     def serialize(self, sign_key: bytes | None = None) -> bytes:
         """The canonical message bytes, keys in order (D8, D9, D17); signed with `sign_key`."""
         secret = crypto.signing_secret(sign_key) if sign_key is not None else self._sign_secret
-        encoded = encode_data(self.data)
         if self._hash is not None:
-            if secret is None and self._verified and self._signature is not None:
-                return self._body(encoded, self.diff) + b"1:~64:" + self._signature + b"e"
-            return self._serialize(encoded, self.diff, secret)
+            return self._serialize_parsed(secret)
+        _data, encoded, diff = self._state(limits=True)
         cache = self._cache
         if cache is not None and cache[0] == encoded and cache[1] == secret:
             return cache[2]
-        out = self._serialize(encoded, self._edits(limits=True), secret)
+        out = self._serialize(encoded, diff, secret)
         self._cache = (encoded, secret, out)
         return out
+
+    def _serialize_parsed(self, secret: bytes | None) -> bytes:
+        """A parsed message's bytes: those received when nothing was dropped (D7, D17)."""
+        keep = secret is None and self._verified and self._signature is not None
+        raw = self._raw
+        if raw is not None and secret is None:
+            if keep or self._signature is None:
+                return raw
+            return raw[:-_SIG_TAIL] + b"e"
+        body = self._body(self._base_encoded(), self.diff)
+        if keep:
+            assert self._signature is not None
+            return body + b"1:~64:" + self._signature + b"e"
+        return self._sign(body, secret)
 
     def _body(self, encoded: bytes, diff: Diff) -> bytes:
         """The serialization up to, not including, the signature pair and the final `e`."""
         lagged_out = [b"l"]
         for entry in self.lagged:
             lagged_out += (b"li%de32:" % entry.seqno, entry.hash)
-            lagged_out.append(encode_diff(entry.diff))
+            lagged_out.append(bt.encode_fast(entry.diff))
             lagged_out.append(b"e")
         lagged_out.append(b"e")
-        fields = {b"&": encoded, b"<": b"".join(lagged_out), b"=": encode_diff(diff)}
+        fields = {b"&": encoded, b"<": b"".join(lagged_out), b"=": bt.encode_fast(diff)}
         fields.update(self.extra)
         out = [b"d1:#i%de" % self.seqno]
         for key in sorted(fields):
@@ -192,7 +235,10 @@ class ConfigMessage:
         return b"".join(out)
 
     def _serialize(self, encoded: bytes, diff: Diff, secret: bytes | None) -> bytes:
-        body = self._body(encoded, diff)
+        return self._sign(self._body(encoded, diff), secret)
+
+    @staticmethod
+    def _sign(body: bytes, secret: bytes | None) -> bytes:
         if secret is None:
             return body + b"e"
         return body + b"1:~64:" + crypto.sign(body, secret) + b"e"
@@ -318,4 +364,6 @@ def _build(
     msg._hash = blake2b(raw)
     msg._signature = signature
     msg._verified = verified
+    if b"<" in top and b"=" in top and len(lagged) == len(top[b"<"]):
+        msg._raw = raw
     return msg
