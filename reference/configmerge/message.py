@@ -65,7 +65,6 @@ class ConfigMessage:
         "_cache",
         "_data",
         "_diff",
-        "_encoded",
         "_hash",
         "_raw",
         "_sign_secret",
@@ -97,17 +96,16 @@ class ConfigMessage:
         self._verified = False
         self._sign_secret: bytes | None = None
         # The data in bt form, never changed: a parsed message's, or an editable one's at
-        # creation; its encoding once made; the dicts and sets handed out as `data`.
+        # creation; and the dicts and sets handed out as `data`, made on first use.
         self._bt = data
-        self._encoded: bytes | None = None
         self._data: Data | None = None
         # Parsed messages: the stored diff and hash, and the bytes received when serializing
         # writes them back unchanged (every field kept, nothing dropped).
         self._diff: Diff | None = None
         self._hash: bytes | None = None
         self._raw: bytes | None = None
-        # Editable messages: the last serialization as (encoded data, signing secret, bytes).
-        self._cache: tuple[bytes, bytes | None, bytes] | None = None
+        # Editable messages: the last serialization as (data in bt form, signing secret, bytes).
+        self._cache: tuple[BtData, bytes | None, bytes] | None = None
 
     @classmethod
     def new(cls, seqno: int, *, lag: int = 5) -> ConfigMessage:
@@ -140,7 +138,7 @@ class ConfigMessage:
         """The stored `=` of a parsed message; the diff of the edits so far for an editable one."""
         if self._diff is not None:
             return self._diff
-        return self._state(limits=False)[2]
+        return self._state(limits=False)[1]
 
     @property
     def hash(self) -> bytes:
@@ -149,39 +147,31 @@ class ConfigMessage:
             return self._hash
         return blake2b(self.serialize())
 
-    def _base_encoded(self) -> bytes:
-        """The encoding of the bt-form data, made once."""
-        if self._encoded is None:
-            self._encoded = bt.encode_fast(self._bt)
-        return self._encoded
-
     def _bt_data(self) -> BtData:
         """The data in bt form as it would be serialized now."""
         if self._hash is not None:
             return self._bt
         return self._state(limits=False)[0]
 
-    def _state(self, limits: bool) -> tuple[BtData, bytes, Diff]:
-        """(data in bt form, its encoding, the diff since creation) of an editable message, the
-        types and ranges checked; with `limits`, the writer limits on what the diff adds (D11).
-        """
+    def _state(self, limits: bool) -> tuple[BtData, Diff]:
+        """(data in bt form, the diff since creation) of an editable message, the types and
+        ranges checked; with `limits`, the writer limits on what the diff adds (D11)."""
         if self._data is None:
-            return self._bt, self._base_encoded(), {}
+            return self._bt, {}
         now = to_bt(self._data)
-        encoded = bt.encode_fast(now)
-        if encoded == self._base_encoded():
-            return now, encoded, {}
+        if now == self._bt:  # compared at C speed
+            return now, {}
         diff = make_diff(self._bt, now)
         if limits:
             check_writer_limits(diff, now)
-        return now, encoded, diff
+        return now, diff
 
     def increment(self) -> ConfigMessage:
         """An editable successor: seqno + 1, this message's diff appended to `lagged` (D13)."""
         if self.seqno >= bt.INT64_MAX:
             raise UsageError(Reason.SEQNO_OVERFLOW, str(self.seqno))
         if self._hash is None:
-            data, _encoded, diff = self._state(limits=False)
+            data, diff = self._state(limits=False)
             own_hash = self.hash
         else:
             data, diff, own_hash = self._bt, self.diff, self._hash
@@ -197,12 +187,12 @@ class ConfigMessage:
         secret = crypto.signing_secret(sign_key) if sign_key is not None else self._sign_secret
         if self._hash is not None:
             return self._serialize_parsed(secret)
-        _data, encoded, diff = self._state(limits=True)
+        data, diff = self._state(limits=True)
         cache = self._cache
-        if cache is not None and cache[0] == encoded and cache[1] == secret:
+        if cache is not None and cache[1] == secret and cache[0] == data:
             return cache[2]
-        out = self._serialize(encoded, diff, secret)
-        self._cache = (encoded, secret, out)
+        out = self._sign(self._body(data, diff), secret)
+        self._cache = (data, secret, out)
         return out
 
     def _serialize_parsed(self, secret: bytes | None) -> bytes:
@@ -213,29 +203,28 @@ class ConfigMessage:
             if keep or self._signature is None:
                 return raw
             return raw[:-_SIG_TAIL] + b"e"
-        body = self._body(self._base_encoded(), self.diff)
+        body = self._body(self._bt, self.diff)
         if keep:
             assert self._signature is not None
             return body + b"1:~64:" + self._signature + b"e"
         return self._sign(body, secret)
 
-    def _body(self, encoded: bytes, diff: Diff) -> bytes:
+    def _body(self, data: BtData, diff: Diff) -> bytes:
         """The serialization up to, not including, the signature pair and the final `e`."""
-        lagged_out = [b"l"]
-        for entry in self.lagged:
-            lagged_out += (b"li%de32:" % entry.seqno, entry.hash)
-            lagged_out.append(bt.encode_fast(entry.diff))
-            lagged_out.append(b"e")
-        lagged_out.append(b"e")
-        fields = {b"&": encoded, b"<": b"".join(lagged_out), b"=": bt.encode_fast(diff)}
-        fields.update(self.extra)
-        out = [b"d1:#i%de" % self.seqno]
-        for key in sorted(fields):
-            out += (b"%d:" % len(key), key, fields[key])
+        fields: dict[bytes, Any] = {
+            b"#": self.seqno,
+            b"&": data,
+            b"<": [[e.seqno, e.hash, e.diff] for e in self.lagged],
+            b"=": diff,
+        }
+        if not self.extra:
+            return bt.encode_fast(fields)[:-1]  # one encoding; the `e` closes it after `~`
+        encoded = {key: bt.encode_fast(value) for key, value in fields.items()}
+        encoded.update(self.extra)  # unknown keys, kept encoded and in place (D9)
+        out = [b"d"]
+        for key in sorted(encoded):
+            out += (b"%d:" % len(key), key, encoded[key])
         return b"".join(out)
-
-    def _serialize(self, encoded: bytes, diff: Diff, secret: bytes | None) -> bytes:
-        return self._sign(self._body(encoded, diff), secret)
 
     @staticmethod
     def _sign(body: bytes, secret: bytes | None) -> bytes:
