@@ -56,19 +56,39 @@ def check_data(data: Data, depth: int = 2) -> None:
         raise ConfigError(Reason.DATA_EMPTY_DICT)
     for key, value in data.items():
         t = type(value)
+        if t is bytes:
+            continue
         if t is int:
             if value < INT64_MIN or value > INT64_MAX:
                 raise ConfigError(Reason.BT_INTEGER_RANGE)
-        elif t is list:
-            if depth >= MAX_DEPTH:
-                raise ConfigError(Reason.BT_TOO_DEEP)
-            reason = _scalar_run_error(value)
-            if reason is not None:
-                raise ConfigError(reason, f"set {key!r}")
-            if not value:
-                raise ConfigError(Reason.DATA_EMPTY_SET, f"set {key!r}")
         elif t is dict:
             check_data(value, depth + 1)
+        elif depth >= MAX_DEPTH:
+            raise ConfigError(Reason.BT_TOO_DEEP)
+        elif not _is_set(value):
+            reason = _scalar_run_error(value)
+            raise ConfigError(Reason.DATA_EMPTY_SET if reason is None else reason, f"set {key!r}")
+
+
+def _is_set(items: list[Any]) -> bool:
+    """Whether `items` is a valid set: not empty, ints in range then bytes, each run ascending.
+
+    `_scalar_run_error` tells what is wrong; this is the quick test of the usual case.
+    """
+    prev: Any = None
+    for item in items:
+        if type(item) is bytes:
+            if type(prev) is bytes and item <= prev:
+                return False
+        elif type(item) is int:
+            if item < INT64_MIN or item > INT64_MAX:
+                return False
+            if prev is not None and (type(prev) is bytes or item <= prev):
+                return False
+        else:
+            return False
+        prev = item
+    return prev is not None
 
 
 def check_bounds(value: Any, depth: int, high: int = INT64_MAX) -> None:
@@ -85,21 +105,29 @@ def check_bounds(value: Any, depth: int, high: int = INT64_MAX) -> None:
                 check_bounds(item, depth + 1, high)
 
 
-def check_diff(diff: Any) -> None:
-    """Validate a decoded diff (D12, X3): markers, no integers, well-formed ordered set diffs."""
+def check_diff(diff: Any, depth: int = 2) -> None:
+    """Validate a decoded diff (D12, X3): markers, no integers, well-formed ordered set diffs.
+
+    `depth` is the diff's nesting level in the message (`=` is at 2); the nesting limit (D10)
+    is checked too, for input that did not come through the strict decoder.
+    """
     if type(diff) is not dict:
         raise ConfigError(Reason.DIFF_NOT_DICT)
+    if depth > MAX_DEPTH:
+        raise ConfigError(Reason.BT_TOO_DEEP)
     for key, value in diff.items():
         t = type(value)
         if t is bytes:
             if value != b"" and value != b"-":
                 raise ConfigError(Reason.DIFF_BAD_MARKER, f"key {key!r}")
         elif t is dict:
-            check_diff(value)
+            check_diff(value, depth + 1)
         elif t is int:
             raise ConfigError(Reason.DIFF_INTEGER, f"key {key!r}")
         else:
             _check_set_diff(key, value)
+            if depth + 2 > MAX_DEPTH:  # the lists of added and removed elements
+                raise ConfigError(Reason.BT_TOO_DEEP)
 
 
 def _check_set_diff(key: bytes, value: list[Any]) -> None:
@@ -276,7 +304,7 @@ def _check_key(key: bytes) -> None:
         raise UsageError(Reason.KEY_TOO_LONG, f"{len(key)} bytes")
 
 
-def apply_diff(cur: BtData, diff: Diff, src: Any, owned: dict[int, BtData]) -> None:
+def apply_diff(cur: BtData, diff: Diff, src: BtData, owned: dict[int, BtData]) -> None:
     """Replay one diff onto `cur` (owned, writable) taking values from `src` (D15), in bt form.
 
     Dicts of `cur` not listed in `owned` are shared with a parsed message: they are copied
@@ -284,7 +312,7 @@ def apply_diff(cur: BtData, diff: Diff, src: Any, owned: dict[int, BtData]) -> N
     (sets) are never changed in place: a changed set is a new list.
     """
     for key, mark in diff.items():
-        s = src.get(key) if type(src) is dict else None
+        s = src.get(key)
         t = type(mark)
         if t is bytes:
             ts = type(s)

@@ -270,6 +270,7 @@ def _check_lagged(raw: Any, seqno: int, lag: int) -> list[LaggedEntry]:
         if type(entry) is not list or not entry or type(entry[0]) is not int:
             raise ConfigError(Reason.LAGGED_BAD_ENTRY, f"entry {index}")
         if entry[0] <= floor:
+            check_bounds(entry, 3)  # dropped unread, but within the limits (D10)
             continue
         if len(entry) != 3 or type(entry[1]) is not bytes or type(entry[2]) is not dict:
             raise ConfigError(Reason.LAGGED_BAD_ENTRY, f"entry {index}")
@@ -278,7 +279,9 @@ def _check_lagged(raw: Any, seqno: int, lag: int) -> list[LaggedEntry]:
             raise ConfigError(Reason.LAGGED_BAD_HASH, f"entry {index}")
         if entry_seqno >= seqno:
             raise ConfigError(Reason.LAGGED_SEQNO_TOO_HIGH, f"entry {index}")
-        check_diff(diff)
+        if entry_seqno < bt.INT64_MIN:
+            raise ConfigError(Reason.BT_INTEGER_RANGE, f"entry {index}")
+        check_diff(diff, 4)
         if prev is not None and (entry_seqno, entry_hash) <= prev:
             raise ConfigError(Reason.LAGGED_UNSORTED, f"entry {index}")
         prev = (entry_seqno, entry_hash)
@@ -307,6 +310,7 @@ def parse(data: bytes, *, lag: int = 5, verify_key: bytes | None = None) -> Conf
 
 
 _BOUNDS_REASONS = (Reason.BT_INTEGER_RANGE, Reason.BT_TOO_DEEP)
+_CHECKED_WITH_CONTENTS = frozenset((b"&", b"<", b"="))
 
 
 def _in_bounds(top: Any) -> bool:
@@ -328,9 +332,9 @@ def _build(
     """Steps 2..6 of the contract's checks on the decoded `top`; with `bounds`, also D10's
     integer ranges and nesting limit, which the compiled decoder does not check."""
     _check_top(top)
-    if bounds:
+    if bounds:  # `&`, `<` and `=` are checked with their contents below
         for key, value in top.items():
-            if key != b"&":
+            if key not in _CHECKED_WITH_CONTENTS:
                 check_bounds(value, 2, bt.INT64_MAX if key in bt.KNOWN_KEYS else bt.UINT64_MAX)
     seqno: int = top[b"#"]
     check_data(top[b"&"])
