@@ -44,11 +44,13 @@ def _scalar_run_error(items: list[Any]) -> Reason | None:
     return None
 
 
-def check_data(data: Data, depth: int = 2) -> None:
+def check_data(data: Data, depth: int = 2, checked: BtData | None = None) -> None:
     """Validate decoded data (D11), depth-first in key order; it stays as decoded (bt form).
 
     `depth` is the nesting level of `data` in the message (`&` is at 2). Integer ranges and
-    nesting are checked too, for input that did not come through the strict decoder.
+    nesting are checked too, for input that did not come through the strict decoder. Subtrees
+    equal to those at the same keys in `checked`, data at the same level already validated, are
+    valid too and are only compared (at C speed), not walked again.
     """
     if depth > MAX_DEPTH:
         raise ConfigError(Reason.BT_TOO_DEEP)
@@ -61,8 +63,12 @@ def check_data(data: Data, depth: int = 2) -> None:
         if t is int:
             if value < INT64_MIN or value > INT64_MAX:
                 raise ConfigError(Reason.BT_INTEGER_RANGE)
-        elif t is dict:
-            check_data(value, depth + 1)
+            continue
+        same = checked.get(key) if checked is not None else None
+        if same == value:
+            continue
+        if t is dict:
+            check_data(value, depth + 1, same if type(same) is dict else None)
         elif depth >= MAX_DEPTH:
             raise ConfigError(Reason.BT_TOO_DEEP)
         elif not _is_set(value):
@@ -143,8 +149,10 @@ def _check_set_diff(key: bytes, value: list[Any]) -> None:
 
 def sorted_set(values: Any) -> list[int | bytes]:
     """A set's elements in set order: ints ascending, then bytes ascending."""
-    ints = sorted(x for x in values if type(x) is int)
-    strs = sorted(x for x in values if type(x) is bytes)
+    ints: list[int | bytes] = sorted([x for x in values if type(x) is int])
+    if len(ints) == len(values):
+        return ints
+    strs = sorted([x for x in values if type(x) is bytes])
     if len(ints) + len(strs) != len(values):
         raise UsageError(Reason.BAD_VALUE_TYPE, "set elements must be int or bytes")
     return ints + strs

@@ -6,7 +6,7 @@ from swarmconf.spec.configmerge.reasons import ConfigError, Reason
 
 from . import bt, crypto
 from .data import BtData, Diff, apply_diff
-from .message import ConfigMessage, LaggedEntry, check_lag, parse
+from .message import ConfigMessage, LaggedEntry, check_lag, parse_alike
 
 
 def _survivors(valid: list[ConfigMessage], lag: int) -> list[ConfigMessage]:
@@ -55,7 +55,7 @@ def merge(
     valid: list[ConfigMessage] = []
     for raw in messages:
         try:
-            valid.append(parse(raw, lag=lag, verify_key=verify_key))
+            valid.append(parse_alike(raw, lag, verify_key, valid[-1] if valid else None))
         except ConfigError:
             continue
     if not valid:

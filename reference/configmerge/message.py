@@ -259,8 +259,10 @@ def _check_top(top: Any) -> None:
         raise ConfigError(Reason.MSG_ENDS_BEFORE_DIFF)
 
 
-def _check_lagged(raw: Any, seqno: int, lag: int) -> list[LaggedEntry]:
-    """The kept lagged entries (D7), step 4 of the contract."""
+def _check_lagged(raw: Any, seqno: int, lag: int, checked: list[LaggedEntry]) -> list[LaggedEntry]:
+    """The kept lagged entries (D7), step 4 of the contract; diffs equal to that of the entry
+    with the same seqno and hash in `checked`, entries already validated, are valid too."""
+    known = {(e.seqno, e.hash): e.diff for e in checked}
     if type(raw) is not list:
         raise ConfigError(Reason.LAGGED_NOT_LIST)
     floor = seqno - lag
@@ -281,7 +283,8 @@ def _check_lagged(raw: Any, seqno: int, lag: int) -> list[LaggedEntry]:
             raise ConfigError(Reason.LAGGED_SEQNO_TOO_HIGH, f"entry {index}")
         if entry_seqno < bt.INT64_MIN:
             raise ConfigError(Reason.BT_INTEGER_RANGE, f"entry {index}")
-        check_diff(diff, 4)
+        if known.get((entry_seqno, entry_hash)) != diff:
+            check_diff(diff, 4)
         if prev is not None and (entry_seqno, entry_hash) <= prev:
             raise ConfigError(Reason.LAGGED_UNSORTED, f"entry {index}")
         prev = (entry_seqno, entry_hash)
@@ -298,15 +301,25 @@ def parse(data: bytes, *, lag: int = 5, verify_key: bytes | None = None) -> Conf
     check_lag(lag)
     if verify_key is not None:
         crypto.check_verify_key(verify_key)
+    return parse_alike(data, lag, verify_key, None)
+
+
+def parse_alike(
+    data: bytes, lag: int, verify_key: bytes | None, alike: ConfigMessage | None
+) -> ConfigMessage:
+    """`parse` with the arguments already checked, taking as valid the data subtrees and the
+    lagged entries equal to those of `alike`, a message parsed before with the same `lag`: the
+    inputs of a merge share most of their data and history.
+    """
     raw = bytes(data)
     top = bt.decode_fast(raw)
     if top is not None:
         try:
-            return _build(raw, top, lag, verify_key, bounds=True)
+            return _build(raw, top, lag, verify_key, bounds=True, alike=alike)
         except ConfigError as exc:
             if exc.reason not in _BOUNDS_REASONS and _in_bounds(top):
                 raise  # the input is canonical bt: this is the first failing check
-    return _build(raw, bt.decode_message(raw), lag, verify_key, bounds=False)
+    return _build(raw, bt.decode_message(raw), lag, verify_key, bounds=False, alike=alike)
 
 
 _BOUNDS_REASONS = (Reason.BT_INTEGER_RANGE, Reason.BT_TOO_DEEP)
@@ -327,18 +340,26 @@ def _in_bounds(top: Any) -> bool:
 
 
 def _build(
-    raw: bytes, top: Any, lag: int, verify_key: bytes | None, *, bounds: bool
+    raw: bytes,
+    top: Any,
+    lag: int,
+    verify_key: bytes | None,
+    *,
+    bounds: bool,
+    alike: ConfigMessage | None,
 ) -> ConfigMessage:
     """Steps 2..6 of the contract's checks on the decoded `top`; with `bounds`, also D10's
-    integer ranges and nesting limit, which the compiled decoder does not check."""
+    integer ranges and nesting limit, which the compiled decoder does not check. What equals
+    the data or a lagged entry of `alike`, a message already validated, is valid too."""
+    checked, checked_lagged = (alike._bt, alike.lagged) if alike is not None else (None, [])
     _check_top(top)
     if bounds:  # `&`, `<` and `=` are checked with their contents below
         for key, value in top.items():
             if key not in _CHECKED_WITH_CONTENTS:
                 check_bounds(value, 2, bt.INT64_MAX if key in bt.KNOWN_KEYS else bt.UINT64_MAX)
     seqno: int = top[b"#"]
-    check_data(top[b"&"])
-    lagged = _check_lagged(top[b"<"], seqno, lag) if b"<" in top else []
+    check_data(top[b"&"], checked=checked)
+    lagged = _check_lagged(top[b"<"], seqno, lag, checked_lagged) if b"<" in top else []
     diff = top.get(b"=", {})
     check_diff(diff)
     signature = top.get(b"~")
