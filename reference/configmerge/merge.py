@@ -73,8 +73,8 @@ def merge_parsed(
     """`merge` of messages already parsed (with the same `lag` and `verify_key`) and valid.
 
     A caller that sees the same messages in many merges parses each once. The inputs are never
-    modified: the result shares their containers copy-on-write until it is edited, so edit
-    the result only while its inputs are no longer needed, or serialize it first.
+    modified: the result shares the containers no diff touches with them, read-only, and its
+    `data` is a copy of its own.
     """
     secret = crypto.signing_secret(sign_key) if sign_key is not None else None
     return _merge_valid(valid, lag, verify_key, secret)
