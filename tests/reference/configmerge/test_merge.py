@@ -38,3 +38,15 @@ def test_inputs_sharing_parts_merge_as_in_the_spec() -> None:
         assert merged.merged and oracle.merged
         assert merged.serialize() == oracle.serialize()
         assert merged.data == oracle.data and b"c" in merged.data
+
+
+def test_editing_a_merge_of_parsed_messages_leaves_the_inputs_alone() -> None:
+    other = b"d1:#i10e1:&d1:ad1:bli1e1:xee1:ci5ee1:<lli9e" + H + b"d1:a0:eee1:=d1:c0:ee"
+    inputs = [ref.parse(VALID), ref.parse(other)]
+    first = ref.merge_parsed(inputs).serialize()
+    merged = ref.merge_parsed(inputs)
+    merged.data[b"c"] = 6
+    merged.data.setdefault(b"a", {b"b": {1}})[b"b"].add(b"y")
+    edited = merged.serialize()
+    assert ref.merge_parsed(inputs).serialize() == first != edited
+    assert [m.data for m in inputs] == [ref.parse(VALID).data, ref.parse(other).data]
