@@ -6,7 +6,15 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from swarmconf.cliutil import CliReason, CommandError, Exit, examples, guarded, write_file
+from swarmconf.cliutil import (
+    CliReason,
+    CommandError,
+    Exit,
+    examples,
+    guarded,
+    output_dir,
+    write_file,
+)
 from swarmconf.conformance.client import ClientFailure, make_client
 from swarmconf.conformance.configmerge import generate as generate_vectors
 from swarmconf.conformance.configmerge.coverage import missing
@@ -114,7 +122,7 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def generate_command(args: argparse.Namespace) -> int:
-    suites = generate_vectors(args.output)
+    suites = generate_vectors(output_dir(args.output))
     for suite in suites:
         print(f"{suite.category:<28} {len(suite.cases):>6} cases")
     print(f"{'total':<28} {sum(len(suite.cases) for suite in suites):>6} cases in {args.output}")

@@ -8,7 +8,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from swarmconf.cliutil import CliReason, CommandError, Exit, examples, guarded, import_extra
+from swarmconf.cliutil import (
+    CliReason,
+    CommandError,
+    Exit,
+    examples,
+    guarded,
+    import_extra,
+    output_dir,
+)
 
 from .configmerge.campaign import DEFAULT_PER_SCENARIO
 from .configmerge.case import Case, parse_case_id, read_case, write_case
@@ -89,6 +97,7 @@ def run_campaign(args: argparse.Namespace) -> int:
         detail = f"{args.mutant!r}; known: {', '.join(known)}"
         raise CommandError(CliReason.BAD_MUTANT, detail, Exit.USAGE)
     import_extra("fuzz", ("pyspark", "matplotlib"))
+    output_dir(args.out)
     from .config import Config
     from .job import run
 
@@ -158,7 +167,11 @@ def shrink_command(args: argparse.Namespace) -> int:
     small = replace(case, scenario=scenario, schedule=schedule, shrunk=True)
     output = args.output or Path(f"{case.name}-shrunk.json")
     outcome = replay_case(small)
-    write_case(small, outcome, output)
+    try:
+        write_case(small, outcome, output)
+    except OSError as error:
+        detail = f"cannot write {output}: {error.strerror or error}"
+        raise CommandError(CliReason.OUTPUT_UNWRITABLE, detail, Exit.USAGE) from error
     print(
         f"{case.name}: {len(case.scenario.clients)} -> {len(scenario.clients)} clients, "
         f"{case.scenario.edit_count} -> {scenario.edit_count} edits, "

@@ -18,6 +18,7 @@ import textwrap
 from collections.abc import Callable, Sequence
 from enum import Enum, IntEnum, StrEnum
 from itertools import pairwise
+from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn
 
@@ -205,6 +206,19 @@ def write_file(
     except OSError as error:
         detail = f"cannot write {name}: {error.strerror or error}"
         raise CommandError(CliReason.OUTPUT_UNWRITABLE, detail, Exit.USAGE) from error
+
+
+def output_dir(path: Path) -> Path:
+    """`path`, created if missing, or OUTPUT_UNWRITABLE before any work is done."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".swarmconf-write-check"
+        probe.touch()
+        probe.unlink()
+    except OSError as error:
+        detail = f"cannot write in {path}: {error.strerror or error}"
+        raise CommandError(CliReason.OUTPUT_UNWRITABLE, detail, Exit.USAGE) from error
+    return path
 
 
 KEY_HELP = "HEX|@FILE"
