@@ -77,8 +77,10 @@ def test_version() -> None:
 def test_help_lists_the_exit_statuses_and_ends_with_examples() -> None:
     result = swarmconf("--help")
     assert result.returncode == 0
-    for status in Exit:
-        assert re.search(rf"^  {status.value} +\S", result.stdout, re.MULTILINE), status
+    rows = [re.search(rf"^  {s.value} +(.+)$", result.stdout, re.MULTILINE) for s in Exit]
+    meanings = [row.group(1) for row in rows if row is not None]
+    assert len(set(meanings)) == len(Exit), meanings
+    assert "Ctrl-C" in meanings[-1] and "command line" in meanings[Exit.USAGE]
     assert "\nexamples:\n" in result.stdout
 
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from swarmconf import __version__
-from swarmconf.cliutil import PROG, CliReason, Exit, Parser, error_line
+from swarmconf.cliutil import PROG, CliReason, Exit, Parser, error_line, meaning
 from swarmconf.conformance import cli as conformance_cli
 from swarmconf.fuzz import cli as fuzz_cli
 from swarmconf.reference.configmerge import cli as configmerge_cli
@@ -31,8 +32,8 @@ def exit_statuses() -> str:
     """The exit-status table every command follows, for `--help`."""
     lines = ["exit statuses (every command):"]
     for status in Exit:
-        meaning = " ".join((status.__doc__ or "").split())
-        lines.append(f"  {status.value:<4} {meaning}")
+        text = f"  {status.value:<4} {meaning(status)}"
+        lines.append(textwrap.fill(text, width=96, subsequent_indent=" " * 7))
     return "\n".join(lines)
 
 
