@@ -42,7 +42,8 @@ def core_rate(clients: int | None, batches: int | None) -> float:
 def cluster_rate(workers: int, interleavings: int, out: Path) -> float:
     """Interleavings per second of one campaign on a standalone cluster of `workers` workers."""
     from .cluster import standalone_cluster
-    from .job import Config, run
+    from .config import Config
+    from .job import run
 
     folder = out / f"standalone-{workers}"
     folder.mkdir(parents=True, exist_ok=True)
@@ -62,7 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, default=Path("fuzz-bench-out"))
     args = parser.parse_args(argv)
-    from .job import Config, run
+    from .config import Config
+    from .job import run
 
     summary = run(Config(args.interleavings, master="local[2]", out=args.out))
     print(

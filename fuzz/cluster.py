@@ -163,7 +163,7 @@ def submit_command(url: str, archive: Path, out: Path, args: argparse.Namespace)
         *("--conf", f"spark.pyspark.driver.python={sys.executable}"),
         str(Path(submit.__file__).resolve()),
         *("--interleavings", str(args.interleavings), "--seed", str(args.seed)),
-        *("--per-scenario", str(args.per_scenario), "--out", out.resolve().as_uri()),
+        *("--per-scenario", str(args.per_scenario), "--output", out.resolve().as_uri()),
     ]
 
 

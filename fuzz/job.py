@@ -13,11 +13,10 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .configmerge.campaign import DEFAULT_PER_SCENARIO, Row, plan, run_task
+from .config import Config
+from .configmerge.campaign import Row, plan, run_task
 from .kvgossip.campaign import kv_schema, plan_kv, run_kv_task, write_kv_outputs
 from .storage import Destination, publish
 
@@ -36,22 +35,6 @@ appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
 logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
 logger.gateway.level = error
 """
-
-
-@dataclass(frozen=True)
-class Config:
-    interleavings: int
-    seed: int = 1
-    master: str | None = None
-    out: Path = Path("fuzz-out")
-    """The local directory the driver writes to (staging, when `out_uri` is set)."""
-    mutant: str | None = None
-    per_scenario: int = DEFAULT_PER_SCENARIO
-    differential: bool = True
-    system: str = "config"
-    """`config` (the config-merge design) or `kvgossip` (K/V Gossip's simulation)."""
-    out_uri: str | None = None
-    """A Hadoop-compatible URI for every output (see `storage`), or None: all in `out`."""
 
 
 def start_spark(config: Config) -> SparkSession:
