@@ -28,7 +28,9 @@ from swarmconf.spec.kvgossip.reasons import KvError
 from swarmconf.spec.kvgossip.records import make_record
 
 from .control import ControlError, ControlServer, call, watch
-from .node import Node, NodeConfig
+from .membership import ClusterKey, MembershipError, read_cluster_key, write_cluster_key
+from .node import Node, NodeConfig, NodeStartError
+from .privacy import PermissionsError
 from .reasons import NodeReason
 from .sync import wall_clock_ms
 
@@ -111,6 +113,12 @@ def cmd_keygen(args: argparse.Namespace) -> int:
     seed = os.urandom(32)
     _write_new(args.out, seed.hex(), 0o600)
     print(crypto.public_key(seed).hex())
+    return 0
+
+
+def cmd_cluster_key(args: argparse.Namespace) -> int:
+    """Create the cluster secret every node of one cluster is started with (mode 0600)."""
+    write_cluster_key(Path(args.out), ClusterKey.generate())
     return 0
 
 
@@ -293,10 +301,15 @@ def cmd_agent(args: argparse.Namespace) -> int:
         query_timeout=args.query_timeout,
         resync_interval=args.resync,
         synchronous=args.synchronous,
+        cluster_key=None if args.cluster_key is None else read_cluster_key(args.cluster_key),
+        insecure=args.insecure,
     )
 
     async def run() -> int:
         node = Node(config)
+        if args.metrics is not None:
+            port = node.metrics.serve(*args.metrics)
+            logging.getLogger("swarmconf.reference.kvgossip").info("metrics on port %d", port)
         control = ControlServer(node)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -323,7 +336,14 @@ def _handled(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse
     def handler(args: argparse.Namespace) -> int:
         try:
             return command(args)
-        except (CliError, ControlError, KvError) as exc:
+        except (
+            CliError,
+            ControlError,
+            KvError,
+            MembershipError,
+            NodeStartError,
+            PermissionsError,
+        ) as exc:
             print(f"swarmconf kv: {exc}", file=sys.stderr)
             return 1
         except OSError as exc:
@@ -352,6 +372,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     p = add("keygen", cmd_keygen)
     p.add_argument("out", help="key file to create (refuses to overwrite)")
+    p = add("cluster-key", cmd_cluster_key)
+    p.add_argument("-o", "--out", required=True, help="file to create (refuses to overwrite)")
     p = add("pubkey", cmd_pubkey)
     p.add_argument("keyfile")
 
@@ -409,6 +431,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--serf-rpc", type=_address, help="use the Serf agent at HOST:PORT instead of starting one"
     )
     p.add_argument("--join", action="append", default=[], help="HOST:PORT of a Serf member")
+    p.add_argument(
+        "--cluster-key", type=Path, help="the cluster secret file (`kv cluster-key` creates it)"
+    )
+    p.add_argument(
+        "--insecure",
+        action="store_true",
+        help="run without a cluster key (loopback only): anyone on the host can sync",
+    )
+    p.add_argument(
+        "--metrics", type=_address, metavar="HOST:PORT", help="serve Prometheus metrics there"
+    )
     p.add_argument("--query-timeout", type=float, default=1.0, help="state query timeout (s)")
     p.add_argument("--resync", type=float, default=30.0, help="periodic state query (s)")
     p.add_argument(

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from swarmconf.spec.kvgossip.reasons import KvError
-from swarmconf.spec.kvgossip.session import DEFAULT_MAX_LOOPS, Role
+from swarmconf.spec.kvgossip.reasons import KvError, KvReason
+from swarmconf.spec.kvgossip.session import DEFAULT_MAX_LOOPS
 from swarmconf.spec.kvgossip.state import (
     DEFAULT_SKEW_MS,
     Outcome,
@@ -33,17 +33,24 @@ from swarmconf.spec.kvgossip.state import (
 
 from . import gossip
 from .frames import IDLE_TIMEOUT
+from .guard import SyncGuard
+from .limits import NoticePacer
+from .membership import ClusterKey
+from .metrics import NodeMetrics
+from .privacy import check_private_file, private_dir, private_file
 from .reasons import NodeReason
+from .refusals import Refusals
 from .serf_agent import AgentConfig, SerfAgent
 from .serf_rpc import MemberEvent, Query, SerfError, SerfRPC, StreamRecord, UserEvent
 from .store import SqliteStore
-from .sync import SessionOutcome, SyncSettings, drive, initiate, wall_clock_ms
+from .sync import SessionOutcome, SyncSettings, wall_clock_ms
 
 log = logging.getLogger("swarmconf.reference.kvgossip")
 
 STORE_FILE = "store.db"
+SERF_SECRETS_FILE = "serf-secrets.json"
 NODE_ID_SIZE = 16
-MAX_RESPONDER_SESSIONS = 32
+LOOPBACK = ("127.", "::1", "localhost")
 _STREAM_TYPES = ",".join(
     [
         f"user:{gossip.CHANGE_EVENT}",
@@ -76,6 +83,34 @@ class NodeConfig:
     idle_timeout: float = IDLE_TIMEOUT
     synchronous: str = "NORMAL"
     """SQLite's sync level: NORMAL survives any process crash; FULL also a power loss."""
+    cluster_key: ClusterKey | None = None
+    """The cluster secret (gossip encryption, RPC auth, sync handshake)."""
+    insecure: bool = False
+    """Run without a cluster key: allowed on loopback only, for experiments."""
+
+
+class NodeStartError(Exception):
+    """The node refuses to start; `.reason` is a stable code."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+
+
+def check_membership(config: NodeConfig) -> None:
+    """A node needs the cluster key, unless it runs `--insecure` on loopback."""
+    if config.cluster_key is not None:
+        return
+    if not config.insecure:
+        raise NodeStartError(
+            NodeReason.NO_CLUSTER_KEY,
+            "give --cluster-key FILE (create one with `swarmconf kv cluster-key -o FILE`)",
+        )
+    if not config.host.startswith(LOOPBACK):
+        raise NodeStartError(
+            NodeReason.NO_CLUSTER_KEY, f"--insecure is for loopback only, not {config.host}"
+        )
+    log.warning("running INSECURE: no cluster key, anyone on this host can sync and gossip")
 
 
 @dataclass
@@ -87,6 +122,7 @@ class NodeStats:
     refused: Counter[str] = field(default_factory=Counter)
     """Payloads, records and revocations refused, by reason code."""
     sweeps: int = 0
+    records_applied: int = 0
 
 
 class Node:
@@ -94,7 +130,11 @@ class Node:
 
     def __init__(self, config: NodeConfig) -> None:
         self.config = config
-        config.data_dir.mkdir(parents=True, exist_ok=True)
+        check_membership(config)
+        private_dir(config.data_dir)
+        private_file(config.data_dir / STORE_FILE)
+        for journal in ("-wal", "-shm"):
+            check_private_file(config.data_dir / (STORE_FILE + journal))
         self.store = SqliteStore(
             config.data_dir / STORE_FILE, config.root, synchronous=config.synchronous
         )
@@ -112,6 +152,8 @@ class Node:
             idle_timeout=config.idle_timeout,
         )
         self.stats = NodeStats()
+        self.metrics = NodeMetrics()
+        self.metrics.watch(self.counters)
         self.sync_port = config.sync_port
         self.serf_name = config.name
         self._rpc: SerfRPC | None = None
@@ -122,7 +164,9 @@ class Node:
         self._direct_wake = asyncio.Event()
         self._sweep_requested = True
         self._direct: set[bytes] = set()
-        self._responding = 0
+        self._pacer = NoticePacer()
+        self.refusals = Refusals()
+        self.guard = SyncGuard(self.settings, config.cluster_key, self.refusals)
         self._handlers: set[asyncio.Task[Any]] = set()
         self._peer_hashes: dict[str, gossip.StateHashes] = {}
 
@@ -130,8 +174,11 @@ class Node:
 
     async def start(self) -> None:
         """Open the sync port, reach the Serf agent and start discovery."""
-        self._server = await asyncio.start_server(
-            self._on_sync_connection, self.config.host, self.config.sync_port
+        loop = asyncio.get_running_loop()
+        self._server = await loop.create_server(
+            lambda: asyncio.StreamReaderProtocol(self.guard.reader(), self._on_sync_connection),
+            self.config.host,
+            self.config.sync_port,
         )
         self.sync_port = int(self._server.sockets[0].getsockname()[1])
         if self.config.serf_rpc is None:
@@ -143,6 +190,8 @@ class Node:
                     rpc_port=self.config.serf_rpc_port,
                     tags=self._tags(),
                     log_path=self.config.data_dir / "serf.log",
+                    key=self.config.cluster_key,
+                    config_path=self.config.data_dir / SERF_SECRETS_FILE,
                 )
             )
         self._tasks = [
@@ -179,7 +228,8 @@ class Node:
         if self._agent is None:
             assert self.config.serf_rpc is not None
             host, port = self.config.serf_rpc
-            return await SerfRPC.connect(host, port)
+            key = self.config.cluster_key
+            return await SerfRPC.connect(host, port, auth=key.rpc_token if key else None)
         if not self._agent.running:
             await self._agent.start()
         return await self._agent.connect()
@@ -259,6 +309,9 @@ class Node:
             return
         if change.node_id == self.node_id:
             return
+        if change.ts > wall_clock_ms() + self.config.skew_ms:
+            self.stats.refused[KvReason.FUTURE_TIMESTAMP.value] += 1
+            return  # any record it announces would be refused
         local = self.store.lww_key(change.key)
         if local is not None and local >= (change.ts, change.entry_hash):
             return
@@ -279,7 +332,13 @@ class Node:
             rpc = self._rpc
             if rpc is None or not self._direct:
                 continue
-            direct, self._direct = self._direct, set()
+            direct = {s for s in self._direct if self._pacer.wait_for(s) == 0}
+            self._direct -= direct
+            if self._direct:  # sources synced with moments ago wait their turn
+                wait = min(self._pacer.wait_for(s) for s in self._direct)
+                asyncio.get_running_loop().call_later(wait, self._direct_wake.set)
+            for source in direct:
+                self._pacer.started(source)
             try:
                 await self._sync_with_ids(rpc, direct)
             except SerfError as exc:
@@ -357,26 +416,22 @@ class Node:
 
     async def _session(self, peer: gossip.Peer) -> SessionOutcome:
         log.info("session with %s (rtt %.2f ms)", peer.name, peer.rtt * 1000)
-        outcome = await initiate(self.settings, peer.host, peer.port)
+        outcome = await self.guard.open(peer.host, peer.port)
         self._count(outcome)
         return outcome
 
     async def _on_sync_connection(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
-        if self._responding >= MAX_RESPONDER_SESSIONS:
-            self.stats.sessions_failed[NodeReason.SESSION_LIMIT] += 1
-            writer.close()
-            return
-        self._responding += 1
         task = asyncio.current_task()
         assert task is not None
         self._handlers.add(task)
         try:
             with contextlib.suppress(asyncio.CancelledError):  # the node is stopping
-                self._count(await drive(self.settings, Role.RESPONDER, reader, writer))
+                outcome = await self.guard.accept(reader, writer)
+                if outcome is not None:
+                    self._count(outcome)
         finally:
-            self._responding -= 1
             self._handlers.discard(task)
 
     def _count(self, outcome: SessionOutcome) -> None:
@@ -385,9 +440,15 @@ class Node:
         else:
             self.stats.sessions_failed[outcome.error.split(":")[0]] += 1
             log.info("session (%s) ended: %s", outcome.role.value, outcome.error)
-        for _, verdict_outcome, reason in outcome.log.verdicts:
+        now = wall_clock_ms()
+        for key, verdict_outcome, reason in outcome.log.verdicts:
             if verdict_outcome is Outcome.REJECTED and reason is not None:
                 self.stats.refused[reason.value] += 1
+            elif verdict_outcome is Outcome.ACCEPTED:
+                self.stats.records_applied += 1
+                lww = self.store.lww_key(key)
+                if lww is not None:
+                    self.metrics.propagation.observe(max(0, now - lww[0]) / 1000)
 
     # --- local operations (the control API) ---------------------------------------------------
 
@@ -447,6 +508,20 @@ class Node:
             for p in peers
         ]
 
+    def counters(self) -> dict[str, Any]:
+        """The counters of `status`, from memory only (safe to read from another thread)."""
+        return {
+            "sessions_ok": self.stats.sessions_ok,
+            "sessions_failed": dict(self.stats.sessions_failed),
+            "sessions_active": self.guard.sessions.held,
+            "handshakes_pending": self.guard.pending.held,
+            "session_bytes_received": self.guard.bytes_received,
+            "refused_connections": dict(self.refusals.counts),
+            "refused": dict(self.stats.refused),
+            "records_applied": self.stats.records_applied,
+            "sweeps": self.stats.sweeps,
+        }
+
     def status(self) -> dict[str, Any]:
         """What `swarmconf kv status` shows (without the peers, which ask Serf)."""
         hashes = self.hashes()
@@ -460,9 +535,7 @@ class Node:
             "revocations": len(self.store.revoked_ids()),
             "tree_hash": hashes.tree_hash.hex(),
             "revset_hash": hashes.revset_hash.hex(),
-            "sessions_ok": self.stats.sessions_ok,
-            "sessions_failed": dict(self.stats.sessions_failed),
-            "refused": dict(self.stats.refused),
-            "sweeps": self.stats.sweeps,
+            **self.counters(),
+            "insecure": self.config.cluster_key is None,
             "peer_tree_hashes": {n: h.tree_hash.hex() for n, h in self._peer_hashes.items()},
         }
