@@ -190,3 +190,16 @@ async def open_handshake(
             NodeReason.HANDSHAKE_FAILED, f"no handshake within {HANDSHAKE_TIMEOUT} s"
         ) from exc
     return id_r
+
+
+async def connect_member(
+    host: str, port: int, key: ClusterKey, node_id: bytes
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A sync connection that has passed the handshake as `node_id` (tools and tests)."""
+    reader, writer = await asyncio.open_connection(host, port)
+    try:
+        await open_handshake(key, node_id, reader, writer)
+    except MembershipError:
+        writer.close()
+        raise
+    return reader, writer
