@@ -285,7 +285,18 @@ class Node:
             self.revoke(record.payload)
         elif isinstance(record, MemberEvent):
             log.info("%s: %s", record.kind, ", ".join(m.name for m in record.members))
+            await self._keep_tags(rpc, record)
             self._request_sweep()
+
+    async def _keep_tags(self, rpc: SerfRPC, event: MemberEvent) -> None:
+        """Put back this node's tags if someone with RPC access rewrote them."""
+        mine = self._tags()
+        for member in event.members:
+            if member.name == self.serf_name and any(
+                member.tags.get(name) != value for name, value in mine.items()
+            ):
+                log.warning("serf tags of %s changed to %s: restoring", member.name, member.tags)
+                await rpc.tags(mine)
 
     async def _on_state_query(self, rpc: SerfRPC, query: Query) -> None:
         try:

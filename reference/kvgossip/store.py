@@ -60,7 +60,8 @@ class SqliteStore:
     def __init__(self, path: Path | str, root: bytes, *, synchronous: str = "FULL") -> None:
         self.path = Path(path)
         self.root = root
-        private_file(self.path)  # SQLite's -wal and -shm files take this file's mode
+        if str(path) != ":memory:":
+            private_file(self.path)  # SQLite's -wal and -shm files take this file's mode
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(f"PRAGMA synchronous={synchronous}")
