@@ -25,6 +25,7 @@ import msgpack  # type: ignore[import-untyped]
 from swarmconf.spec.kvgossip.messages import MAX_FRAME_BYTES
 from swarmconf.spec.kvgossip.records import MAX_RECORD_BYTES, Record
 
+from . import memory
 from .frames import FrameError, read_frame, write_frame
 from .node import Node
 from .privacy import FILE_MODE, check_private_file
@@ -48,10 +49,15 @@ def pack(value: dict[str, Any]) -> bytes:
 
 def unpack(data: bytes) -> dict[str, Any]:
     """Decode one control message; anything but a map with a string `op` or `ok` is refused."""
+    error = ""
     try:
         value = msgpack.unpackb(data, raw=False, strict_map_key=True)
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
-        raise ValueError(f"not msgpack: {type(exc).__name__}") from exc
+        # Raised outside this block: msgpack's exception holds the request's bytes, and a
+        # chained traceback would keep them alive in a reference cycle until a GC pass.
+        error = f"not msgpack: {type(exc).__name__}"
+    if error:
+        raise ValueError(error)
     if not isinstance(value, dict):
         raise ValueError("not a map")
     return value
@@ -85,6 +91,8 @@ class ControlServer:
         self._server: asyncio.Server | None = None
         self.connections = 0
         self.refused = 0
+        self._large = False
+        """A large request was read since the connections last all closed."""
 
     async def start(self) -> None:
         """Listen on the socket (replacing a stale one left by a crash), mode 0600."""
@@ -106,6 +114,9 @@ class ControlServer:
             await self._serve(reader, writer)
         finally:
             self.connections -= 1
+            if self.connections == 0 and self._large:
+                self._large = False  # once the closed connections' buffers are gone too:
+                asyncio.get_running_loop().call_later(memory.SETTLE, memory.release)
 
     async def stop(self) -> None:
         """Stop listening."""
@@ -125,6 +136,7 @@ class ControlServer:
                     with contextlib.suppress(FrameError):
                         await write_frame(writer, pack({"ok": False, "reason": exc.reason}))
                     return
+                self._large |= len(frame) >= memory.LARGE
                 try:
                     request = unpack(frame)
                     op = request["op"]

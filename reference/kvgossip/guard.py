@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 
 from swarmconf.spec.kvgossip.session import Role, SessionLog
 
+from . import memory
 from .limits import (
     MAX_PENDING,
     MAX_PENDING_PER_HOST,
@@ -62,6 +63,7 @@ class SyncGuard:
         self.pending = Slots(MAX_PENDING, MAX_PENDING_PER_HOST, "pending handshakes")
         self.sessions = Slots(MAX_SESSIONS, MAX_SESSIONS_PER_PEER, "session slots")
         self.bytes_received = 0
+        self._large = False
 
     def reader(self) -> BudgetedReader:
         """A fresh reader holding one connection to the byte budget."""
@@ -85,6 +87,8 @@ class SyncGuard:
             self.refusals.refuse(address, exc.reason, exc.detail)
             writer.close()
             return None
+        finally:
+            self._settle()
 
     async def open(self, host: str, port: int) -> SessionOutcome:
         """Connect to a peer's sync port, prove membership and run a session as initiator."""
@@ -129,6 +133,13 @@ class SyncGuard:
         finally:
             if isinstance(reader, BudgetedReader):
                 self.bytes_received += reader.received
+                self._large |= reader.received >= memory.LARGE
+
+    def _settle(self) -> None:
+        """After a burst of large sessions, give their memory back once the last one ends."""
+        if self._large and self.sessions.held == 0:
+            self._large = False
+            asyncio.get_running_loop().call_later(memory.SETTLE, memory.release)
 
 
 def _failed(role: Role, error: str) -> SessionOutcome:

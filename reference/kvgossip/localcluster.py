@@ -97,12 +97,12 @@ class LocalCluster:
         """The cluster key file every node is started with (written on first use)."""
         path = self.base_dir / KEY_FILE
         if not path.exists():
-            private_dir(self.base_dir)
             write_cluster_key(path, self.key)
         return path
 
     async def add(self, name: str, *, start: bool = True) -> LocalNode:
         """Create a node with its own Serf agent (joined to the cluster) and start it."""
+        private_dir(self.base_dir)
         data_dir = self.base_dir / name
         private_dir(data_dir)
         agent = SerfAgent(
