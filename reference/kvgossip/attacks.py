@@ -82,14 +82,12 @@ async def member_squatters(port: int, key: ClusterKey, count: int, node_id: byte
     return held
 
 
-async def reconnect_storm(port: int, clients: int, seconds: float) -> int:
-    """`clients` loops connecting and dropping at once for `seconds`; the number of connects."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
+async def reconnect_storm(port: int, clients: int, stop: asyncio.Event) -> int:
+    """`clients` loops connecting and dropping at once until `stop`; the number of connects."""
 
     async def client() -> int:
         connects = 0
-        while loop.time() < deadline:
+        while not stop.is_set():
             writer = await _open(port)
             if writer is not None:
                 connects += 1
@@ -102,14 +100,16 @@ async def reconnect_storm(port: int, clients: int, seconds: float) -> int:
 
 async def garbage_frames(port: int, count: int, size: int) -> None:
     """`count` connections at once, each sending a `size`-byte frame of random bytes."""
+    chunk = os.urandom(64 << 10)
 
     async def one() -> None:
-        writer = await _open(port)
+        writer = await _open(port, struct.pack(">I", size))
         if writer is None:
             return
         with contextlib.suppress(OSError):
-            writer.write(struct.pack(">I", size) + os.urandom(size))
-            await writer.drain()
+            for _ in range(0, size, len(chunk)):  # streamed: the attacker's memory stays small
+                writer.write(chunk)
+                await writer.drain()
         writer.close()
 
     await asyncio.gather(*(one() for _ in range(count)))
@@ -129,6 +129,22 @@ async def control_flood(data_dir: Path, count: int, size: int) -> Held:
 
     opened = await asyncio.gather(*(one() for _ in range(count)))
     return [w for w in opened if w is not None]
+
+
+async def stranger_replies(port: int, count: int, timeout: float = 10.0) -> int:
+    """`count` strangers open a session; how many got any byte back before being closed."""
+
+    async def one() -> int:
+        try:
+            reader, writer = await asyncio.open_connection(HOST, port)
+            writer.write(hello_frame())
+            answer = await asyncio.wait_for(reader.read(), timeout)
+        except (OSError, TimeoutError):
+            return 0
+        writer.close()
+        return 1 if answer else 0
+
+    return sum(await asyncio.gather(*(one() for _ in range(count))))
 
 
 async def forged_notices(rpc: SerfRPC, node_id: bytes, count: int, ts: int) -> None:

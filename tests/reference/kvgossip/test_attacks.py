@@ -96,17 +96,20 @@ def test_squatters_and_storms_do_not_starve_honest_writes(tmp_path: Path) -> Non
         hellos = await attacks.stranger_hellos(port, 32)
         squatters = await attacks.member_squatters(port, cluster.key, 32, b"squatting-node-1")
         idle = await attacks.idle_strangers(port, 200)
-        storm = asyncio.create_task(attacks.reconnect_storm(port, 40, 3.0))
+        stop = asyncio.Event()
+        storm = asyncio.create_task(attacks.reconnect_storm(port, 40, stop))
         try:
             assert len(squatters) == MAX_SESSIONS_PER_PEER  # one member, its share of slots
             for i in range(3):  # honest writes both ways while the attack holds
                 await honest_write(b, a, f"/honest/to-a/{i}")
                 await honest_write(a, b, f"/honest/to-b/{i}")
-            connects = await storm
         finally:
+            stop.set()
+            connects = await storm
             for held in (hellos, squatters, idle):
                 attacks.close_all(held)
         assert connects > 0
+        assert await attacks.stranger_replies(port, 20) == 0
         # The strangers got no session: each is a refused handshake, none reached the sessions.
         await until(lambda: _at_least(a, NodeReason.HANDSHAKE_FAILED, 32 + 200))
         assert await refused(a, NodeReason.PEER_LIMIT) >= 32 - MAX_SESSIONS_PER_PEER
