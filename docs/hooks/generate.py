@@ -93,6 +93,12 @@ def kv_reason_codes() -> str:
     return reason_table(KvReason)
 
 
+def kv_node_reason_codes() -> str:
+    from swarmconf.reference.kvgossip.reasons import NodeReason
+
+    return reason_table(NodeReason)
+
+
 def cell(text: str) -> str:
     """Text made safe for one Markdown table cell."""
     return " ".join(text.split()).replace("|", r"\|")
@@ -510,6 +516,7 @@ def cli_reference() -> str:
 GENERATORS: dict[str, Callable[[], str]] = {
     "reason-codes": reason_codes,
     "kv-reason-codes": kv_reason_codes,
+    "kv-node-reason-codes": kv_node_reason_codes,
     "cli-reference": cli_reference,
     "rule-registry": rule_registry,
     "vector-files": vector_files,

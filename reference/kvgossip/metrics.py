@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
+from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import CollectorRegistry, Histogram, start_http_server
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
@@ -61,6 +62,7 @@ class NodeMetrics:
     """One node's registry: status counters plus the propagation-delay histogram."""
 
     def __init__(self) -> None:
+        self._server: WSGIServer | None = None
         self.registry = CollectorRegistry()
         self.propagation = Histogram(
             "kv_propagation_seconds",
@@ -75,5 +77,12 @@ class NodeMetrics:
 
     def serve(self, host: str, port: int) -> int:
         """Serve `/metrics` on HOST:PORT from a daemon thread; return the bound port."""
-        server, _ = start_http_server(port, addr=host, registry=self.registry)
-        return int(server.server_port)
+        self._server, _ = start_http_server(port, addr=host, registry=self.registry)
+        return int(self._server.server_port)
+
+    def close(self) -> None:
+        """Stop serving, if serving."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None

@@ -217,6 +217,7 @@ class Node:
             await self._rpc.close()
         if self._agent is not None:
             await self._agent.stop()
+        self.metrics.close()
         self.store.close()
 
     def _tags(self) -> dict[str, str]:
