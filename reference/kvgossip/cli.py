@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -30,7 +31,7 @@ from swarmconf.spec.kvgossip.records import make_record
 from .control import ControlError, ControlServer, call, watch
 from .membership import ClusterKey, MembershipError, read_cluster_key, write_cluster_key
 from .node import Node, NodeConfig, NodeStartError
-from .privacy import PermissionsError
+from .privacy import PermissionsError, check_private_file
 from .reasons import NodeReason
 from .sync import wall_clock_ms
 
@@ -61,7 +62,9 @@ def _hex_file(path: str, what: str) -> bytes:
 
 
 def read_seed(path: str) -> bytes:
-    """A key file's seed."""
+    """A key file's seed; refused if others may read the file."""
+    with contextlib.suppress(OSError):  # an unreadable file is reported by `_hex_file`
+        check_private_file(Path(path))
     seed = _hex_file(path, "key file")
     if len(seed) != 32:
         raise CliError(BAD_ARGUMENT, f"key file {path} must hold 32 bytes, not {len(seed)}")

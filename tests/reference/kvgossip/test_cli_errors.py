@@ -42,6 +42,7 @@ def test_keygen_grant_and_pubkey(tmp_path: Path, capsys: pytest.CaptureFixture[s
         (["pubkey", "{dir}/missing.key"], "BAD_ARGUMENT: cannot read"),
         (["pubkey", "{dir}/notahex.key"], "BAD_ARGUMENT: key file"),
         (["pubkey", "{dir}/short.key"], "BAD_ARGUMENT: key file"),
+        (["pubkey", "{dir}/open.key"], "PERMISSIONS_TOO_OPEN: {dir}/open.key has mode 0644"),
         (["grant", "--key", "{dir}/exists.key", "--to", "zz", "--pattern", "/a", "-o", "{dir}/g"],
          "BAD_ARGUMENT: public key"),
         (["grant", "--key", "{dir}/exists.key", "--to", "ab" * 32, "--pattern", "a/**",
@@ -57,10 +58,13 @@ def test_keygen_grant_and_pubkey(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_bad_input_is_a_reason_code(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], reason: str
 ) -> None:
-    (tmp_path / "exists.key").write_text("11" * 32)
-    (tmp_path / "notahex.key").write_text("not hex")
-    (tmp_path / "short.key").write_text("11" * 31)
+    for name, text in (("exists", "11" * 32), ("notahex", "not hex"), ("short", "11" * 31)):
+        (tmp_path / f"{name}.key").write_text(text)
+        (tmp_path / f"{name}.key").chmod(0o600)
+    (tmp_path / "open.key").write_text("11" * 32)
+    (tmp_path / "open.key").chmod(0o644)
     status, out, err = kv(capsys, *(a.format(dir=tmp_path) for a in args))
     assert status == 1 and out == ""
-    assert err.startswith(f"swarmconf kv: {reason}") and "Traceback" not in err
+    assert err.startswith(f"swarmconf kv: {reason.format(dir=tmp_path)}")
+    assert "Traceback" not in err
     assert (tmp_path / "exists.key").read_text() == "11" * 32
