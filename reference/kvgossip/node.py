@@ -8,6 +8,11 @@ then again every `resync_interval`. A local write is announced by the user event
 after which holders of an older version sync with the writer; a new revocation travels whole
 as the user event `kvg-rv`. Nothing a peer or the network sends can crash the node: bad
 payloads and frames are counted under their reason code and dropped.
+
+Only members talk to it: Serf runs with the gossip key and RPC token derived from the cluster
+key, and the sync port admits a connection only after the membership handshake (`membership`,
+`guard`), within the limits of `limits`. The data directory and its files are private
+(`privacy`); refusals are counted, logged (`refusals`) and exported (`metrics`).
 """
 
 from __future__ import annotations
