@@ -10,6 +10,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from swarmconf.reference.kvgossip.frames import FrameError, read_frame, write_frame
 from swarmconf.reference.kvgossip.guard import SyncGuard
@@ -18,6 +20,7 @@ from swarmconf.reference.kvgossip.membership import (
     MAGIC,
     ClusterKey,
     MembershipError,
+    answer_handshake,
     connect_member,
 )
 from swarmconf.reference.kvgossip.reasons import NodeReason
@@ -196,3 +199,32 @@ def test_refusals_are_logged_with_the_peer_and_rate_limited(
         " (4 more since the last line)",
     ]
     assert refusals.counts == {"HANDSHAKE_FAILED": 6, "PEER_LIMIT": 1}
+
+
+class _Sink:
+    """A writer that keeps what the responder sends."""
+
+    def __init__(self) -> None:
+        self.sent = bytearray()
+
+    def write(self, data: bytes) -> None:
+        self.sent += data
+
+    async def drain(self) -> None:
+        return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200), st.booleans())
+def test_any_bytes_fail_the_handshake_with_its_reason(data: bytes, magic: bool) -> None:
+    async def scenario() -> None:
+        reader = asyncio.StreamReader()
+        reader.feed_data((MAGIC + data) if magic else data)
+        reader.feed_eof()
+        sink = _Sink()
+        with pytest.raises(MembershipError) as refused:
+            await answer_handshake(KEY, ID, reader, sink)  # type: ignore[arg-type]
+        assert refused.value.reason == NodeReason.HANDSHAKE_FAILED
+        assert len(sink.sent) in (0, 64)  # nothing, or one challenge and no session frame
+
+    asyncio.run(scenario())
