@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -128,6 +129,25 @@ def _rss(node: LocalNode) -> int:
     return attacks.rss_bytes(node.process.pid)
 
 
+@asynccontextmanager
+async def _sampling(nodes: list[LocalNode], peak: dict[str, int]) -> AsyncIterator[None]:
+    """Keep the highest RSS of each node in `peak`, sampled every 20 ms while the block runs."""
+
+    async def sample() -> None:
+        while True:
+            for node in nodes:
+                peak[node.name] = max(peak[node.name], _rss(node))
+            await asyncio.sleep(0.02)
+
+    task = asyncio.create_task(sample())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
 def _percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
@@ -151,9 +171,9 @@ async def main(args: argparse.Namespace) -> None:
                 "  baseline RSS: " + ", ".join(f"{k} {v / MIB:.0f} MB" for k, v in baseline.items())
             )
             for name, attack in ATTACKS.items():
-                async with attack(cluster, a, args.hostile):
+                peak = dict(baseline)
+                async with _sampling(nodes, peak), attack(cluster, a, args.hostile):
                     times = await propagation(cluster, args.writes)
-                    peak = {n.name: _rss(n) for n in nodes}
                     answered = await attacks.stranger_replies(await _port(a), 20)
                 ms = [t * 1000 for t in times]
                 ratio = max(peak[k] / baseline[k] for k in peak)
