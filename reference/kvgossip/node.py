@@ -130,6 +130,12 @@ class NodeStats:
     records_applied: int = 0
 
 
+def _applied(outcome: SessionOutcome) -> int:
+    """Records and revocations a session applied to the store."""
+    accepted = sum(1 for _, verdict, _ in outcome.log.verdicts if verdict is Outcome.ACCEPTED)
+    return accepted + outcome.log.revocations_applied
+
+
 class Node:
     """One running node. `await start()`, then `await stop()`."""
 
@@ -351,11 +357,9 @@ class Node:
                 continue
             direct = {s for s in self._direct if self._pacer.wait_for(s) == 0}
             self._direct -= direct
-            if self._direct:  # sources synced with moments ago wait their turn
+            if self._direct:  # sources whose last notices led nowhere wait their turn
                 wait = min(self._pacer.wait_for(s) for s in self._direct)
                 asyncio.get_running_loop().call_later(wait, self._direct_wake.set)
-            for source in direct:
-                self._pacer.started(source)
             try:
                 await self._sync_with_ids(rpc, direct)
             except SerfError as exc:
@@ -394,7 +398,9 @@ class Node:
         if len(peers) < len(node_ids):
             self._request_sweep()  # a writer we cannot find: ask everyone instead
         for peer in await self._nearest_first(rpc, peers):
-            if (await self._session(peer)).error is not None:
+            outcome = await self._session(peer)
+            self._pacer.finished(peer.node_id, _applied(outcome))
+            if outcome.error is not None:
                 self._request_sweep()
 
     async def _sweep(self, rpc: SerfRPC) -> bool:
