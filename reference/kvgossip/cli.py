@@ -29,7 +29,13 @@ from swarmconf.spec.kvgossip.reasons import KvError
 from swarmconf.spec.kvgossip.records import make_record
 
 from .control import ControlError, ControlServer, call, watch
-from .membership import ClusterKey, MembershipError, read_cluster_key, write_cluster_key
+from .membership import (
+    ClusterKey,
+    MembershipError,
+    read_cluster_key,
+    write_cluster_key,
+    write_serf_secrets,
+)
 from .node import Node, NodeConfig, NodeStartError
 from .privacy import PermissionsError, check_private_file
 from .reasons import NodeReason
@@ -122,6 +128,12 @@ def cmd_keygen(args: argparse.Namespace) -> int:
 def cmd_cluster_key(args: argparse.Namespace) -> int:
     """Create the cluster secret every node of one cluster is started with (mode 0600)."""
     write_cluster_key(Path(args.out), ClusterKey.generate())
+    return 0
+
+
+def cmd_serf_config(args: argparse.Namespace) -> int:
+    """Write the Serf config (gossip key, RPC token) for an agent run apart (`--serf-rpc`)."""
+    write_serf_secrets(Path(args.out), read_cluster_key(args.cluster_key))
     return 0
 
 
@@ -377,6 +389,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("out", help="key file to create (refuses to overwrite)")
     p = add("cluster-key", cmd_cluster_key)
     p.add_argument("-o", "--out", required=True, help="file to create (refuses to overwrite)")
+    p = add("serf-config", cmd_serf_config)
+    p.add_argument("--cluster-key", type=Path, required=True, help="the cluster secret file")
+    p.add_argument("-o", "--out", required=True, help="JSON file for `serf agent -config-file`")
     p = add("pubkey", cmd_pubkey)
     p.add_argument("keyfile")
 

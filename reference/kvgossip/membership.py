@@ -30,6 +30,7 @@ import base64
 import binascii
 import hashlib
 import hmac
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,6 +99,20 @@ def write_cluster_key(path: Path, key: ClusterKey) -> None:
         ) from exc
     with os.fdopen(fd, "w") as out:
         out.write(base64.b64encode(key.secret).decode() + "\n")
+
+
+def write_serf_secrets(path: Path, key: ClusterKey, *, replace: bool = False) -> None:
+    """Write a Serf agent config file (mode 0600) holding the gossip key and the RPC token."""
+    if replace:
+        path.unlink(missing_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        raise MembershipError(
+            NodeReason.BAD_ARGUMENT, f"cannot create {path}: {exc.strerror}"
+        ) from exc
+    with os.fdopen(fd, "w") as out:
+        json.dump({"encrypt_key": key.gossip_key, "rpc_auth": key.rpc_token}, out)
 
 
 def read_cluster_key(path: Path) -> ClusterKey:

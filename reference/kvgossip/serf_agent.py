@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
-import json
-import os
 import shutil
 import signal
 import socket
@@ -14,7 +12,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from swarmconf.reference.kvgossip.membership import ClusterKey
+from swarmconf.reference.kvgossip.membership import ClusterKey, write_serf_secrets
 from swarmconf.reference.kvgossip.serf_rpc import SerfError, SerfRPC
 
 SERF_BINARY = "serf"
@@ -90,14 +88,8 @@ class AgentConfig:
 
     def write_secrets(self) -> None:
         """Write the gossip key and RPC token for the agent, readable by this user only."""
-        if self.key is None:
-            return
-        secrets = {"encrypt_key": self.key.gossip_key, "rpc_auth": self.key.rpc_token}
-        path = self.secrets_path
-        path.unlink(missing_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as out:
-            json.dump(secrets, out)
+        if self.key is not None:
+            write_serf_secrets(self.secrets_path, self.key, replace=True)
 
     @property
     def rpc_token(self) -> str | None:

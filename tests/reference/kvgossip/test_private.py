@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import stat
@@ -50,6 +51,20 @@ def test_cluster_key_command_writes_a_private_key(
     assert main(["kv", "cluster-key", "-o", str(path)]) == 1  # never overwrites
     assert "BAD_ARGUMENT" in capsys.readouterr().err
     assert read_cluster_key(path) == key
+
+
+def test_serf_config_holds_the_derived_secrets_privately(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = ClusterKey.generate()
+    write_cluster_key(tmp_path / "cluster.key", key)
+    out = tmp_path / "serf.json"
+    args = ["kv", "serf-config", "--cluster-key", str(tmp_path / "cluster.key"), "-o", str(out)]
+    with umask(0):
+        assert main(args) == 0
+    assert mode(out) == 0o600
+    assert json.loads(out.read_text()) == {"encrypt_key": key.gossip_key, "rpc_auth": key.rpc_token}
+    assert main(args) == 1 and "BAD_ARGUMENT: cannot create" in capsys.readouterr().err
 
 
 def test_a_readable_or_malformed_cluster_key_is_refused(tmp_path: Path) -> None:
