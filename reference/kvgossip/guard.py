@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from swarmconf.spec.kvgossip.session import Role, SessionLog
 
@@ -30,6 +31,9 @@ from .reasons import NodeReason
 from .refusals import Refusals
 from .sync import SessionOutcome, SyncSettings, drive
 
+T = TypeVar("T")
+Serve = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[SessionOutcome | None]]
+"""What runs on an admitted connection: a session (or, for the node, whatever the port serves)."""
 Handshake = Callable[
     [ClusterKey, bytes, asyncio.StreamReader, asyncio.StreamWriter], Awaitable[bytes]
 ]
@@ -70,9 +74,9 @@ class SyncGuard:
         return BudgetedReader(self.budget)
 
     async def accept(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, serve: Serve
     ) -> SessionOutcome | None:
-        """Serve one incoming connection; None if it was refused before any session."""
+        """Admit one incoming connection and `serve` it; None if it was refused first."""
         host, address = peer_address(writer)
         try:
             with self.pending.hold(host, host):
@@ -80,9 +84,7 @@ class SyncGuard:
             owner = peer_id if peer_id is not None else host
             label = peer_id.hex() if peer_id is not None else host
             with self.sessions.hold(owner, label):
-                return await self._bounded(
-                    Role.RESPONDER, reader, drive(self.settings, Role.RESPONDER, reader, writer)
-                )
+                return await self._bounded(Role.RESPONDER, reader, serve(reader, writer))
         except (SlotRefused, MembershipError) as exc:
             self.refusals.refuse(address, exc.reason, exc.detail)
             writer.close()
@@ -90,22 +92,35 @@ class SyncGuard:
         finally:
             self._settle()
 
-    async def open(self, host: str, port: int) -> SessionOutcome:
-        """Connect to a peer's sync port, prove membership and run a session as initiator."""
+    async def connect(
+        self, host: str, port: int
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A connection to a peer's sync port that has proved membership both ways.
+
+        Raises `OSError` or `TimeoutError` if the peer cannot be reached, `MembershipError` if
+        it does not hold the cluster key.
+        """
         loop = asyncio.get_running_loop()
         reader = self.reader()
         protocol = asyncio.StreamReaderProtocol(reader)
-        try:
-            transport, _ = await asyncio.wait_for(
-                loop.create_connection(lambda: protocol, host, port), self.settings.idle_timeout
-            )
-        except (OSError, TimeoutError) as exc:
-            return _failed(Role.INITIATOR, f"{NodeReason.CONNECT_FAILED}: {exc}")
+        transport, _ = await asyncio.wait_for(
+            loop.create_connection(lambda: protocol, host, port), self.settings.idle_timeout
+        )
         writer = asyncio.StreamWriter(transport, protocol, reader, loop)
         try:
             await self._prove(reader, writer, open_handshake)
-        except MembershipError as exc:
+        except MembershipError:
             writer.close()
+            raise
+        return reader, writer
+
+    async def open(self, host: str, port: int) -> SessionOutcome:
+        """Connect to a peer's sync port, prove membership and run a session as initiator."""
+        try:
+            reader, writer = await self.connect(host, port)
+        except (OSError, TimeoutError) as exc:
+            return _failed(Role.INITIATOR, f"{NodeReason.CONNECT_FAILED}: {exc}")
+        except MembershipError as exc:
             return _failed(Role.INITIATOR, f"{exc.reason}: {host}:{port}: {exc.detail}")
         return await self._bounded(
             Role.INITIATOR, reader, drive(self.settings, Role.INITIATOR, reader, writer)
@@ -123,8 +138,8 @@ class SyncGuard:
         return await side(self.key, self.settings.node_id, reader, writer)
 
     async def _bounded(
-        self, role: Role, reader: asyncio.StreamReader, session: Awaitable[SessionOutcome]
-    ) -> SessionOutcome:
+        self, role: Role, reader: asyncio.StreamReader, session: Awaitable[T]
+    ) -> T | SessionOutcome:
         try:
             async with asyncio.timeout(self.deadline):
                 return await session

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from swarmconf.spec.kvgossip.reasons import KvError, KvReason
-from swarmconf.spec.kvgossip.session import DEFAULT_MAX_LOOPS
+from swarmconf.spec.kvgossip.session import DEFAULT_MAX_LOOPS, Role
 from swarmconf.spec.kvgossip.state import (
     DEFAULT_SKEW_MS,
     Outcome,
@@ -48,7 +48,7 @@ from .refusals import Refusals
 from .serf_agent import AgentConfig, SerfAgent
 from .serf_rpc import MemberEvent, Query, SerfError, SerfRPC, StreamRecord, UserEvent
 from .store import SqliteStore
-from .sync import SessionOutcome, SyncSettings, wall_clock_ms
+from .sync import SessionOutcome, SyncSettings, drive, wall_clock_ms
 
 log = logging.getLogger("swarmconf.reference.kvgossip")
 
@@ -451,11 +451,16 @@ class Node:
         self._handlers.add(task)
         try:
             with contextlib.suppress(asyncio.CancelledError):  # the node is stopping
-                outcome = await self.guard.accept(reader, writer)
+                outcome = await self.guard.accept(reader, writer, self._respond)
                 if outcome is not None:
                     self._count(outcome)
         finally:
             self._handlers.discard(task)
+
+    async def _respond(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> SessionOutcome:
+        return await drive(self.settings, Role.RESPONDER, reader, writer)
 
     def _count(self, outcome: SessionOutcome) -> None:
         if outcome.error is None:

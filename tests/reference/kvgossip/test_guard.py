@@ -26,10 +26,11 @@ from swarmconf.reference.kvgossip.membership import (
 from swarmconf.reference.kvgossip.reasons import NodeReason
 from swarmconf.reference.kvgossip.refusals import Refusals
 from swarmconf.reference.kvgossip.store import SqliteStore
-from swarmconf.reference.kvgossip.sync import SessionOutcome, SyncSettings
+from swarmconf.reference.kvgossip.sync import SessionOutcome, SyncSettings, drive
 from swarmconf.spec.kvgossip import messages as m
 from swarmconf.spec.kvgossip.fixtures import ROOT
 from swarmconf.spec.kvgossip.records import make_record
+from swarmconf.spec.kvgossip.session import Role
 from swarmconf.spec.kvgossip.state import receive_record
 
 KEY = ClusterKey(b"k" * 32)
@@ -66,7 +67,10 @@ async def gate(tmp_path: Path, **limits: float) -> AsyncIterator[Gate]:
 
     async def on_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         assert served is not None
-        served.outcomes.append(await guard.accept(reader, writer))
+        served.outcomes.append(await guard.accept(reader, writer, respond))
+
+    async def respond(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> SessionOutcome:
+        return await drive(settings, Role.RESPONDER, reader, writer)
 
     server = await loop.create_server(
         lambda: asyncio.StreamReaderProtocol(guard.reader(), on_connection), "127.0.0.1", 0
