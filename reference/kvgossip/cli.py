@@ -443,8 +443,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--name", required=True, help="this node's Serf name")
     p.add_argument("--bind", default="127.0.0.1", help="address for sync and Serf")
     p.add_argument("--sync-port", type=int, default=0, help="TCP sync port (0: any free)")
-    p.add_argument("--serf-port", type=int, default=7946, help="gossip port of the Serf agent")
-    p.add_argument("--serf-rpc-port", type=int, default=7373, help="RPC port of the Serf agent")
+    p.add_argument(
+        "--serf-port", type=int, default=7946, help="gossip port of the Serf agent (0: any free)"
+    )
+    p.add_argument(
+        "--serf-rpc-port", type=int, default=7373, help="RPC port of the Serf agent (0: any free)"
+    )
     p.add_argument(
         "--serf-rpc", type=_address, help="use the Serf agent at HOST:PORT instead of starting one"
     )

@@ -45,7 +45,7 @@ from .metrics import NodeMetrics
 from .privacy import check_private_file, private_dir, private_file
 from .reasons import NodeReason
 from .refusals import Refusals
-from .serf_agent import AgentConfig, SerfAgent
+from .serf_agent import AgentConfig, SerfAgent, free_port
 from .serf_rpc import MemberEvent, Query, SerfError, SerfRPC, StreamRecord, UserEvent
 from .store import SqliteStore
 from .sync import SessionOutcome, SyncSettings, drive, wall_clock_ms
@@ -80,6 +80,7 @@ class NodeConfig:
     """An agent already running; None starts one with the two ports below."""
     serf_port: int = 7946
     serf_rpc_port: int = 7373
+    """0 for either: free ports, chosen again if taken before the agent binds them."""
     join: tuple[str, ...] = ()
     query_timeout: float = 1.0
     resync_interval: float = 30.0
@@ -197,8 +198,8 @@ class Node:
                 AgentConfig(
                     node=self.config.name,
                     host=self.config.host,
-                    bind_port=self.config.serf_port,
-                    rpc_port=self.config.serf_rpc_port,
+                    bind_port=self.config.serf_port or free_port(self.config.host),
+                    rpc_port=self.config.serf_rpc_port or free_port(self.config.host),
                     tags=self._tags(),
                     log_path=self.config.data_dir / "serf.log",
                     key=self.config.cluster_key,
@@ -243,7 +244,7 @@ class Node:
             key = self.config.cluster_key
             return await SerfRPC.connect(host, port, auth=key.rpc_token if key else None)
         if not self._agent.running:
-            await self._agent.start()
+            await self._agent.start(rebind=0 in (self.config.serf_port, self.config.serf_rpc_port))
         return await self._agent.connect()
 
     async def _serf_loop(self) -> None:

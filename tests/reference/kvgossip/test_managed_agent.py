@@ -10,7 +10,6 @@ from pathlib import Path
 
 from swarmconf.reference.kvgossip.control import ControlError, call
 from swarmconf.reference.kvgossip.membership import ClusterKey, write_cluster_key
-from swarmconf.reference.kvgossip.serf_agent import free_port
 from swarmconf.spec.kvgossip.fixtures import ROOT
 from swarmconf.spec.kvgossip.records import make_record
 
@@ -47,8 +46,8 @@ def test_sigkilled_node_takes_its_agent_along_and_restarts(tmp_path: Path) -> No
     write_cluster_key(tmp_path / "cluster.key", ClusterKey.generate())
     args = [
         sys.executable, "-m", "swarmconf.cli", "kv", "agent", "--data", str(data),
-        "--name", "a", "--root", ROOT.pk.hex(), "--serf-port", str(free_port()),
-        "--serf-rpc-port", str(free_port()), "--cluster-key", str(tmp_path / "cluster.key"),
+        "--name", "a", "--root", ROOT.pk.hex(), "--serf-port", "0",
+        "--serf-rpc-port", "0", "--cluster-key", str(tmp_path / "cluster.key"),
     ]  # fmt: skip
 
     async def scenario() -> None:
