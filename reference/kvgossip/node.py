@@ -101,6 +101,7 @@ class NodeStartError(Exception):
     def __init__(self, reason: str, detail: str) -> None:
         super().__init__(f"{reason}: {detail}")
         self.reason = reason
+        self.detail = detail
 
 
 def check_membership(config: NodeConfig) -> None:

@@ -48,7 +48,7 @@ def test_cluster_key_command_writes_a_private_key(
     assert mode(path) == 0o600
     key = read_cluster_key(path)
     assert len(key.secret) == 32 and key.gossip_key != key.rpc_token
-    assert main(["kv", "cluster-key", "-o", str(path)]) == 1  # never overwrites
+    assert main(["kv", "cluster-key", "-o", str(path)]) == 2  # never overwrites
     assert "BAD_ARGUMENT" in capsys.readouterr().err
     assert read_cluster_key(path) == key
 
@@ -64,7 +64,7 @@ def test_serf_config_holds_the_derived_secrets_privately(
         assert main(args) == 0
     assert mode(out) == 0o600
     assert json.loads(out.read_text()) == {"encrypt_key": key.gossip_key, "rpc_auth": key.rpc_token}
-    assert main(args) == 1 and "BAD_ARGUMENT: cannot create" in capsys.readouterr().err
+    assert main(args) == 2 and "BAD_ARGUMENT: cannot create" in capsys.readouterr().err
 
 
 def test_a_readable_or_malformed_cluster_key_is_refused(tmp_path: Path) -> None:
@@ -124,6 +124,6 @@ def test_the_agent_command_names_the_missing_key(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     args = ["kv", "agent", "--data", str(tmp_path / "a"), "--name", "a", "--root", ROOT.pk.hex()]
-    assert main(args) == 1
+    assert main(args) == 2
     err = capsys.readouterr().err
-    assert err.startswith("swarmconf kv: NO_CLUSTER_KEY: give --cluster-key FILE")
+    assert err.startswith("swarmconf: error: NO_CLUSTER_KEY: give --cluster-key FILE")
