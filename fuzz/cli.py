@@ -36,9 +36,21 @@ def register(subparsers: Any) -> None:
     fuzz.add_argument("--mutant", help=f"run a broken merger: {', '.join(sorted(MUTANTS))}")
     fuzz.add_argument(
         "--system",
-        choices=("config", "kvgossip"),
+        choices=("config", "kvgossip", "parser"),
         default="config",
-        help="the design to fuzz (kvgossip: K/V Gossip's simulated network)",
+        help="the design to fuzz (kvgossip: K/V Gossip's simulated network; parser: hostile "
+        "inputs to the config-merge parsers, --interleavings counting inputs)",
+    )
+    fuzz.add_argument(
+        "--client",
+        metavar="CMD",
+        help="check a foreign client through its conformance adapter command, the spec as oracle",
+    )
+    fuzz.add_argument(
+        "--client-timeout",
+        type=float,
+        default=10.0,
+        help="seconds the adapter may take on one request before it counts as hung",
     )
     fuzz.add_argument(
         "--per-scenario", type=positive, default=DEFAULT_PER_SCENARIO, help="schedules per scenario"
@@ -52,6 +64,8 @@ def register(subparsers: Any) -> None:
         command = commands.add_parser(name, help=text, description=text)
         command.add_argument("case", help="a counterexample JSON file, or SEED:SCENARIO:SCHEDULE")
         command.add_argument("--mutant", choices=sorted(MUTANTS), dest="case_mutant")
+        command.add_argument("--client", metavar="CMD", dest="case_client", help="through it")
+        command.add_argument("--client-timeout", type=float, default=10.0, dest="case_timeout")
         command.set_defaults(handler=handler)
     commands.choices["shrink"].add_argument("--output", type=Path, help="where to write it")
 
@@ -66,6 +80,19 @@ def run_campaign(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.client is not None and args.system == "kvgossip":
+        print("swarmconf fuzz: BAD_OPTION: --client checks config-merge clients", file=sys.stderr)
+        return 2
+    if args.client is not None:
+        from swarmconf.conformance.client import ClientFailure
+
+        from .client import start
+
+        try:
+            start(args.client, args.client_timeout).close()
+        except ClientFailure as failure:
+            print(f"swarmconf fuzz: CLIENT_FAILED: {failure}", file=sys.stderr)
+            return 2
     config = Config(
         interleavings=args.interleavings,
         seed=args.seed,
@@ -74,8 +101,12 @@ def run_campaign(args: argparse.Namespace) -> int:
         mutant=args.mutant,
         per_scenario=args.per_scenario,
         system=args.system,
+        client=args.client,
+        client_timeout=args.client_timeout,
     )
     summary = run(config)
+    if args.system == "parser":
+        return report_hostile(summary, args.out)
     failing = summary["failing_cases"]
     violations = f"; violations {summary['violations']}" if "violations" in summary else ""
     print(
@@ -84,6 +115,16 @@ def run_campaign(args: argparse.Namespace) -> int:
     )
     print(f"fuzz: report {(args.out / 'report.html').resolve()}")
     return 1 if failing else 0
+
+
+def report_hostile(summary: dict[str, Any], out: Path) -> int:
+    violations = ", ".join(f"{name} {count}" for name, count in summary["violations"].items())
+    print(
+        f"fuzz: {summary['inputs']:,} inputs ({summary['distinct_inputs']:,} distinct) in "
+        f"{summary['seconds']} s ({summary['inputs_per_second']:,}/s); violations {violations}"
+    )
+    print(f"fuzz: report {(out / 'report.html').resolve()}")
+    return 1 if summary["failing_inputs"] else 0
 
 
 def kv_mutants() -> list[str]:
@@ -106,15 +147,45 @@ def replay_command(args: argparse.Namespace) -> int:
     except (ValueError, KeyError, json.JSONDecodeError) as error:
         print(f"swarmconf fuzz: BAD_CASE: {error}", file=sys.stderr)
         return 2
-    outcome = replay_case(case)
+    if args.case_client is not None:
+        violations, failed = replay_through_client(case, args.case_client, args.case_timeout)
+        if failed is not None:
+            print(f"swarmconf fuzz: CLIENT_FAILED: {failed}", file=sys.stderr)
+            return 2
+    else:
+        violations = replay_case(case).violations
     print(
         f"{case.name}: {len(case.scenario.clients)} clients, {case.scenario.edit_count} edits, "
         f"{len(case.schedule.events)} events, lag {case.scenario.lag}"
     )
-    for violation in outcome.violations:
+    for violation in violations:
         print(f"  {violation}")
-    print("  passes" if not outcome.violations else f"  fails: {' '.join(outcome.properties)}")
-    return 1 if outcome.violations else 0
+    properties = sorted({violation.split(" ", 1)[0] for violation in violations})
+    print("  passes" if not violations else f"  fails: {' '.join(properties)}")
+    return 1 if violations else 0
+
+
+def replay_through_client(case: Case, command: str, timeout: float) -> tuple[list[str], str | None]:
+    """The case's violations with its operations checked through `command` (or why the
+    client could not start)."""
+    from swarmconf.conformance.client import ClientFailure
+
+    from .client import start
+    from .configmerge.differential import replay_with_client
+
+    try:
+        client = start(command, timeout)
+    except ClientFailure as failure:
+        return [], str(failure)
+    try:
+        outcome, counts = replay_with_client(case.scenario, case.schedule, client)
+    finally:
+        client.close()
+    print(
+        f"client {client.hello.get('name', '?')}: {counts['requests']} requests, "
+        f"{counts['skipped']} skipped, {counts['quirk']} as declared quirks"
+    )
+    return outcome.violations, None
 
 
 def shrink_command(args: argparse.Namespace) -> int:
