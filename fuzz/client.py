@@ -5,8 +5,8 @@ keeps its adapter alive from one task to the next. `PooledClient.exchange` write
 of requests ahead on a writer thread and reads the answers in order, each within the timeout: a
 crash, a hang (the process is killed) or a garbled line is that request's answer, the adapter is
 restarted (sending `hello` again) and the rest of the batch is sent to the new process. After
-`MAX_CONSECUTIVE_CLIENT_FAILURES` failures in a row the remaining requests fail unsent, as in
-the conformance runner.
+`MAX_CONSECUTIVE_CLIENT_FAILURES` failures in a row the rest of the batch fails unsent, as the
+conformance runner gives up on a run; the next batch tries again.
 """
 
 from __future__ import annotations
@@ -39,6 +39,9 @@ class PooledClient:
     waiting: float = 0.0
     """Seconds spent waiting for answers (the adapter's answering time, seen from here)."""
     in_a_row: int = field(default=0)
+    """Failures in a row; at `MAX_CONSECUTIVE_CLIENT_FAILURES` the rest of a batch is not sent."""
+    dead: bool = False
+    """The adapter could not be restarted: nothing more is sent."""
 
     @property
     def ops(self) -> frozenset[str] | None:
@@ -60,6 +63,8 @@ class PooledClient:
         Unsupported ops are answered `skipped` unsent. The caller may work while the adapter
         answers (the campaign asks the spec meanwhile).
         """
+        if not self.dead:
+            self.in_a_row = 0  # a new batch tries again
         answers: list[Answer | None] = [None] * len(requests)
         supported = self.ops
         todo = []
@@ -126,6 +131,7 @@ class PooledClient:
         try:
             self.hello = self.client.restart()
         except ClientFailure:
+            self.dead = True
             self.in_a_row = MAX_CONSECUTIVE_CLIENT_FAILURES
 
     def close(self) -> None:
