@@ -62,8 +62,8 @@ def judge(
 ) -> Verdict:
     """The verdict on a client's `answer`, the spec having answered `expected`."""
     op = request["op"]
-    behaviour = declared_behaviour(request, expected, quirks)
     if isinstance(answer, ClientFailure):
+        behaviour = declared_behaviour(request, expected, quirks)
         if (behaviour, answer.kind) in (("hang", "timeout"), ("abort", "crashed")):
             return Verdict(QUIRK, f"{op}: {answer.kind} as its declared quirk says")
         return Verdict(FAILED, f"{op}: client {answer.kind}: {answer.detail}")
@@ -77,6 +77,7 @@ def judge(
         return Verdict(AGREED)
     if kind == want == "result" and not differences(op, expected["result"], answer["result"]):
         return Verdict(AGREED)
+    behaviour = declared_behaviour(request, expected, quirks)
     if (behaviour, kind) in (("valid", "result"), ("invalid", "reason")):
         return Verdict(QUIRK, f"{op}: {kind} as its declared quirk says")
     return Verdict(DISAGREED, f"{op}: {describe(op, expected, answer)}")
@@ -100,6 +101,8 @@ def describe(op: str, expected: Message, answer: Message) -> str:
 
 def declared_behaviour(request: Message, expected: Message, quirks: frozenset[str]) -> str | None:
     """What the deployed client does on `request`, for the first triggered quirk it declares."""
+    if not quirks:
+        return None
     for quirk, behaviour in triggered(request, expected):
         if quirk in quirks:
             return behaviour

@@ -55,6 +55,14 @@ class RecordingEngine(Engine):
     def oracle(self) -> Adapter:
         return Adapter(self.cache.module(), "swarmconf.spec")
 
+    def stable(self, result: bytes, shuffled: list[bytes], sign_key: bytes | None) -> bool:
+        """P2 is the spec's own property, checked by campaigns without a client."""
+        return True
+
+    def check_valid(self, message: bytes, *, merged: bool, client: int | None) -> list[str]:
+        """P6 likewise: here the spec is the oracle, and C1 compares the client's bytes."""
+        return []
+
     def edit(self, base: bytes, client: int, batch: int) -> Published:
         self.touched.add(("edit", base, client, batch))
         return super().edit(base, client, batch)
