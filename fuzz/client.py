@@ -129,7 +129,7 @@ class PooledClient:
     def restart(self) -> None:
         self.restarts += 1
         try:
-            self.hello = self.client.restart()
+            self.hello = {k: v for k, v in self.client.restart().items() if k != "id"}
         except ClientFailure:
             self.dead = True
             self.in_a_row = MAX_CONSECUTIVE_CLIENT_FAILURES
@@ -176,7 +176,8 @@ def start(command: str, timeout: float = DEFAULT_TIMEOUT) -> PooledClient:
     client = make_client(command, timeout)
     if not isinstance(client, ProcessClient):
         raise ClientFailure("not a process", f"{command!r}: a campaign runs an adapter command")
-    return PooledClient(command, timeout, client, client.start())
+    hello = {key: value for key, value in client.start().items() if key != "id"}
+    return PooledClient(command, timeout, client, hello)
 
 
 _POOL: dict[tuple[str, float], PooledClient] = {}

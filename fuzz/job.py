@@ -207,7 +207,7 @@ def extract_count(config: Config) -> int:
     if config.system == "kvgossip":
         return len(plan_kv(config.seed, config.interleavings))
     if config.system == "parser":
-        return len(plan_hostile(config.seed, config.interleavings, None, 0.0))
+        return len(plan_hostile(config.seed, config.interleavings, config.client, 0.0))
     return len(plan(config.seed, config.interleavings, config.per_scenario))
 
 

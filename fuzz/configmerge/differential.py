@@ -208,8 +208,9 @@ def interleavings(
     return results
 
 
-def run_client_task(task: ClientTask) -> list[tuple[Any, ...]]:
-    """One scenario's rows: `Row`'s fields, then `CLIENT_FIELDS` and `client_seconds`."""
+def run_client_task(task: ClientTask, client: PooledClient | None = None) -> list[tuple[Any, ...]]:
+    """One scenario's rows: `Row`'s fields, then `CLIENT_FIELDS` and `client_seconds`; through
+    this worker's pooled adapter unless `client` is given."""
     started = time.perf_counter()
     scenario = generate_scenario(task.campaign_seed, task.scenario)
     engine = recording_engine(scenario)
@@ -219,7 +220,7 @@ def run_client_task(task: ClientTask) -> list[tuple[Any, ...]]:
     )
     results = interleavings(engine, schedules)
     keys = set().union(*(touched for _, _, touched in results))
-    checked = check_operations(engine, keys, pooled(task.command, task.timeout))
+    checked = check_operations(engine, keys, client or pooled(task.command, task.timeout))
     counts = tally(checked.verdicts.values())
     seconds = (time.perf_counter() - started) / max(1, task.schedules)
     rows = []

@@ -94,3 +94,14 @@ def test_skipped_operations_are_counted_not_passed() -> None:
     found = rows(PARTIAL, 20, 20)
     assert sum(row[SKIPPED] for row in found) > 0
     assert [row[DETAIL] for row in found if row[VIOLATIONS]] == []
+
+
+def test_replay_through_a_client_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from swarmconf.cli import main
+
+    assert main(["fuzz", "replay", "1:0:3", "--client", EXAMPLE]) == 0
+    assert "passes" in capsys.readouterr().out
+    assert main(["fuzz", "replay", "1:0:3", "--client", mutant("ties")]) == 1
+    assert "C1 merge" in capsys.readouterr().out
+    assert main(["fuzz", "replay", "1:0:3", "--client", "/no/such/adapter"]) == 2
+    assert "CLIENT_FAILED" in capsys.readouterr().err
