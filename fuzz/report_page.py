@@ -26,7 +26,9 @@ th,td{text-align:left;padding:.3rem .8rem;border-bottom:1px solid #ddd;vertical-
 td.n{text-align:right;font-variant-numeric:tabular-nums}
 .ok{color:#1e7b34;font-weight:600}.bad{color:#b3261e;font-weight:600}
 code{background:#f3f3f3;padding:.1rem .3rem;border-radius:.2rem;font-size:.9em}
-.charts{display:flex;flex-wrap:wrap;gap:1rem}.charts figure{margin:0}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(30rem,1fr));gap:1rem}
+.charts figure{margin:0}.charts img{max-width:100%}
+figure .none{border:1px dashed #aaa;border-radius:.4rem;padding:2rem 1rem;text-align:center}
 .none{color:#555;font-style:italic}
 """
 
