@@ -191,6 +191,8 @@ def replay_through_client(case: Case, command: str, timeout: float) -> tuple[lis
 def shrink_command(args: argparse.Namespace) -> int:
     from .configmerge.shrink import shrink
 
+    if args.case_client is not None:
+        return shrink_through_client(args)
     try:
         case = load_case(args)
         scenario, schedule = shrink((case.scenario, case.schedule), case.mutant)
@@ -207,4 +209,37 @@ def shrink_command(args: argparse.Namespace) -> int:
         f"{len(case.schedule.events)} -> {len(schedule.events)} events; wrote {output}"
     )
     print(f"replay: swarmconf fuzz replay {output}")
+    return 0
+
+
+def shrink_through_client(args: argparse.Namespace) -> int:
+    """Shrink a case that fails through a client; each candidate replays on a fresh adapter."""
+    from swarmconf.conformance.client import ClientFailure
+
+    from .job import Config
+    from .report import replay_command, write_counterexample
+
+    try:
+        case = load_case(args)
+        output = args.output or Path(f"{case.name}-shrunk.json")
+        config = Config(
+            interleavings=1,
+            mutant=case.mutant,
+            client=args.case_client,
+            client_timeout=args.case_timeout,
+        )
+        write_counterexample(case, config, output, shrunk=True)
+    except (ValueError, KeyError, json.JSONDecodeError) as error:
+        print(f"swarmconf fuzz: BAD_CASE: {error}", file=sys.stderr)
+        return 2
+    except ClientFailure as failure:
+        print(f"swarmconf fuzz: CLIENT_FAILED: {failure}", file=sys.stderr)
+        return 2
+    small = read_case(output)
+    print(
+        f"{case.name}: {len(case.scenario.clients)} -> {len(small.scenario.clients)} clients, "
+        f"{case.scenario.edit_count} -> {small.scenario.edit_count} edits, "
+        f"{len(case.schedule.events)} -> {len(small.schedule.events)} events; wrote {output}"
+    )
+    print(f"replay: {replay_command(str(output), args.case_client)}")
     return 0

@@ -105,3 +105,17 @@ def test_replay_through_a_client_on_the_command_line(capsys: pytest.CaptureFixtu
     assert "C1 merge" in capsys.readouterr().out
     assert main(["fuzz", "replay", "1:0:3", "--client", "/no/such/adapter"]) == 2
     assert "CLIENT_FAILED" in capsys.readouterr().err
+
+
+def test_a_hang_shrinks_to_a_single_merge(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    from swarmconf.cli import main
+    from swarmconf.fuzz.configmerge.case import read_case
+
+    hang = ["--client", f"{WRONG} hang-on-inputs 2", "--client-timeout", "1"]
+    output = tmp_path / "small.json"
+    assert main(["fuzz", "shrink", "1:0:3", *hang, "--output", str(output)]) == 0
+    small = read_case(output)
+    assert small.scenario.edit_count == 0 and len(small.schedule.events) <= 2
+    assert "--client" in capsys.readouterr().out
+    assert main(["fuzz", "replay", str(output), *hang]) == 1
+    assert "C2 merge: client timeout" in capsys.readouterr().out
