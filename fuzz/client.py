@@ -24,6 +24,9 @@ from swarmconf.conformance.client import ClientFailure, Message, ProcessClient, 
 from swarmconf.conformance.runner import MAX_CONSECUTIVE_CLIENT_FAILURES
 
 DEFAULT_TIMEOUT = 10.0
+START_TIMEOUT = 60.0
+"""Seconds a starting adapter may take to answer `hello` (an interpreter starting on a loaded
+machine), whatever the per-request timeout."""
 Answer = Message | ClientFailure
 
 
@@ -129,7 +132,7 @@ class PooledClient:
     def restart(self) -> None:
         self.restarts += 1
         try:
-            self.hello = {k: v for k, v in self.client.restart().items() if k != "id"}
+            self.hello = started(self.client, self.client.restart)
         except ClientFailure:
             self.dead = True
             self.in_a_row = MAX_CONSECUTIVE_CLIENT_FAILURES
@@ -176,8 +179,17 @@ def start(command: str, timeout: float = DEFAULT_TIMEOUT) -> PooledClient:
     client = make_client(command, timeout)
     if not isinstance(client, ProcessClient):
         raise ClientFailure("not a process", f"{command!r}: a campaign runs an adapter command")
-    hello = {key: value for key, value in client.start().items() if key != "id"}
-    return PooledClient(command, timeout, client, hello)
+    return PooledClient(command, timeout, client, started(client, client.start))
+
+
+def started(client: ProcessClient, start: Callable[[], Message]) -> Message:
+    """`start()`'s `hello` (without its id), allowed `START_TIMEOUT` seconds."""
+    timeout, client.timeout = client.timeout, max(client.timeout, START_TIMEOUT)
+    try:
+        hello = start()
+    finally:
+        client.timeout = timeout
+    return {key: value for key, value in hello.items() if key != "id"}
 
 
 _POOL: dict[tuple[str, float], PooledClient] = {}
