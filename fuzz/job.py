@@ -13,11 +13,10 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .configmerge.campaign import DEFAULT_PER_SCENARIO, Row, Task, plan, run_task
+from .config import Config
+from .configmerge.campaign import Row, Task, plan, run_task
 from .configmerge.differential import ClientTask, client_schema, plan_client, run_client_task
 from .configmerge.hostile import hostile_schema, plan_hostile, run_hostile_task
 from .kvgossip.campaign import kv_schema, plan_kv, run_kv_task, write_kv_outputs
@@ -37,24 +36,6 @@ appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
 logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
 logger.gateway.level = error
 """
-
-
-@dataclass(frozen=True)
-class Config:
-    interleavings: int
-    seed: int = 1
-    master: str | None = None
-    out: Path = Path("fuzz-out")
-    mutant: str | None = None
-    per_scenario: int = DEFAULT_PER_SCENARIO
-    differential: bool = True
-    system: str = "config"
-    """`config` (the config-merge design), `kvgossip` (K/V Gossip's simulation) or `parser`
-    (hostile inputs to the config-merge parsers)."""
-    client: str | None = None
-    """A foreign client's adapter command: its answers are checked against the spec's."""
-    client_timeout: float = 10.0
-    """Seconds the adapter may take over one request before it counts as hung."""
 
 
 def start_spark(config: Config) -> SparkSession:

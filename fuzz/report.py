@@ -22,7 +22,7 @@ from .report_page import bar_png as bar_chart
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-    from .job import Config
+    from .config import Config
 
 PROPERTIES = {
     "P1": "every client ends with the same bytes, and the swarm collapses to that message",

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from swarmconf.fuzz.job import Config, extract, load, transform
+from swarmconf.fuzz.config import Config
+from swarmconf.fuzz.job import extract, load, transform
 from swarmconf.fuzz.report import write_outputs
 
 from .adapters import mutant
