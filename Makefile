@@ -64,10 +64,12 @@ vectors: $(STAMP)
 	$(BIN)/swarmconf vectors generate -o vectors/v1
 
 # K/V Gossip node on real Serf agents: write propagation to two peers, a fresh node syncing
-# 10,000 keys. A benchmark, not a test: it prints what it measures.
+# 10,000 keys, then the same writes while 200 hostile connections of each kind hit one node.
+# A benchmark, not a test: it prints what it measures.
 .PHONY: bench-kv
 bench-kv: $(STAMP)
 	$(BIN)/python -m swarmconf.reference.kvgossip.bench
+	$(BIN)/python -m swarmconf.reference.kvgossip.bench_attack
 
 # K/V Gossip simulation throughput on one core: 500 schedules of campaign 1.
 .PHONY: bench-kvsim
