@@ -1,10 +1,13 @@
-"""The fuzz benchmark: campaign throughput on local[2], and the core's rate by scenario size.
+"""The fuzz benchmark: campaign throughput on local[2], parallel efficiency from one to two
+standalone workers, and the core's rate by scenario size.
 
     python -m swarmconf.fuzz.bench --interleavings 1000000
 
-Prints interleavings per second for the whole Spark campaign (wall clock, outputs included)
-and, for the pure core on one process, the rate for each number of clients (batches drawn) and
-each number of edit batches per client (clients drawn).
+Prints interleavings per second for the whole Spark campaign on local[2] (wall clock, outputs
+included); the rate of one campaign on a standalone cluster (`cluster`) of one and then two
+one-core workers, and the parallel efficiency, the two-worker rate over twice the one-worker
+rate; and, for the pure core on one process, the rate for each number of clients (batches
+drawn) and each number of edit batches per client (clients drawn).
 """
 
 from __future__ import annotations
@@ -36,9 +39,28 @@ def core_rate(clients: int | None, batches: int | None) -> float:
     return SCENARIOS * SCHEDULES / (time.perf_counter() - started)
 
 
+def cluster_rate(workers: int, interleavings: int, out: Path) -> float:
+    """Interleavings per second of one campaign on a standalone cluster of `workers` workers."""
+    from .cluster import standalone_cluster
+    from .config import Config
+    from .job import run
+
+    folder = out / f"standalone-{workers}"
+    folder.mkdir(parents=True, exist_ok=True)
+    with standalone_cluster(folder, workers) as url:
+        summary = run(Config(interleavings, master=url, out=folder))
+    return float(summary["interleavings_per_second"])  # type: ignore[arg-type]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="fuzz campaign throughput")
     parser.add_argument("--interleavings", type=int, default=1_000_000)
+    parser.add_argument(
+        "--cluster-interleavings",
+        type=int,
+        default=40_000,
+        help="the campaign timed on one and on two standalone workers",
+    )
     parser.add_argument("--out", type=Path, default=Path("fuzz-bench-out"))
     args = parser.parse_args(argv)
     from .config import Config
@@ -48,6 +70,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"campaign on local[2]: {summary['cases']} interleavings in {summary['seconds']} s = "
         f"{summary['interleavings_per_second']} interleavings/s"
+    )
+    one, two = (cluster_rate(n, args.cluster_interleavings, args.out) for n in (1, 2))
+    print(
+        f"standalone, {args.cluster_interleavings} interleavings: 1 worker {one:.0f}/s, "
+        f"2 workers {two:.0f}/s, parallel efficiency {two / (2 * one):.2f}"
     )
     print("core, one process, by clients (edit batches per client drawn from 1-3):")
     for clients in (2, 3, 4, 5):

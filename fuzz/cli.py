@@ -62,10 +62,9 @@ def register(subparsers: Any) -> None:
         "-o",
         "--output",
         dest="out",
-        type=Path,
-        default=Path("fuzz-out"),
-        metavar="DIR",
-        help="output directory",
+        default="fuzz-out",
+        metavar="DIR|URI",
+        help="output directory, or a Hadoop URI (file:///..., hdfs://..., s3a://...)",
     )
     fuzz.add_argument("--mutant", help=f"run a broken merger: {', '.join(sorted(MUTANTS))}")
     fuzz.add_argument(
@@ -118,15 +117,18 @@ def run_campaign(args: argparse.Namespace) -> int:
     if args.client is not None:
         started_client(args.client, args.client_timeout).close()
     import_extra("fuzz", ("pyspark", "matplotlib"))
-    output_dir(args.out)
     from .config import Config
     from .job import run
+    from .storage import destination
 
+    where = destination(args.out)
+    output_dir(where.local)
     config = Config(
         interleavings=args.interleavings,
         seed=args.seed,
         master=args.master,
-        out=args.out,
+        out=where.local,
+        out_uri=where.uri,
         mutant=args.mutant,
         per_scenario=args.per_scenario,
         system=args.system,
@@ -135,26 +137,26 @@ def run_campaign(args: argparse.Namespace) -> int:
     )
     summary = run(config)
     if args.system == "parser":
-        return report_hostile(summary, args.out)
+        return report_hostile(summary, where.show("report.html"))
     failing = summary["failing_cases"]
     violations = f"; violations {summary['violations']}" if "violations" in summary else ""
     print(
         f"fuzz: {summary['cases']} cases in {summary['seconds']} s "
         f"({summary['interleavings_per_second']}/s){violations}; {failing} failing cases"
     )
-    print(f"fuzz: report {(args.out / 'report.html').resolve()}")
+    print(f"fuzz: report {where.show('report.html')}")
     if failing:
         raise CommandError(CliReason.FUZZ_FAILED, f"{failing} failing cases (see the report)")
     return Exit.OK
 
 
-def report_hostile(summary: dict[str, Any], out: Path) -> int:
+def report_hostile(summary: dict[str, Any], report: str) -> int:
     violations = ", ".join(f"{name} {count}" for name, count in summary["violations"].items())
     print(
         f"fuzz: {summary['inputs']:,} inputs ({summary['distinct_inputs']:,} distinct) in "
         f"{summary['seconds']} s ({summary['inputs_per_second']:,}/s); violations {violations}"
     )
-    print(f"fuzz: report {(out / 'report.html').resolve()}")
+    print(f"fuzz: report {report}")
     if summary["failing_inputs"]:
         detail = f"{summary['failing_inputs']} failing inputs (see the report)"
         raise CommandError(CliReason.FUZZ_FAILED, detail)

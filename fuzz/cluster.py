@@ -1,6 +1,11 @@
 """A Spark standalone cluster on 127.0.0.1 from the installed pyspark: a master and two workers,
 a campaign submitted to it with `spark-submit`, then everything stopped.
 
+The workers run as a real cluster's would: their own Python is a bare interpreter that cannot
+import swarmconf (checked first), so the campaign runs only because `spark-submit` ships the
+packed environment (`environment`) through `--archives`, and the outputs go through a
+`file://` URI as they would to `hdfs://` or `s3a://`.
+
     python -m swarmconf.fuzz.cluster --interleavings 2000 --out fuzz-cluster-out
 """
 
@@ -19,7 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from . import submit
+from . import environment, submit
 from .job import LOG4J2
 
 WORKERS = 2
@@ -38,17 +43,34 @@ def spark_home() -> Path:
     return Path(_find_spark_home())
 
 
+def bare_python() -> str:
+    """The interpreter this one's virtual environment was made from: the workers' own Python.
+    It must not import swarmconf, or a run would not show that the shipped environment works."""
+    python = str(getattr(sys, "_base_executable", sys.executable))
+    probe = subprocess.run(
+        [python, "-I", "-c", "import swarmconf"], env=outside_env(), capture_output=True
+    )
+    if probe.returncode == 0:
+        raise RuntimeError(f"{python} imports swarmconf by itself; use a bare interpreter")
+    return python
+
+
+def outside_env() -> dict[str, str]:
+    """This process's environment without what points Python at this virtual environment."""
+    hidden = {"VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PYSPARK_PYTHON"}
+    return {name: value for name, value in os.environ.items() if name not in hidden}
+
+
 def cluster_env(out: Path) -> dict[str, str]:
+    """The daemons' and spark-submit's environment: no trace of this virtual environment."""
     conf = (out / "spark-conf").resolve()
     conf.mkdir(parents=True, exist_ok=True)
     (conf / "log4j2.properties").write_text(LOG4J2)
     return {
-        **os.environ,
+        **outside_env(),
         "SPARK_HOME": str(spark_home()),
         "SPARK_CONF_DIR": str(conf),
         "SPARK_LOCAL_IP": "127.0.0.1",
-        "PYSPARK_PYTHON": sys.executable,
-        "PYSPARK_DRIVER_PYTHON": sys.executable,
     }
 
 
@@ -79,9 +101,9 @@ def wait_for_workers(web_port: int, count: int, master: subprocess.Popen[bytes])
 
 
 @contextmanager
-def standalone_cluster(out: Path) -> Iterator[str]:
-    """Start a master and WORKERS one-core workers; yield the master URL; stop them all."""
-    env = cluster_env(out)
+def standalone_cluster(out: Path, workers: int = WORKERS) -> Iterator[str]:
+    """Start a master and `workers` one-core workers; yield the master URL; stop them all."""
+    env = {**cluster_env(out), "PYSPARK_PYTHON": bare_python()}
     logs = (out / "cluster-logs").resolve()
     logs.mkdir(parents=True, exist_ok=True)
     port = free_port()
@@ -103,7 +125,7 @@ def standalone_cluster(out: Path) -> Iterator[str]:
             ),
             logs / "master.log",
         )
-        for number in range(WORKERS):
+        for number in range(workers):
             launch(
                 spark_class(
                     "worker.Worker",
@@ -114,8 +136,8 @@ def standalone_cluster(out: Path) -> Iterator[str]:
                 ),
                 logs / f"worker-{number}.log",
             )
-        wait_for_workers(web_port, WORKERS, master)
-        print(f"cluster: master {url}, {WORKERS} workers registered", flush=True)
+        wait_for_workers(web_port, workers, master)
+        print(f"cluster: master {url}, {workers} workers registered", flush=True)
         yield url
     finally:
         for process in reversed(started):
@@ -129,24 +151,42 @@ def standalone_cluster(out: Path) -> Iterator[str]:
         print("cluster: stopped", flush=True)
 
 
+def submit_command(url: str, archive: Path, out: Path, args: argparse.Namespace) -> list[str]:
+    """spark-submit in client mode: the driver runs here, the executors run the archive's
+    Python, and every output goes through `out`'s file:// URI."""
+    return [
+        str(spark_home() / "bin" / "spark-submit"),
+        *("--master", url, "--conf", "spark.driver.host=127.0.0.1"),
+        *("--conf", "spark.ui.showConsoleProgress=false"),
+        *("--archives", f"{archive}#{environment.ALIAS}"),
+        *("--conf", f"spark.pyspark.python={environment.WORKER_PYTHON}"),
+        *("--conf", f"spark.pyspark.driver.python={sys.executable}"),
+        str(Path(submit.__file__).resolve()),
+        *("--interleavings", str(args.interleavings), "--seed", str(args.seed)),
+        *("--per-scenario", str(args.per_scenario), "--output", out.resolve().as_uri()),
+    ]
+
+
+def shipped_pythons(out: Path) -> list[Path]:
+    """The archive's Python as unpacked in each executor's working directory."""
+    return sorted((out / "cluster-logs").glob(f"work-*/app-*/*/{environment.ALIAS}/bin/python"))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--interleavings", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--per-scenario", type=int, default=200)
     parser.add_argument("--out", type=Path, default=Path("fuzz-cluster-out"))
+    parser.add_argument("--env-cache", type=Path, default=environment.default_cache())
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
+    archive = environment.pack(args.env_cache)
+    print(f"cluster: shipping {archive} ({archive.stat().st_size >> 20} MiB)", flush=True)
     with standalone_cluster(args.out) as url:
-        command = [
-            str(spark_home() / "bin" / "spark-submit"),
-            *("--master", url, "--conf", "spark.driver.host=127.0.0.1"),
-            *("--conf", "spark.ui.showConsoleProgress=false"),
-            str(Path(submit.__file__).resolve()),
-            *("--interleavings", str(args.interleavings), "--seed", str(args.seed)),
-            *("--per-scenario", str(args.per_scenario), "--out", str(args.out.resolve())),
-        ]
+        command = submit_command(url, archive, args.out, args)
         result = subprocess.run(command, env=cluster_env(args.out), check=False)
+    print(f"cluster: {len(shipped_pythons(args.out))} executors ran the shipped Python", flush=True)
     return result.returncode
 
 

@@ -14,6 +14,7 @@ class Config:
     seed: int = 1
     master: str | None = None
     out: Path = Path("fuzz-out")
+    """The local directory the driver writes to (staging, when `out_uri` is set)."""
     mutant: str | None = None
     per_scenario: int = DEFAULT_PER_SCENARIO
     differential: bool = True
@@ -24,3 +25,5 @@ class Config:
     """A foreign client's adapter command: its answers are checked against the spec's."""
     client_timeout: float = 10.0
     """Seconds the adapter may take over one request before it counts as hung."""
+    out_uri: str | None = None
+    """A Hadoop-compatible URI for every output (see `storage`), or None: all in `out`."""

@@ -20,6 +20,7 @@ from .configmerge.campaign import Row, Task, plan, run_task
 from .configmerge.differential import ClientTask, client_schema, plan_client, run_client_task
 from .configmerge.hostile import hostile_schema, plan_hostile, run_hostile_task
 from .kvgossip.campaign import kv_schema, plan_kv, run_kv_task, write_kv_outputs
+from .storage import Destination, publish
 
 if TYPE_CHECKING:
     from pyspark import RDD
@@ -39,10 +40,11 @@ logger.gateway.level = error
 
 
 def start_spark(config: Config) -> SparkSession:
-    """A session whose Python workers run this interpreter, logging at ERROR, no progress bar,
-    the driver bound to 127.0.0.1."""
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    """A session logging at ERROR, no progress bar, the driver bound to 127.0.0.1. Python
+    workers run this interpreter unless PYSPARK_PYTHON says otherwise (`spark-submit
+    --conf spark.pyspark.python=./environment/bin/python` with a shipped environment)."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession
 
@@ -61,7 +63,6 @@ def start_spark(config: Config) -> SparkSession:
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.ui.enabled", "false")
-        .config("spark.executorEnv.PYSPARK_PYTHON", sys.executable)
         .config("spark.python.worker.reuse", "true")
         .getOrCreate()
     )
@@ -112,14 +113,17 @@ def run_config_task(task: Task | ClientTask) -> list[Any]:
 
 
 def load(spark: SparkSession, rows: RDD[Any], config: Config) -> DataFrame:
-    """Write the per-case results as Parquet and return them, read back."""
+    """Write the per-case results as Parquet (to `out`, or to `out_uri`) and return them, read
+    back."""
     from .configmerge.schema import row_schema
 
     schema = {"kvgossip": kv_schema, "parser": hostile_schema}.get(config.system, row_schema)()
     if config.system == "config" and config.client is not None:
         schema = client_schema()
-    path = str((config.out / "cases.parquet").resolve())
-    spark.createDataFrame(rows, schema).write.mode("overwrite").parquet(path)
+    path = Destination(config.out, config.out_uri).cases
+    # The rows are built to the schema; checking each one again costs the workers time
+    frame = spark.createDataFrame(rows, schema, verifySchema=False)
+    frame.write.mode("overwrite").parquet(path)
     return spark.read.parquet(path)
 
 
@@ -176,10 +180,14 @@ def run(config: Config) -> dict[str, object]:
         seconds = time.monotonic() - started
         master = str(spark.sparkContext.master)
         if config.system == "kvgossip":
-            return write_kv_outputs(cases, config, seconds, master)
-        if config.system == "parser":
-            return write_hostile_outputs(cases, config, seconds, master)
-        return write_outputs(cases, config, seconds, master)
+            summary = write_kv_outputs(cases, config, seconds, master)
+        elif config.system == "parser":
+            summary = write_hostile_outputs(cases, config, seconds, master)
+        else:
+            summary = write_outputs(cases, config, seconds, master)
+        if config.out_uri is not None:
+            publish(spark, config.out, config.out_uri)
+        return summary
     finally:
         spark.stop()
 

@@ -14,13 +14,14 @@ import types
 from swarmconf.conformance.adapter import Adapter, serve
 from swarmconf.spec import configmerge as spec
 
-from .configmerge.mutants import MUTANTS, mutant_merge
+from .configmerge.impl import mutated
+from .configmerge.mutants import MUTANTS
 
 
 def mutant_adapter(name: str) -> Adapter:
     module = types.ModuleType(spec.__name__)
     module.__dict__.update(vars(spec))
-    module.merge = mutant_merge(name)  # type: ignore[attr-defined]
+    module.merge = mutated(name, spec.merge)  # type: ignore[attr-defined]
     return Adapter(module, f"swarmconf.spec+{name}")
 
 

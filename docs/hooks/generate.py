@@ -24,10 +24,13 @@ import textwrap
 from collections.abc import Callable, Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
+
+if TYPE_CHECKING:
+    from swarmconf.fuzz.swaps import Swaps
 
 PLACEHOLDER = re.compile(r"^<!-- generate: ([a-z0-9-]+) -->$", re.MULTILINE)
 
@@ -364,8 +367,8 @@ def wire_examples() -> str:
 def fuzz_mutants() -> str:
     from swarmconf.fuzz.configmerge.mutants import MUTANTS
 
-    rows = ["| Mutant | The one rule it breaks |", "| --- | --- |"]
-    rows += [f"| `{name}` | {cell(description)} |" for name, description in MUTANTS.items()]
+    rows = ["| Mutant | Replaces | The one rule it breaks |", "| --- | --- | --- |"]
+    rows += [f"| `{name}` | {swap_cells(swaps)} |" for name, swaps in MUTANTS.items()]
     return "\n".join(rows)
 
 
@@ -373,16 +376,20 @@ def kv_mutants() -> str:
     from swarmconf.fuzz.kvgossip.mutants import MUTANTS
 
     rows = ["| Mutant | Replaces | Behaves like Go |", "| --- | --- | --- |"]
-    for name, swaps in MUTANTS.items():
-        replaced = ", ".join(
-            f"[`{module.__name__.rsplit('.', 1)[1]}.{attr}`][{module.__name__}.{attr}]"
-            for module, attr in swaps
-        )
-        behaviour = " ".join(
-            cell(inspect.getdoc(fn) or "").removeprefix("Go: ") for fn in swaps.values()
-        )
-        rows.append(f"| `{name}` | {replaced} | {behaviour} |")
+    rows += [f"| `{name}` | {swap_cells(swaps, 'Go: ')} |" for name, swaps in MUTANTS.items()]
     return "\n".join(rows)
+
+
+def swap_cells(swaps: Swaps, prefix: str = "") -> str:
+    """The spec functions a mutant replaces (linked) and what each replacement does."""
+    replaced = ", ".join(
+        f"[`{module.__name__.rsplit('.', 1)[1]}.{attr}`][{module.__name__}.{attr}]"
+        for module, attr in swaps
+    )
+    behaviour = " ".join(
+        cell(inspect.getdoc(fn) or "").removeprefix(prefix) for fn in swaps.values()
+    )
+    return f"{replaced} | {behaviour}"
 
 
 # Benchmarks -------------------------------------------------------------------------------------

@@ -17,13 +17,12 @@ from swarmconf.spec.configmerge.reasons import ConfigError, Reason, require
 from swarmconf.spec.configmerge.signing import check_verify_key, signing_key
 
 from .impl import Implementation
-from .mutants import parsed_merger
 
 
 class CachedSpec:
     def __init__(self) -> None:
         self.parsed: dict[tuple[bytes, int, bytes | None], spec.ConfigMessage | ConfigError] = {}
-        self.merge_parsed = parsed_merger(None)
+        self.merge_parsed = spec.merge_parsed
 
     def parse(
         self, data: bytes, *, lag: int = 5, verify_key: bytes | None = None

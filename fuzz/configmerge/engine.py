@@ -145,7 +145,8 @@ class Engine:
         self, impl: Implementation, base: bytes, client: int, batch: int
     ) -> tuple[bytes, Data, Data]:
         spec = self.scenario.clients[client]
-        message = impl.parse(base, lag=self.scenario.lag, verify_key=self.verify_key).increment()
+        # increment() copies the data, so the cached parse stays intact
+        message = self.parse(impl, base).increment()
         before = prune(message.data)
         apply_batch(message.data, spec.batches[batch])
         after = prune(message.data)

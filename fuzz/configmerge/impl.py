@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .mutants import MUTANTS, mutant_merge, parsed_merger
+from .mutants import MUTANTS, active
 
 Merge = Callable[..., Any]
 
@@ -24,7 +24,7 @@ class Implementation:
     merge: Merge
     new: Callable[..., Any]
     merge_parsed: Merge | None = None
-    """The merge of already parsed valid messages, when the library's steps allow it."""
+    """The merge of already parsed valid messages, when the library provides one."""
 
 
 def load(name: str) -> Implementation | None:
@@ -32,8 +32,18 @@ def load(name: str) -> Implementation | None:
     module = importlib.import_module(f"swarmconf.{name}.configmerge")
     if not all(hasattr(module, attr) for attr in ("parse", "merge", "ConfigMessage")):
         return None
-    merge_parsed = parsed_merger(None) if name == "spec" else module.merge_parsed
+    merge_parsed = getattr(module, "merge_parsed", None)
     return Implementation(name, module.parse, module.merge, module.ConfigMessage.new, merge_parsed)
+
+
+def mutated(mutant: str, function: Callable[..., Any]) -> Callable[..., Any]:
+    """`function` run with `mutant`'s swap in place for the length of each call."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        with active(mutant):
+            return function(*args, **kwargs)
+
+    return call
 
 
 def choose(
@@ -43,17 +53,22 @@ def choose(
 
     The reference runs the clients through its merge of already parsed messages (each
     distinct message parsed once per scenario); measured, about twice the rate of the spec in
-    that role. The spec checks a sample of the distinct operations (P3). A mutant replaces the
-    spec's merge and is checked against the intact spec it was derived from, on every distinct
-    operation.
+    that role. The spec checks a sample of the distinct operations (P3). A mutant runs the
+    spec's merge with one function swapped and is checked against the intact spec, on every
+    distinct operation.
     """
     spec = load("spec")
     assert spec is not None
     if mutant is not None:
         if mutant not in MUTANTS:
             raise ValueError(f"unknown mutant {mutant!r}; known: {', '.join(MUTANTS)}")
+        assert spec.merge_parsed is not None
         broken = Implementation(
-            f"spec+{mutant}", spec.parse, mutant_merge(mutant), spec.new, parsed_merger(mutant)
+            f"spec+{mutant}",
+            spec.parse,
+            mutated(mutant, spec.merge),
+            spec.new,
+            mutated(mutant, spec.merge_parsed),
         )
         return broken, spec if differential else None
     reference = load("reference")

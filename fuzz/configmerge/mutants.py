@@ -1,103 +1,98 @@
-"""Deliberately broken mergers: the spec's own merge steps with one rule changed.
+"""Deliberately broken mergers: the spec with one named function swapped (see `..swaps`).
 
-Each mutant reuses the building blocks of `swarmconf.spec.configmerge.merge` (parse, ignore
-rules, replay set, replay) and changes exactly one thing. With no mutation,
-`mutant_merge(None)` reproduces `swarmconf.spec.configmerge.merge` byte for byte (tested), so a
-campaign that catches a mutant catches that one rule being wrong.
+Each mutant replaces one function of `swarmconf.spec.configmerge` while it is active; the
+spec's own merge then runs with that one rule wrong, so a campaign that catches a mutant
+catches that rule being wrong, and a change to the spec's merge carries over to every mutant.
+The replacements call the spec's originals wherever they only shift or reorder their work.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+from contextlib import AbstractContextManager, nullcontext
+from types import ModuleType
 
-from swarmconf.spec.configmerge.data import pruned
-from swarmconf.spec.configmerge.diff import apply_diff, replay
-from swarmconf.spec.configmerge.merge import apply_ignore_rules, build_replay_set, parse_valid
-from swarmconf.spec.configmerge.message import ConfigMessage, LaggedEntry, check_lag, in_window
-from swarmconf.spec.configmerge.reasons import Reason, require
+from swarmconf.spec.configmerge import data
+from swarmconf.spec.configmerge.data import Data, deep_copy
+from swarmconf.spec.configmerge.diff import Diff
+from swarmconf.spec.configmerge.merge import Rank
+from swarmconf.spec.configmerge.merge import build_replay_set as _build_replay_set
+from swarmconf.spec.configmerge.merge import is_too_old as _is_too_old
+from swarmconf.spec.configmerge.merge import merge_messages as _merge_messages
+from swarmconf.spec.configmerge.merge import rank as _rank
+from swarmconf.spec.configmerge.message import ConfigMessage
+from swarmconf.spec.configmerge.message import in_window as _in_window
 
-MUTANTS: dict[str, str] = {
-    "ties": "same-seqno ties broken the wrong way: the lower hash ranks higher",
-    "replay-lowest": "the replay set keeps the lowest-ranked message's copy of an entry",
-    "lag-off-by-one": "the window is one seqno wider when ignoring and when keeping lagged",
-    "no-pruning": "empty sets and dicts are not pruned after the replay",
-    "unknown-keys": "the merge result keeps the top message's unknown top-level keys",
+from ..swaps import Swaps, swapped
+
+merge: ModuleType = importlib.import_module("swarmconf.spec.configmerge.merge")
+"""The spec's merge module (the package's `merge` attribute is the function)."""
+
+
+class LowerFirst(bytes):
+    """A hash that orders the other way round; equal and hashed as the plain bytes."""
+
+    def __lt__(self, other: bytes) -> bool:
+        return bytes.__gt__(self, other)
+
+    def __gt__(self, other: bytes) -> bool:
+        return bytes.__lt__(self, other)
+
+    def __le__(self, other: bytes) -> bool:
+        return bytes.__ge__(self, other)
+
+    def __ge__(self, other: bytes) -> bool:
+        return bytes.__le__(self, other)
+
+    __hash__ = bytes.__hash__
+
+
+def rank_lower_hash_first(msg: ConfigMessage) -> Rank:
+    """D1 broken: among equal seqnos the lower hash ranks higher."""
+    seqno, hash_ = _rank(msg)
+    return (seqno, LowerFirst(hash_))
+
+
+def replay_set_from_lowest(ranked: list[ConfigMessage]) -> dict[Rank, tuple[Diff, Data]]:
+    """D15 broken: an entry several messages carry is taken from the lowest-ranked one."""
+    return _build_replay_set(ranked[::-1])
+
+
+def too_old_one_late(msg: ConfigMessage, top_seqno: int, lag: int) -> bool:
+    """D14 broken: "within N" keeps a message one seqno older than it should."""
+    return _is_too_old(msg, top_seqno, lag + 1)
+
+
+def window_one_wider(entry_seqno: int, seqno: int, lag: int) -> bool:
+    """D7 broken: a merge keeps lagged entries one seqno older than the window."""
+    return _in_window(entry_seqno, seqno, lag + 1)
+
+
+def unpruned(value: Data) -> Data:
+    """D15 broken: empty sets and dicts are kept (a copy, nothing pruned)."""
+    return deep_copy(value)
+
+
+def merged_with_unknown_keys(
+    ranked: list[ConfigMessage], lag: int, sign_key: bytes | None
+) -> ConfigMessage:
+    """D9 broken: the merge result keeps the top message's unknown top-level keys."""
+    result = _merge_messages(ranked, lag, sign_key)
+    result.extra = dict(ranked[0].extra)
+    return result
+
+
+MUTANTS: dict[str, Swaps] = {
+    "ties": {(merge, "rank"): rank_lower_hash_first},
+    "replay-lowest": {(merge, "build_replay_set"): replay_set_from_lowest},
+    "too-old-off-by-one": {(merge, "is_too_old"): too_old_one_late},
+    "window-off-by-one": {(merge, "in_window"): window_one_wider},
+    "no-pruning": {(data, "pruned"): unpruned},
+    "unknown-keys": {(merge, "merge_messages"): merged_with_unknown_keys},
 }
+"""Each mutant: the spec function it replaces, by (module, name)."""
 
 
-def flipped(hash_: bytes) -> bytes:
-    return bytes(255 - byte for byte in hash_)
-
-
-def mutant_merge(mutant: str | None) -> Callable[..., ConfigMessage]:
-    """`merge(messages, *, lag, verify_key, sign_key)` with `mutant` applied."""
-    merge_parsed = parsed_merger(mutant)
-
-    def merge(
-        messages: list[bytes],
-        *,
-        lag: int = 5,
-        verify_key: bytes | None = None,
-        sign_key: bytes | None = None,
-    ) -> ConfigMessage:
-        check_lag(lag)
-        valid = parse_valid(messages, lag, verify_key)
-        require(valid != [], Reason.NO_VALID_MESSAGE)
-        return merge_parsed(valid, lag=lag, verify_key=verify_key, sign_key=sign_key)
-
-    return merge
-
-
-def parsed_merger(mutant: str | None) -> Callable[..., ConfigMessage]:
-    """The merge of already parsed, valid messages (the spec's D14/D15 steps after parsing),
-    with `mutant` applied: a campaign parses each distinct message once and reuses it."""
-    widen = 1 if mutant == "lag-off-by-one" else 0
-
-    def merge_parsed(
-        valid: list[ConfigMessage],
-        *,
-        lag: int,
-        verify_key: bytes | None,
-        sign_key: bytes | None,
-    ) -> ConfigMessage:
-        remaining = apply_ignore_rules(valid, lag + widen)
-        if mutant == "ties":
-            remaining.sort(key=lambda m: (m.seqno, flipped(m.hash)), reverse=True)
-        if len(remaining) == 1 or (verify_key is not None and sign_key is None):
-            return remaining[0]
-        return merge_ranked(remaining, lag, sign_key)
-
-    def merge_ranked(
-        ranked: list[ConfigMessage], lag: int, sign_key: bytes | None
-    ) -> ConfigMessage:
-        seqno = ranked[0].seqno + 1
-        sources = ranked[::-1] if mutant == "replay-lowest" else ranked
-        replay_set = build_replay_set(sources)
-        if mutant == "ties":
-            order = sorted(replay_set, key=lambda key: (key[0], flipped(key[1])))
-        else:
-            order = sorted(replay_set)
-        entries = [replay_set[key] for key in order]
-        if mutant == "no-pruning":
-            data = pruned(ranked[0].data)
-            for diff, source in entries:
-                apply_diff(data, diff, source)
-        else:
-            data = replay(ranked[0].data, entries)
-        lagged = [
-            LaggedEntry(key[0], key[1], replay_set[key][0])
-            for key in order
-            if in_window(key[0], seqno, lag + widen)
-        ]
-        extra = dict(ranked[0].extra) if mutant == "unknown-keys" else None
-        return ConfigMessage(
-            seqno=seqno,
-            data=data,
-            lagged=lagged,
-            lag=lag,
-            extra=extra,
-            merged=True,
-            sign_key=sign_key,
-        )
-
-    return merge_parsed
+def active(name: str | None) -> AbstractContextManager[None]:
+    """Run the block with mutant `name` in place (None: the spec itself)."""
+    return nullcontext() if name is None else swapped(MUTANTS[name])

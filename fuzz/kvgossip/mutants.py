@@ -7,16 +7,16 @@ behaves like the broken implementation. Tests show the vectors and the simulatio
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import Iterable
+from contextlib import AbstractContextManager, nullcontext
 
 from swarmconf.spec.kvgossip import chain, crypto, records, treehash
 from swarmconf.spec.kvgossip.encoding import RECORD_TAG, decode_body, encode
 from swarmconf.spec.kvgossip.grants import Grant, grant_reason_for
 from swarmconf.spec.kvgossip.keys import matches
 from swarmconf.spec.kvgossip.reasons import KvReason
+
+from ..swaps import Swaps, swapped
 
 
 def _signing_message_without_ts(body: bytes) -> bytes:
@@ -58,38 +58,19 @@ def _key_blind_tree_hash(stored: Iterable[records.Record]) -> bytes:
     return crypto.sha256(b"".join(b"" if r.tombstone else r.value_hash for r in ordered))
 
 
-MUTANTS: dict[str, dict[tuple[Any, str], Callable[..., Any]]] = {
-    "unsigned_timestamp": {(records, "record_signing_message"): _signing_message_without_ts},
-    "unbound_chain": {(chain, "goal_ok"): _goal_any},
-    "last_pattern_only": {
+MUTANTS: dict[str, Swaps] = {
+    "unsigned-timestamp": {(records, "record_signing_message"): _signing_message_without_ts},
+    "unbound-chain": {(chain, "goal_ok"): _goal_any},
+    "last-pattern-only": {
         (chain, "link_ok"): _link_ignoring_pattern,
         (chain, "goal_ok"): _goal_with_pattern,
     },
-    "no_tie_break": {(records, "lww_greater"): _greater_by_ts_only},
-    "key_blind_tree_hash": {(treehash, "tree_hash_of"): _key_blind_tree_hash},
+    "no-tie-break": {(records, "lww_greater"): _greater_by_ts_only},
+    "key-blind-tree-hash": {(treehash, "tree_hash_of"): _key_blind_tree_hash},
 }
 """Each mutant: the spec functions it replaces, by (module, name)."""
 
 
-@contextmanager
-def active(name: str | None) -> Iterator[None]:
-    """Run the block with mutant `name` in place (None: the spec itself).
-
-    Every swarmconf module that bound the original function (spec, node, simulation, vector
-    runner) gets the replacement, and the originals come back afterwards, also on error.
-    """
-    if name is None:
-        yield
-        return
-    swaps: list[tuple[Any, str, Any]] = []
-    for (module, attr), replacement in MUTANTS[name].items():
-        original = getattr(module, attr)
-        for mod_name, mod in list(sys.modules.items()):
-            if mod_name.startswith("swarmconf.") and getattr(mod, attr, None) is original:
-                swaps.append((mod, attr, original))
-                setattr(mod, attr, replacement)
-    try:
-        yield
-    finally:
-        for mod, attr, original in reversed(swaps):
-            setattr(mod, attr, original)
+def active(name: str | None) -> AbstractContextManager[None]:
+    """Run the block with mutant `name` in place (None: the spec itself); see `swaps`."""
+    return nullcontext() if name is None else swapped(MUTANTS[name])

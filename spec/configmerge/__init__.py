@@ -8,7 +8,8 @@ the conformance vectors and the fuzz campaign are checked against.
 The public API (identical in `swarmconf.reference.configmerge`):
 
 - `parse(data, *, lag=5, verify_key=None) -> ConfigMessage`, raising `ConfigError`;
-- `merge(messages, *, lag=5, verify_key=None, sign_key=None) -> ConfigMessage`;
+- `merge(messages, *, lag=5, verify_key=None, sign_key=None) -> ConfigMessage`, and
+  `merge_parsed(valid, ...)` of messages already parsed;
 - `ConfigMessage.new(seqno, *, lag=5)`, `.increment()`, `.serialize(sign_key=None)`, and the
   attributes `seqno`, `hash`, `data`, `diff`, `lagged`, `merged`, `extra`, `signature`;
 - `encrypt`, `decrypt`, `pad`, `unpad`, `padded_size`.
@@ -20,7 +21,7 @@ diff, or `[added, removed]`, two lists ordered as sets are. Lagged entries are
 """
 
 from .encryption import decrypt, encrypt, pad, padded_size, unpad
-from .merge import merge
+from .merge import merge, merge_parsed
 from .message import ConfigMessage, LaggedEntry, parse
 from .reasons import ConfigError, DecryptError, Reason, UsageError
 
@@ -34,6 +35,7 @@ __all__ = [
     "decrypt",
     "encrypt",
     "merge",
+    "merge_parsed",
     "pad",
     "padded_size",
     "parse",

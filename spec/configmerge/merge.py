@@ -37,6 +37,19 @@ def merge(
     valid = parse_valid(messages, lag, verify_key)
     # Verify at least one message is valid
     require(valid != [], Reason.NO_VALID_MESSAGE, f"none of {len(messages)} inputs")
+    return merge_parsed(valid, lag=lag, verify_key=verify_key, sign_key=sign_key)
+
+
+def merge_parsed(
+    valid: list[ConfigMessage],
+    *,
+    lag: int = DEFAULT_LAG,
+    verify_key: bytes | None = None,
+    sign_key: bytes | None = None,
+) -> ConfigMessage:
+    """`merge` of messages already parsed (with the same `lag` and `verify_key`) and valid: the
+    ignore rules, then the conflict resolution (D14, D15, D17). A caller that sees the same
+    messages in many merges parses each once."""
     remaining = apply_ignore_rules(valid, lag)
     if len(remaining) == 1:
         return remaining[0]

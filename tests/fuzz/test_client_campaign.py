@@ -19,7 +19,8 @@ from .adapters import EXAMPLE, PARTIAL, WRONG, mutant
 VIOLATIONS, DETAIL, REQUESTS, SKIPPED, QUIRKS, FAILURES = 15, 16, 18, 19, 20, 21
 FIRST_CATCH = {
     "ties": 0,
-    "lag-off-by-one": 0,
+    "too-old-off-by-one": 0,
+    "window-off-by-one": 0,
     "unknown-keys": 0,
     "replay-lowest": 2,
     "no-pruning": 29,

@@ -7,6 +7,7 @@ from swarmconf.fuzz.config import Config
 from swarmconf.fuzz.configmerge.campaign import Row
 from swarmconf.fuzz.job import extract, load, rows_locally, transform
 from swarmconf.fuzz.report import write_outputs
+from swarmconf.fuzz.storage import destination, publish
 
 
 def without_timing(rows: list[Row]) -> list[Row]:
@@ -41,13 +42,42 @@ def test_the_kvgossip_system_runs_through_the_same_job(spark: SparkSession, tmp_
     from swarmconf.fuzz.kvgossip.campaign import plan_kv, run_kv_task, write_kv_outputs
 
     config = Config(
-        interleavings=30, seed=1, out=tmp_path, system="kvgossip", mutant="unbound_chain"
+        interleavings=30, seed=1, out=tmp_path, system="kvgossip", mutant="unbound-chain"
     )
     cases = load(spark, transform(extract(spark, config), "kvgossip"), config)
-    local = [row for task in plan_kv(1, 30, "unbound_chain") for row in run_kv_task(task)]
+    local = [row for task in plan_kv(1, 30, "unbound-chain") for row in run_kv_task(task)]
     from_spark = sorted(tuple(row)[:-1] for row in cases.collect())
     assert from_spark == sorted(tuple(row)[:-1] for row in local)
     summary = write_kv_outputs(cases, config, 1.0, "local[2]")
     assert summary["cases"] == 30
     assert summary["failing_cases"] == sum(1 for row in local if row.violations) > 0
     assert all("run_case(1, " in item["replay"] for item in summary["counterexamples"])
+
+
+def test_out_is_a_local_directory_or_a_uri(tmp_path: Path) -> None:
+    local = destination(tmp_path / "out")
+    assert local.uri is None and local.local == tmp_path / "out"
+    assert local.cases == str((tmp_path / "out" / "cases.parquet").resolve())
+    remote = destination("hdfs://namenode:8020/campaigns/7/")
+    assert remote.uri == "hdfs://namenode:8020/campaigns/7"
+    assert remote.cases == "hdfs://namenode:8020/campaigns/7/cases.parquet"
+    assert remote.show("report.html") == "hdfs://namenode:8020/campaigns/7/report.html"
+    assert remote.local.is_dir() and not any(remote.local.iterdir())
+
+
+def test_a_uri_gets_the_parquet_and_the_drivers_outputs_through_hadoop(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    remote = tmp_path / "remote"
+    where = destination(remote.as_uri())
+    config = Config(interleavings=100, seed=1, out=where.local, out_uri=where.uri, per_scenario=50)
+    cases = load(spark, transform(extract(spark, config)), config)
+    write_outputs(cases, config, 1.0, "local[2]")
+    assert where.uri is not None
+    copied = publish(spark, config.out, where.uri)
+    assert {"summary.json", "report.html"} <= set(copied)
+    assert (remote / "cases.parquet" / "_SUCCESS").exists()
+    assert not (config.out / "cases.parquet").exists()
+    assert json.loads((remote / "summary.json").read_text())["cases"] == 100
+    assert (remote / "report.html").read_text() == (config.out / "report.html").read_text()
+    assert not (remote / "spark-conf").exists()

@@ -14,10 +14,10 @@ DOCS = [json.loads(p.read_text()) for p in sorted(ROOT.glob("kvgossip_*_test.jso
 
 # The attack case each mutant must get wrong when the vectors are run against it.
 CAUGHT_BY = {
-    "unbound_chain": "chains#6 signer-not-last-issuee",
-    "last_pattern_only": "chains#8 escalation-outside-parent",
-    "no_tie_break": "store#5 equal-ts-order-yx",
-    "key_blind_tree_hash": "sessions#8 reset-same-value-syncs",
+    "unbound-chain": "chains#6 signer-not-last-issuee",
+    "last-pattern-only": "chains#8 escalation-outside-parent",
+    "no-tie-break": "store#5 equal-ts-order-yx",
+    "key-blind-tree-hash": "sessions#8 reset-same-value-syncs",
 }
 
 
@@ -27,7 +27,7 @@ def failures_under(name: str) -> list[str]:
 
 
 def test_every_mutant_has_a_catching_test() -> None:
-    assert set(CAUGHT_BY) | {"unsigned_timestamp"} == set(MUTANTS)
+    assert set(CAUGHT_BY) | {"unsigned-timestamp"} == set(MUTANTS)
 
 
 @pytest.mark.parametrize("name", sorted(CAUGHT_BY))
@@ -37,9 +37,9 @@ def test_vectors_catch_mutant(name: str) -> None:
 
 def test_vectors_catch_unsigned_timestamp() -> None:
     # Records signed without ts fail every valid record vector...
-    assert "encoding#2 record-canonical" in failures_under("unsigned_timestamp")
+    assert "encoding#2 record-canonical" in failures_under("unsigned-timestamp")
     # ...and regenerating under the mutant shows the relay attack succeeding.
-    with active("unsigned_timestamp"):
+    with active("unsigned-timestamp"):
         regenerated = documents(strict=False)["encoding"][0]
     bumped = [
         case
@@ -51,6 +51,6 @@ def test_vectors_catch_unsigned_timestamp() -> None:
 
 
 def test_mutants_restore_the_spec() -> None:
-    with active("no_tie_break"):
+    with active("no-tie-break"):
         pass
     assert failures_under(None) == []  # type: ignore[arg-type]

@@ -1,14 +1,17 @@
 """Each mutant is caught within the budget; the real merger passes the same budget."""
 
+import re
+
 import pytest
 
 from swarmconf.fuzz.configmerge.campaign import Task, first_failure, run_task
 from swarmconf.fuzz.configmerge.engine import Engine
 from swarmconf.fuzz.configmerge.impl import choose
-from swarmconf.fuzz.configmerge.mutants import MUTANTS, mutant_merge
+from swarmconf.fuzz.configmerge.mutants import MUTANTS, active
 from swarmconf.fuzz.configmerge.run import run_case
 from swarmconf.fuzz.configmerge.scenario import generate_scenario
 from swarmconf.fuzz.configmerge.schedule import generate_schedule
+from swarmconf.fuzz.kvgossip.mutants import MUTANTS as KV_MUTANTS
 from swarmconf.spec import configmerge as spec
 
 BUDGET = 20_000
@@ -34,25 +37,43 @@ def test_the_reference_agrees_with_the_spec() -> None:
     assert row is None, row.detail if row else ""
 
 
-def test_the_unmutated_variant_is_the_spec_merge_byte_for_byte() -> None:
-    intact = mutant_merge(None)
-    compared = 0
-    for index in range(6):
+@pytest.mark.parametrize("mutant", sorted(MUTANTS))
+def test_a_mutant_swaps_spec_functions_only_while_active(mutant: str) -> None:
+    swaps = MUTANTS[mutant]
+    originals = {(module, attr): getattr(module, attr) for module, attr in swaps}
+    assert all(callable(original) for original in originals.values())
+    with pytest.raises(RuntimeError), active(mutant):
+        for (module, attr), replacement in swaps.items():
+            assert getattr(module, attr) is replacement
+        raise RuntimeError("the block fails")
+    for (module, attr), original in originals.items():
+        assert getattr(module, attr) is original
+
+
+def test_a_mutant_changes_the_spec_merge_it_runs_in() -> None:
+    merges = []
+    for index in range(4):
         scenario = generate_scenario(3, index)
         engine = Engine(scenario, *choose(differential=False))
-        for number in range(30):
+        for number in range(20):
             run_case(engine, generate_schedule(scenario, 3, index, number))
-        for inputs, signer in engine.merges:
-            options = {
-                "lag": scenario.lag,
-                "verify_key": engine.verify_key,
-                "sign_key": engine.sign_key if signer else None,
-            }
-            ordered = sorted(inputs)
-            expected = spec.merge(ordered, **options)
-            assert intact(ordered, **options).serialize() == expected.serialize()
-            compared += 1
-    assert compared > 100
+        merges += [(sorted(inputs), scenario.lag) for inputs, _ in engine.merges]
+    assert len(merges) > 100
+
+    def results() -> list[bytes]:
+        return [spec.merge(inputs, lag=lag).serialize() for inputs, lag in merges]
+
+    intact = results()
+    with active("window-off-by-one"):
+        mutated = results()
+    assert sum(a != b for a, b in zip(mutated, intact, strict=True)) > 10
+    assert results() == intact
+
+
+def test_both_designs_name_mutants_in_one_style() -> None:
+    names = [*MUTANTS, *KV_MUTANTS]
+    assert all(re.fullmatch(r"[a-z]+(-[a-z]+)*", name) for name in names), names
+    assert len(set(names)) == len(names)
 
 
 def test_mutant_rows_name_the_properties_they_break() -> None:

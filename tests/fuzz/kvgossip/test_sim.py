@@ -96,11 +96,11 @@ def test_properties_hold_on_random_schedules(seed: int) -> None:
 
 # A campaign-1 case where each mutant breaks a property (found by running the campaign).
 CAUGHT_AT = {
-    "unsigned_timestamp": (18, "stored a record no honest node created"),
-    "unbound_chain": (8, "stored a record no honest node created"),
-    "last_pattern_only": (16, "stored a record no honest node created"),
-    "no_tie_break": (2, "honest nodes still disagree"),
-    "key_blind_tree_hash": (28, "honest nodes still disagree"),
+    "unsigned-timestamp": (18, "stored a record no honest node created"),
+    "unbound-chain": (8, "stored a record no honest node created"),
+    "last-pattern-only": (16, "stored a record no honest node created"),
+    "no-tie-break": (2, "honest nodes still disagree"),
+    "key-blind-tree-hash": (28, "honest nodes still disagree"),
 }
 
 

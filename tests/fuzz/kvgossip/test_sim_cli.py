@@ -14,7 +14,7 @@ def test_cli_reports_a_clean_campaign(capsys: pytest.CaptureFixture[str]) -> Non
 def test_cli_prints_violating_cases_of_a_mutant(capsys: pytest.CaptureFixture[str]) -> None:
     assert (
         main(
-            ["--campaign", "1", "--start", "28", "--cases", "1", "--mutant", "key_blind_tree_hash"]
+            ["--campaign", "1", "--start", "28", "--cases", "1", "--mutant", "key-blind-tree-hash"]
         )
         == 1
     )
