@@ -58,6 +58,7 @@ def test_every_group_refuses_in_one_voice(
     group: str, argv: list[str], status: Exit, reason: str, tmp_path: Path
 ) -> None:
     (tmp_path / "junk").write_bytes(b"junk")
+    (tmp_path / "junk").chmod(0o600)  # a key file must be private before its content is read
     result = swarmconf(*(arg.format(dir=tmp_path) for arg in argv))
     assert result.returncode == status, result.stderr
     assert "Traceback" not in result.stderr
