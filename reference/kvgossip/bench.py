@@ -15,17 +15,26 @@ import tempfile
 import time
 from pathlib import Path
 
-from swarmconf.spec.kvgossip.fixtures import ROOT
-from swarmconf.spec.kvgossip.records import make_record
+from swarmconf.spec.kvgossip.fixtures import ALICE, ROOT
+from swarmconf.spec.kvgossip.grants import issue_grant
+from swarmconf.spec.kvgossip.records import Record, make_record
 from swarmconf.spec.kvgossip.state import receive_record
 
 from .control import Watch, watch
 from .localcluster import LocalCluster
 from .store import SqliteStore
 
+WRITER_GRANT = issue_grant(ROOT.seed, ALICE.pk, "/bench/**", subgrant=False, issued_at=1)
+"""The benchmark writes as a non-root writer, so every record carries a one-grant chain."""
+
 
 def _ms() -> int:
     return time.time_ns() // 1_000_000
+
+
+def bench_record(key: str, ts: int, value: bytes) -> Record:
+    """A record as the benchmark writes it: signed by the writer, its grant attached."""
+    return make_record(ALICE.seed, key, ts, value, [WRITER_GRANT])
 
 
 async def _first_change(changes: Watch) -> float:
@@ -43,7 +52,7 @@ async def propagation(cluster: LocalCluster, writes: int) -> list[float]:
         key = f"/bench/propagation/{i}"
         watches = [await watch(node.data_dir, key) for node in (b, c)]
         arrivals = asyncio.gather(*(_first_change(w) for w in watches))
-        record = make_record(ROOT.seed, key, _ms(), b"value %d" % i)
+        record = bench_record(key, _ms(), b"value %d" % i)
         started = time.perf_counter()
         await a.call({"op": "put", "record": record.encode()})
         done = max(await asyncio.wait_for(arrivals, 300))
@@ -52,11 +61,11 @@ async def propagation(cluster: LocalCluster, writes: int) -> list[float]:
 
 
 def seed_store(path: Path, keys: int, now: int) -> None:
-    """Fill a node's store with `keys` root-signed records, stamped just before `now`."""
+    """Fill a node's store with `keys` records with one-grant chains, stamped before `now`."""
     store = SqliteStore(path, ROOT.pk, synchronous="OFF")
     with store.transaction():
         for i in range(keys):
-            record = make_record(ROOT.seed, f"/bench/bulk/{i:05d}", now - keys + i, b"v" * 64)
+            record = bench_record(f"/bench/bulk/{i:05d}", now - keys + i, b"v" * 64)
             receive_record(store, record.encode(), ROOT.pk, now)
     store.close()
 

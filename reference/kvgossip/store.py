@@ -4,7 +4,10 @@
 keeps
 bytes exactly as they travel (records with their chains, signed revocations) plus the columns
 that index them: `records` holds each key's LWW columns `(ts, entry_hash)`, which are the
-design's per-key "KV hash tree"; `chain_links` maps grant ids to the keys whose chain uses them.
+design's per-key "KV hash tree"; `chain_links` maps grant ids to the keys whose chain uses them,
+indexed both ways so that replacing a key's record costs the same whatever the store holds.
+Opening a store made before that index existed adds it (every schema statement is
+`IF NOT EXISTS`).
 The node wraps every spec call that may change state in `transaction()`, so a record, its
 chain's grants and its hashes land together or not at all, whatever happens to the process.
 The overall tree and revocation-set hashes are derived from those rows and cached in memory.
@@ -38,6 +41,7 @@ CREATE TABLE IF NOT EXISTS chain_links (
     key TEXT NOT NULL,
     PRIMARY KEY (grant_id, key)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS chain_links_by_key ON chain_links (key);
 CREATE TABLE IF NOT EXISTS grants (
     grant_id BLOB PRIMARY KEY,
     grant BLOB NOT NULL

@@ -119,3 +119,23 @@ def test_sigkill_mid_write_loses_nothing_committed(tmp_path: Path) -> None:
             data = store.record_bytes(key)
             assert data is not None and decode_record(data).chain == (GRANT.encode(),)
         store.close()
+
+
+def test_replacing_a_record_uses_the_key_index(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "db", ROOT.pk)
+    plan = store._db.execute(
+        "EXPLAIN QUERY PLAN DELETE FROM chain_links WHERE key = ?", ("/a/x",)
+    ).fetchall()
+    assert any("USING COVERING INDEX chain_links_by_key" in str(row) for row in plan), plan
+
+
+def test_opening_an_older_store_adds_the_key_index(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "db", ROOT.pk)
+    with store.transaction():
+        store.put(alice("/a/x", 10))
+    store._db.execute("DROP INDEX chain_links_by_key")
+    store.close()
+    reopened = SqliteStore(tmp_path / "db", ROOT.pk)
+    names = [row[0] for row in reopened._db.execute("SELECT name FROM sqlite_master")]
+    assert "chain_links_by_key" in names
+    assert reopened.keys_with_grant(GRANT.id) == ["/a/x"]
