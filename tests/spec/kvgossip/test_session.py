@@ -41,7 +41,8 @@ def test_sync_converges_both_directions() -> None:
     assert sa.tree_hash() == sb.tree_hash()
     assert sa.records["/a/x"].tombstone
     assert transcript[-1] == ("A>B", "BYE")
-    assert ("B>A", "MINE") in transcript
+    assert [name for _, name in transcript[2:4]] == ["RECON", "RECON"]
+    assert ("A>B", "WANT") in transcript and ("B>A", "RECORDS") in transcript
 
 
 def test_equal_stores_say_bye_after_hello() -> None:
@@ -63,7 +64,7 @@ def test_revocations_go_first_and_purge() -> None:
 def test_unsolicited_result_aborts_without_changes() -> None:
     store = MemoryStore()
     b = Session(Role.RESPONDER, store, ROOT.pk, b"B")
-    assert b.receive(message("RESULT", "accepted", "", [], b""), NOW) == []
+    assert b.receive(message("RESULTS", ["accepted"], [""], [], []), NOW) == []
     assert (b.done, b.error) == (True, KvReason.SESSION_UNEXPECTED_MESSAGE)
 
 
@@ -87,10 +88,10 @@ def test_oversize_frame_aborts() -> None:
 
 def test_short_hash_in_hello_is_a_bad_message() -> None:
     b = Session(Role.RESPONDER, MemoryStore(), ROOT.pk, b"B")
-    assert b.receive(message("HELLO", 1, b"A", b"\x00" * 31, b"\x00" * 32), NOW) == []
+    assert b.receive(message("HELLO", 2, b"A", b"\x00" * 31, b"\x00" * 32, 0), NOW) == []
     assert b.error == KvReason.SESSION_BAD_MESSAGE
 
 
 def test_messages_decode_back() -> None:
-    frame = message("KEYHASH", "/a/x", 5, b"\x01" * 32)
-    assert decode_message(frame) == ["KEYHASH", "/a/x", 5, b"\x01" * 32]
+    frame = message("RESULTS", ["stale"], ["STALE"], [], [b"r"])
+    assert decode_message(frame) == ["RESULTS", ["stale"], ["STALE"], [], [b"r"]]
