@@ -195,14 +195,15 @@ def step(
     """Answer one peer message over the sorted snapshot `items` (negentropy's reconcile).
 
     A reply that would pass `limit` stops early and fingerprints everything after the last
-    range it answered, leaving that to the next round (K4). Raises `KvError(
+    range it answered, leaving that to the next round (K4); it always answers at least one
+    range, so every round makes progress. Raises `KvError(
     SESSION_BAD_MESSAGE)` for anything that is not a well-formed V1 message with increasing
     bounds.
     """
     reader = _Reader(message)
     require(reader.take(1)[0] == PROTOCOL_V1, KvReason.SESSION_BAD_MESSAGE, "recon version")
     out, result = _Writer(), Step(None)
-    prev_bound, prev_index, skipping = ZERO, 0, False
+    prev_bound, prev_index, skipping, answered = ZERO, 0, False, False
     budget = limit - _RESERVE
 
     def flush_skip() -> None:
@@ -229,9 +230,10 @@ def step(
                 skipping = True
             else:
                 flush_skip()
-                if out.size + _SPLIT_MAX > budget:
+                if answered and out.size + _SPLIT_MAX > budget:
                     return rest_from(lower)
                 _split(items, lower, upper, bound, out)
+                answered = True
         elif mode == ID_LIST:
             count = reader.varint()
             require(count * ID_SIZE <= len(message), KvReason.SESSION_BAD_MESSAGE, "recon ids")
