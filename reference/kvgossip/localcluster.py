@@ -85,8 +85,11 @@ class LocalCluster:
     resync_interval: float = 30.0
     nodes: dict[str, LocalNode] = field(default_factory=dict)
 
-    async def add(self, name: str, *, start: bool = True) -> LocalNode:
-        """Create a node with its own Serf agent (joined to the cluster) and start it."""
+    async def add(self, name: str, *, start: bool = True, push: bool = True) -> LocalNode:
+        """Create a node with its own Serf agent (joined to the cluster) and start it.
+
+        `push=False` starts it with `--no-push`: its writes spread without pushes.
+        """
         data_dir = self.base_dir / name
         data_dir.mkdir(parents=True, exist_ok=True)
         agent = SerfAgent(AgentConfig(node=name, log_path=data_dir / "serf.log"))
@@ -112,6 +115,7 @@ class LocalCluster:
             str(self.resync_interval),
             "-v",
             *join,
+            *([] if push else ["--no-push"]),
         ]
         node = LocalNode(name, data_dir, agent, args)
         self.nodes[name] = node

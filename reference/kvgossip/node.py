@@ -83,6 +83,8 @@ class NodeConfig:
     idle_timeout: float = IDLE_TIMEOUT
     synchronous: str = "NORMAL"
     """SQLite's sync level: NORMAL survives any process crash; FULL also a power loss."""
+    push: bool = True
+    """Push local writes (K9); off, writes spread by `kvg-ch`, fetch and sessions alone."""
 
 
 @dataclass
@@ -135,8 +137,6 @@ class Node:
         self._nearest: list[gossip.Peer] = []
         """Alive peers, nearest first; refreshed on member events and sweeps."""
         self._links: dict[bytes, PushLink] = {}
-        self.push_dropped = False
-        """Testing switch: send no pushes, so writes spread by the backup path alone."""
 
     # --- lifecycle --------------------------------------------------------------------------
 
@@ -310,7 +310,7 @@ class Node:
 
     async def _push(self, records: list[Record]) -> None:
         """Push records to the nearest alive peers, all at once; a failure is left to K10."""
-        if self.push_dropped or not records:
+        if not self.config.push or not records:
             return
         frame = m.message(m.PUSH, [r.encode() for r in records])
         peers = self._nearest[:PUSH_FANOUT]

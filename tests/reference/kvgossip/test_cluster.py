@@ -84,38 +84,81 @@ def test_writes_on_every_node_converge(tmp_path: Path) -> None:
     run(scenario, tmp_path, resync_interval=600)
 
 
-def test_node_killed_mid_session_restarts_intact_and_converges(tmp_path: Path) -> None:
-    total = 3000
+def seed(node: LocalNode, total: int) -> None:
+    """Fill a stopped node's store with `total` records signed by alice (one-grant chains)."""
+    seeded = SqliteStore(node.data_dir / "store.db", ROOT.pk, synchronous="OFF")
+    with seeded.transaction():
+        for i in range(total):
+            record = write(ALICE.seed, f"/r/bulk/{i}", b"x" * 100, GRANT_ALICE, ts=1000 + i)
+            assert receive_record(seeded, record.encode(), ROOT.pk, now_ms()).outcome is (
+                Outcome.ACCEPTED
+            )
+    seeded.close()
+
+
+def test_fresh_node_catches_up_10000_keys(tmp_path: Path) -> None:
+    total = 10_000
 
     async def scenario(cluster: LocalCluster) -> None:
         a = await cluster.add("a", start=False)
-        seeded = SqliteStore(a.data_dir / "store.db", ROOT.pk, synchronous="OFF")
-        with seeded.transaction():
-            for i in range(total):
-                record = write(ALICE.seed, f"/r/bulk/{i}", b"x" * 100, GRANT_ALICE, ts=1000 + i)
-                assert receive_record(seeded, record.encode(), ROOT.pk, now_ms()).outcome is (
-                    Outcome.ACCEPTED
-                )
-        seeded.close()
+        seed(a, total)
         await a.agent.start()
         await a.start()
         c = await cluster.add("c")
-        # Kill c while its first session is pulling the keys.
-        await until(lambda: _count_at_least(c, 100), timeout=30)
+        await cluster.converged(timeout=120)
+        status = await c.status()
+        assert status["keys"] == total and status["sessions_failed"] == {}
+
+    run(scenario, tmp_path)
+
+
+def test_node_killed_mid_reconciliation_restarts_intact_and_converges(tmp_path: Path) -> None:
+    total = 30_000
+
+    async def scenario(cluster: LocalCluster) -> None:
+        a = await cluster.add("a", start=False)
+        seed(a, total)
+        await a.agent.start()
+        await a.start()
+        c = await cluster.add("c")
+        # Kill c while its first session is pulling the keys, batch by batch.
+        await until(lambda: _count_at_least(c, 1), timeout=60)
         await c.kill()
         store = SqliteStore(c.data_dir / "store.db", ROOT.pk)
         assert store.integrity_ok()
         kept = store.entries_newest_first()
-        assert 100 <= len(kept) < total
-        for key, _, _ in kept:
+        assert 1 <= len(kept) < total
+        assert store.count() == len(kept) and store.sync_items() == sorted(
+            (ts, eh) for _, ts, eh in kept
+        )
+        for key, _, _ in kept[:200]:
             record = store.get(key)  # decodes and verifies the signature
             assert record is not None and record.chain == (GRANT_ALICE.encode(),)
         store.close()
         await c.start()
-        await cluster.converged(timeout=60)
+        await cluster.converged(timeout=120)
         assert (await c.status())["keys"] == total
 
     run(scenario, tmp_path)
+
+
+def test_a_lost_push_is_made_good_by_the_change_event_and_a_fetch(tmp_path: Path) -> None:
+    async def scenario(cluster: LocalCluster) -> None:
+        a = await cluster.add("a", push=False)
+        b = await cluster.add("b")
+        await cluster.converged()
+        sessions = [(await n.status())["sessions_ok"] for n in (a, b)]
+        changes = await watch(b.data_dir, "/r/lost")
+        await put(a, write(ALICE.seed, "/r/lost", b"v", GRANT_ALICE))
+        async with asyncio.timeout(30):
+            async for change in changes:
+                assert change["value"] == b"v"
+                break
+        changes.close()
+        # b fetched the one key: no session ran on either side.
+        assert [(await n.status())["sessions_ok"] for n in (a, b)] == sessions
+
+    run(scenario, tmp_path, resync_interval=600)
 
 
 async def _count_at_least(node: LocalNode, count: int) -> bool:
