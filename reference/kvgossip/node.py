@@ -58,6 +58,8 @@ _STREAM_TYPES = ",".join(
         f"query:{gossip.STATE_QUERY}",
         "member-join",
         "member-update",
+        "member-leave",
+        "member-failed",
     ]
 )
 
@@ -229,6 +231,7 @@ class Node:
                 log.warning("serf connection lost: %s", exc)
             finally:
                 self._rpc = None
+                self._nearest = []  # cut off from the cluster: push to nobody
                 await rpc.close()
             await asyncio.sleep(backoff)
 
@@ -543,4 +546,5 @@ class Node:
             "refused": dict(self.stats.refused),
             "sweeps": self.stats.sweeps,
             "peer_tree_hashes": {n: h.tree_hash.hex() for n, h in self._peer_hashes.items()},
+            "push_peers": [p.name for p in self._nearest[:PUSH_FANOUT]],
         }

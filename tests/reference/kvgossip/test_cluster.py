@@ -171,6 +171,7 @@ def test_partitioned_node_heals(tmp_path: Path) -> None:
         await put(a, write(ROOT.seed, "/r/shared", b"before"))
         await cluster.converged()
         await c.agent.kill()  # c keeps running and writing, cut off from the others
+        await until(lambda: _pushes_to(a, ["b"]))  # Serf saw c fail: a stops pushing to it
         await put(a, write(ROOT.seed, "/r/only-a", b"a"))
         await put(a, write(ROOT.seed, "/r/shared", b"from-a"))
         await asyncio.sleep(0.05)
@@ -188,6 +189,10 @@ def test_partitioned_node_heals(tmp_path: Path) -> None:
     run(scenario, tmp_path, resync_interval=2)
 
 
+async def _pushes_to(node: LocalNode, names: list[str]) -> bool:
+    return list((await node.status())["push_peers"]) == names
+
+
 async def _has(node: LocalNode, key: str) -> bool:
     return await node.value(key) is not None
 
@@ -198,6 +203,7 @@ def test_revocation_spreads_purges_and_the_newest_valid_version_wins(tmp_path: P
         await put(a, write(ALICE.seed, "/r/k", b"v1-alice", GRANT_ALICE))
         await cluster.converged()
         await c.agent.kill()
+        await until(lambda: _pushes_to(a, ["b"]))
         newer = write(BOB.seed, "/r/k", b"v2-bob", GRANT_BOB)
         await put(a, newer)
         await put(a, write(BOB.seed, "/r/only-bob", b"bob", GRANT_BOB))
