@@ -110,6 +110,7 @@ def generate(seed: int, skew_ms: int = 30_000, fast_clock_rate: float = 0.15) ->
         loss=rng.choice((0.0, 0.05, 0.2)),
         duplicate=rng.choice((0.0, 0.05, 0.2)),
         jitter_ms=rng.choice((0, 30, 300)),
+        stream_loss=random.Random(f"{seed}/stream").choice((0.0, 0.0, 0.01, 0.05)),
     )
     ops = []
     for _ in range(rng.randint(3, 14)):
