@@ -44,6 +44,9 @@ from .state import (
 DEFAULT_MAX_LOOPS = 3
 MAX_RECON_ROUNDS = 32
 """Reconciliation messages either side may send in one pass (K6)."""
+TRANSFER_BATCH = 256
+"""Records per WANT or RECORDS this side sends (K8; the protocol allows up to 1,024): small
+enough that applying one batch never holds a node for long, large enough to amortise a frame."""
 
 
 class Role(StrEnum):
@@ -64,7 +67,7 @@ class SessionLog:
     """RECON messages received, over all passes."""
 
 
-def batches(items: Sequence[Any], size: int = m.MAX_BATCH) -> list[list[Any]]:
+def batches(items: Sequence[Any], size: int = TRANSFER_BATCH) -> list[list[Any]]:
     """`items` cut into consecutive lists of at most `size`."""
     return [list(items[i : i + size]) for i in range(0, len(items), size)]
 

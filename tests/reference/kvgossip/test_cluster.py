@@ -113,7 +113,7 @@ def test_fresh_node_catches_up_10000_keys(tmp_path: Path) -> None:
 
 
 def test_node_killed_mid_reconciliation_restarts_intact_and_converges(tmp_path: Path) -> None:
-    total = 30_000
+    total = 12_000
 
     async def scenario(cluster: LocalCluster) -> None:
         a = await cluster.add("a", start=False)
@@ -127,7 +127,7 @@ def test_node_killed_mid_reconciliation_restarts_intact_and_converges(tmp_path: 
         store = SqliteStore(c.data_dir / "store.db", ROOT.pk)
         assert store.integrity_ok()
         kept = store.entries_newest_first()
-        assert 1 <= len(kept) < total
+        assert 1 <= len(kept) < total, "the kill should land while c is still pulling"
         assert store.count() == len(kept) and store.sync_items() == sorted(
             (ts, eh) for _, ts, eh in kept
         )
