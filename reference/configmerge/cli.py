@@ -16,7 +16,7 @@ from typing import Any
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason, UsageError
 
 from . import crypto
-from .data import make_diff, pruned_copy, sorted_set
+from .data import make_diff, sorted_set, to_bt
 from .merge import merge
 from .message import ConfigMessage, parse
 
@@ -212,7 +212,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         parse(read_input(n, hex_text=args.hex_in, max_size=args.max_size), lag=args.lag)
         for n in (args.old, args.new)
     )
-    diff = make_diff(pruned_copy(old.data), pruned_copy(new.data))
+    diff = make_diff(to_bt(old.data), to_bt(new.data))
     print(json.dumps(to_json(diff), indent=2) if args.json else _inline(diff))
     return 0
 
