@@ -39,9 +39,10 @@ crosshair: $(STAMP)
 	timeout 240 $(BIN)/crosshair check --analysis_kind=PEP316 \
 		--per_condition_timeout=8 --per_path_timeout=2 $(CONTRACT_MODULES)
 
-# The docs site, built with --strict (warnings are errors) into site/.
+# The docs site (mkdocs.yml at the root, so a bare `mkdocs serve` works too), built with --strict
+# (warnings are errors) into site/.
 docs: $(STAMP)
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --config-file docs/mkdocs.yml
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # Every page of the built site in headless Chromium, failing on console errors (.ci/run).
 docs-browser: DEBIAN_PACKAGES += chromium
@@ -60,7 +61,7 @@ vectors-kv: $(STAMP)
 # reproducible; the K/V Gossip files are included).
 .PHONY: vectors
 vectors: $(STAMP)
-	$(BIN)/swarmconf vectors generate --out vectors/v1
+	$(BIN)/swarmconf vectors generate -o vectors/v1
 
 # K/V Gossip node on real Serf agents: write propagation to two peers at 0, 2,000 and 100,000
 # keys, the backup path alone, a fresh node pulling 100,000 keys, reconciliation traffic. A
@@ -79,7 +80,7 @@ bench-kvsim: $(STAMP)
 FUZZ_INTERLEAVINGS ?= 200000
 .PHONY: fuzz fuzz-cluster bench-fuzz
 fuzz: $(STAMP)
-	$(BIN)/swarmconf fuzz --interleavings $(FUZZ_INTERLEAVINGS) --out fuzz-out
+	$(BIN)/swarmconf fuzz --interleavings $(FUZZ_INTERLEAVINGS) -o fuzz-out
 
 # A Spark standalone master and two workers on 127.0.0.1, a small campaign submitted, stopped.
 fuzz-cluster: $(STAMP)

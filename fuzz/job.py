@@ -13,11 +13,10 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .configmerge.campaign import DEFAULT_PER_SCENARIO, Row, plan, run_task
+from .config import Config
+from .configmerge.campaign import Row, plan, run_task
 from .kvgossip.campaign import kv_schema, plan_kv, run_kv_task, write_kv_outputs
 
 if TYPE_CHECKING:
@@ -35,19 +34,6 @@ appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
 logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
 logger.gateway.level = error
 """
-
-
-@dataclass(frozen=True)
-class Config:
-    interleavings: int
-    seed: int = 1
-    master: str | None = None
-    out: Path = Path("fuzz-out")
-    mutant: str | None = None
-    per_scenario: int = DEFAULT_PER_SCENARIO
-    differential: bool = True
-    system: str = "config"
-    """`config` (the config-merge design) or `kvgossip` (K/V Gossip's simulation)."""
 
 
 def start_spark(config: Config) -> SparkSession:

@@ -20,7 +20,7 @@ from .configmerge.shrink import shrink
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-    from .job import Config
+    from .config import Config
 
 PROPERTIES = ("P1", "P2", "P3", "P4", "P5", "P6")
 PER_PROPERTY = 5

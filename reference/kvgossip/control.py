@@ -187,6 +187,7 @@ class ControlError(Exception):
     def __init__(self, reason: str, detail: str = "") -> None:
         super().__init__(f"{reason}: {detail}" if detail else reason)
         self.reason = reason
+        self.detail = detail
 
 
 async def _open(data_dir: Path) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
