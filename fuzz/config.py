@@ -18,4 +18,9 @@ class Config:
     per_scenario: int = DEFAULT_PER_SCENARIO
     differential: bool = True
     system: str = "config"
-    """`config` (the config-merge design) or `kvgossip` (K/V Gossip's simulation)."""
+    """`config` (the config-merge design), `kvgossip` (K/V Gossip's simulation) or `parser`
+    (hostile inputs to the config-merge parsers)."""
+    client: str | None = None
+    """A foreign client's adapter command: its answers are checked against the spec's."""
+    client_timeout: float = 10.0
+    """Seconds the adapter may take over one request before it counts as hung."""

@@ -99,6 +99,12 @@ def kv_reason_codes() -> str:
     return reason_table(KvReason)
 
 
+def kv_node_reason_codes() -> str:
+    from swarmconf.reference.kvgossip.reasons import NodeReason
+
+    return reason_table(NodeReason)
+
+
 def cell(text: str) -> str:
     """Text made safe for one Markdown table cell."""
     return " ".join(text.split()).replace("|", r"\|")
@@ -632,6 +638,7 @@ def on_files(files: Files, *, config: Any) -> Files:
 GENERATORS: dict[str, Callable[[], str]] = {
     "reason-codes": reason_codes,
     "kv-reason-codes": kv_reason_codes,
+    "kv-node-reason-codes": kv_node_reason_codes,
     "cli-reference": cli_reference,
     "cli-reason-codes": cli_reason_codes,
     "cli-exit-statuses": cli_exit_statuses,

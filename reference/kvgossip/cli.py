@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -40,7 +41,15 @@ from swarmconf.spec.kvgossip.reasons import KvError, KvReason
 from swarmconf.spec.kvgossip.records import make_record
 
 from .control import ControlError, ControlServer, call, watch
-from .node import Node, NodeConfig
+from .membership import (
+    ClusterKey,
+    MembershipError,
+    read_cluster_key,
+    write_cluster_key,
+    write_serf_secrets,
+)
+from .node import Node, NodeConfig, NodeStartError
+from .privacy import PermissionsError, check_private_file
 from .reasons import NodeReason
 from .sync import wall_clock_ms
 
@@ -58,7 +67,10 @@ def _hex_file(path: str) -> bytes:
 
 
 def seed_argument(text: str) -> bytes:
-    """A secret key (an Ed25519 seed) given as `HEX|@FILE`."""
+    """A secret key (an Ed25519 seed) given as `HEX|@FILE`; refused if others may read FILE."""
+    if text.startswith("@"):
+        with contextlib.suppress(OSError):  # an unreadable file is reported by `key_argument`
+            check_private_file(Path(text[1:]))
     seed = key_argument(text)
     if len(seed) != 32:
         raise CommandError(BAD_ARGUMENT, f"a secret key is 32 bytes, not {len(seed)}", Exit.USAGE)
@@ -100,6 +112,18 @@ def cmd_keygen(args: argparse.Namespace) -> int:
     seed = os.urandom(32)
     _write_new(args.output, seed.hex(), 0o600)
     print(crypto.public_key(seed).hex())
+    return 0
+
+
+def cmd_cluster_key(args: argparse.Namespace) -> int:
+    """Create the cluster secret every node of one cluster is started with (mode 0600)."""
+    write_cluster_key(Path(args.output), ClusterKey.generate())
+    return 0
+
+
+def cmd_serf_config(args: argparse.Namespace) -> int:
+    """Write the Serf config (gossip key, RPC token) for an agent run apart (`--serf-rpc`)."""
+    write_serf_secrets(Path(args.output), read_cluster_key(args.cluster_key))
     return 0
 
 
@@ -284,10 +308,15 @@ def cmd_agent(args: argparse.Namespace) -> int:
         resync_interval=args.resync,
         synchronous=args.synchronous,
         push=not args.no_push,
+        cluster_key=None if args.cluster_key is None else read_cluster_key(args.cluster_key),
+        insecure=args.insecure,
     )
 
     async def run() -> int:
         node = Node(config)
+        if args.metrics is not None:
+            port = node.metrics.serve(*args.metrics)
+            logging.getLogger("swarmconf.reference.kvgossip").info("metrics on port %d", port)
         control = ControlServer(node)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -317,6 +346,8 @@ def refusal(error: Exception) -> CommandError | None:
     if isinstance(error, ControlError):
         status = Exit.UNAVAILABLE if error.reason == NOT_RUNNING else Exit.FAILED
         return CommandError(error.reason, error.detail, status)
+    if isinstance(error, (MembershipError, NodeStartError, PermissionsError)):
+        return CommandError(error.reason, error.detail, Exit.USAGE)
     if isinstance(error, OSError):
         return CommandError(BAD_ARGUMENT, str(error), Exit.USAGE)
     return None
@@ -325,10 +356,13 @@ def refusal(error: Exception) -> CommandError | None:
 EXAMPLES: dict[str, tuple[str, ...]] = {
     "kv": (
         "swarmconf kv keygen -o root.key > root.pub",
-        "swarmconf kv agent --data a --name a --root @root.pub &",
+        "swarmconf kv cluster-key -o cluster.key",
+        "swarmconf kv agent --data a --name a --root @root.pub --cluster-key cluster.key &",
         "swarmconf kv set --data a --key @root.key /demo/greeting hello",
     ),
     "keygen": ("swarmconf kv keygen -o alice.key > alice.pub",),
+    "cluster-key": ("swarmconf kv cluster-key -o cluster.key",),
+    "serf-config": ("swarmconf kv serf-config --cluster-key cluster.key -o serf.json",),
     "pubkey": ("swarmconf kv pubkey @alice.key",),
     "grant": (
         "swarmconf kv grant --key @root.key --to @alice.pub --pattern '/demo/**' -o alice.grant",
@@ -345,9 +379,11 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "watch": ("swarmconf kv watch --data a --count 1 /demo/",),
     "status": ("swarmconf kv status --data a --wait 10",),
     "agent": (
-        "swarmconf kv agent --data a --name a --root @root.pub --serf-port 7946",
-        "swarmconf kv agent --data b --name b --root @root.pub --serf-port 7947 "
-        "--serf-rpc-port 7374 --join 127.0.0.1:7946",
+        "swarmconf kv agent --data a --name a --root @root.pub --cluster-key cluster.key "
+        "--serf-port 7946",
+        "swarmconf kv agent --data b --name b --root @root.pub --cluster-key cluster.key "
+        "--serf-port 7947 --serf-rpc-port 7374 --join 127.0.0.1:7946",
+        "swarmconf kv agent --data x --name x --root @root.pub --insecure --metrics 127.0.0.1:9100",
     ),
 }
 
@@ -377,6 +413,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     new_file = "file to create (refuses to overwrite)"
     p = add("keygen", cmd_keygen)
     p.add_argument("-o", "--output", required=True, metavar="FILE", help=f"secret key {new_file}")
+    p = add("cluster-key", cmd_cluster_key)
+    p.add_argument("-o", "--output", required=True, metavar="FILE", help=f"cluster key {new_file}")
+    p = add("serf-config", cmd_serf_config)
+    p.add_argument("--cluster-key", type=Path, required=True, help="the cluster key file")
+    p.add_argument(
+        "-o", "--output", required=True, metavar="FILE", help=f"Serf config JSON {new_file}"
+    )
     p = add("pubkey", cmd_pubkey)
     p.add_argument("key", metavar=KEY_HELP, help="a secret key")
 
@@ -428,12 +471,27 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--name", required=True, help="this node's Serf name")
     p.add_argument("--bind", default="127.0.0.1", help="address for sync and Serf")
     p.add_argument("--sync-port", type=int, default=0, help="TCP sync port (0: any free)")
-    p.add_argument("--serf-port", type=int, default=7946, help="gossip port of the Serf agent")
-    p.add_argument("--serf-rpc-port", type=int, default=7373, help="RPC port of the Serf agent")
+    p.add_argument(
+        "--serf-port", type=int, default=7946, help="gossip port of the Serf agent (0: any free)"
+    )
+    p.add_argument(
+        "--serf-rpc-port", type=int, default=7373, help="RPC port of the Serf agent (0: any free)"
+    )
     p.add_argument(
         "--serf-rpc", type=_address, help="use the Serf agent at HOST:PORT instead of starting one"
     )
     p.add_argument("--join", action="append", default=[], help="HOST:PORT of a Serf member")
+    p.add_argument(
+        "--cluster-key", type=Path, help="the cluster key file (`kv cluster-key` creates it)"
+    )
+    p.add_argument(
+        "--insecure",
+        action="store_true",
+        help="run without a cluster key (loopback only): anyone on the host can sync",
+    )
+    p.add_argument(
+        "--metrics", type=_address, metavar="HOST:PORT", help="serve Prometheus metrics there"
+    )
     p.add_argument("--query-timeout", type=float, default=1.0, help="state query timeout (s)")
     p.add_argument("--resync", type=float, default=30.0, help="periodic state query (s)")
     p.add_argument(

@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -179,11 +179,16 @@ _PUSH_PREFIXES = (m.message(m.PUSH, [])[:-1], m.message(m.FETCH, [])[:-1])
 """How PUSH and FETCH frames begin: the array header and the message name."""
 
 
+Connect = Callable[[str, int], Awaitable[tuple[asyncio.StreamReader, asyncio.StreamWriter]]]
+"""Opens a connection to a peer's sync port that is ready for frames (after any handshake)."""
+
+
 class PushLink:
     """A kept-open connection to one peer's sync port for PUSH and FETCH, one request at a time."""
 
-    def __init__(self, host: str, port: int, timeout: float = IDLE_TIMEOUT) -> None:
+    def __init__(self, host: str, port: int, connect: Connect, timeout: float = IDLE_TIMEOUT):
         self.host, self.port, self.timeout = host, port, timeout
+        self._connect = connect
         self._conn: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
         self._lock = asyncio.Lock()
 
@@ -198,9 +203,7 @@ class PushLink:
 
     async def _exchange(self, frame: bytes) -> list[Any]:
         if self._conn is None:
-            self._conn = await asyncio.wait_for(
-                asyncio.open_connection(self.host, self.port), self.timeout
-            )
+            self._conn = await asyncio.wait_for(self._connect(self.host, self.port), self.timeout)
         reader, writer = self._conn
         try:
             await write_frame(writer, frame)

@@ -43,6 +43,12 @@ def test_keygen_grant_and_pubkey(tmp_path: Path, capsys: pytest.CaptureFixture[s
         (["pubkey", "@{dir}/missing.key"], 2, "INPUT_UNREADABLE: cannot read"),
         (["pubkey", "{dir}/exists.key"], 2, "KEY_NOT_HEX: a key is HEX or @FILE"),
         (["pubkey", "@{dir}/short.key"], 2, "BAD_ARGUMENT: a secret key is 32 bytes, not 31"),
+        (["pubkey", "@{dir}/open.key"], 2, "PERMISSIONS_TOO_OPEN: {dir}/open.key has mode 0644"),
+        (["cluster-key", "-o", "{dir}/exists.key"], 2, "BAD_ARGUMENT: cannot create"),
+        (["serf-config", "--cluster-key", "{dir}/exists.key", "-o", "{dir}/s.json"], 2,
+         "BAD_ARGUMENT: {dir}/exists.key must hold 32 bytes, not 48"),
+        (["agent", "--data", "{dir}/a", "--name", "a", "--root", "ab" * 32], 2,
+         "NO_CLUSTER_KEY: give --cluster-key FILE"),
         (["grant", "--key", "@{dir}/exists.key", "--to", "zz", "--pattern", "/a", "-o", "{dir}/g"],
          2, "KEY_NOT_HEX"),
         (["grant", "--key", "@{dir}/exists.key", "--to", "ab" * 32, "--pattern", "a/**",
@@ -59,9 +65,11 @@ def test_keygen_grant_and_pubkey(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_bad_input_is_a_reason_code(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], status: int, reason: str
 ) -> None:
-    (tmp_path / "exists.key").write_text("11" * 32)
-    (tmp_path / "short.key").write_text("11" * 31)
+    for name, text in (("exists", "11" * 32), ("short", "11" * 31), ("open", "11" * 32)):
+        (tmp_path / f"{name}.key").write_text(text)
+        (tmp_path / f"{name}.key").chmod(0o644 if name == "open" else 0o600)
     code, out, err = kv(capsys, *(a.format(dir=tmp_path) for a in args))
     assert (code, out) == (status, "")
-    assert err.startswith(f"swarmconf: error: {reason}") and "Traceback" not in err
+    assert err.startswith(f"swarmconf: error: {reason.format(dir=tmp_path)}")
+    assert "Traceback" not in err
     assert (tmp_path / "exists.key").read_text() == "11" * 32
