@@ -63,13 +63,14 @@ vectors-kv: $(STAMP)
 vectors: $(STAMP)
 	$(BIN)/swarmconf vectors generate -o vectors/v1
 
-# K/V Gossip node on real Serf agents: write propagation to two peers, a fresh node syncing
-# 10,000 keys, then the same writes while 200 hostile connections of each kind hit one node.
-# A benchmark, not a test: it prints what it measures.
+# K/V Gossip node on real Serf agents: write propagation to two peers at 0, 2,000 and 100,000
+# keys, the backup path alone, a fresh node pulling 100,000 keys, reconciliation traffic; then
+# the same writes while 200 hostile connections of each kind hit one node. A benchmark, not a
+# test: it prints what it measures. Serf agents run under the shared lock.
 .PHONY: bench-kv
 bench-kv: $(STAMP)
-	$(BIN)/python -m swarmconf.reference.kvgossip.bench
-	$(BIN)/python -m swarmconf.reference.kvgossip.bench_attack
+	flock /tmp/serf.lock nice $(BIN)/python -m swarmconf.reference.kvgossip.bench
+	flock /tmp/serf.lock nice $(BIN)/python -m swarmconf.reference.kvgossip.bench_attack
 
 # K/V Gossip simulation throughput on one core: 500 schedules of campaign 1.
 .PHONY: bench-kvsim

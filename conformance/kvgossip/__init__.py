@@ -15,6 +15,7 @@ from . import (
     suite_encoding,
     suite_grants,
     suite_keys,
+    suite_recon,
     suite_revocations,
     suite_sessions,
     suite_store,
@@ -30,6 +31,7 @@ SUITES: dict[str, Callable[[bool], Suite]] = {
     "chains": suite_chains.build,
     "store": suite_store.build,
     "treehash": suite_treehash.build,
+    "recon": suite_recon.build,
     "sessions": suite_sessions.build,
 }
 

@@ -3,7 +3,8 @@
 A file `vectors/v1/kvgossip_<suite>_test.json` holds `schema`, `header` (`schemaVersion`,
 `suite`, description lines), `notes` (every flag with its bug type, description and effect),
 `numberOfTests` and `testGroups`; each group has a `type`, its shared parameters and `tests`.
-A case has `tcId`, `name`, `comment`, `flags`, `rules` (sections of kv-gossip.md and the notes),
+A case has `tcId`, `name`, `comment`, `flags`, `rules` (sections of kv-gossip.md and the notes,
+and the sync decisions `sync:K<n>`),
 `input`, `expected` (required when valid), `result` and, when invalid, `reason`. Bytes are
 lowercase hex. Only the generator assigns ids.
 """
@@ -32,7 +33,9 @@ BUG_TYPES = (
     "DEPLOYED_QUIRK",
 )
 RESULTS = ("valid", "invalid", "acceptable")
-RULE_PATTERN = r"^(design:[a-z-]+|notes:[1-7](\.[1-9])?|row:[1-9][0-9]?|attack:[1-9][0-9]?)$"
+RULE_PATTERN = (
+    r"^(design:[a-z-]+|notes:[1-7](\.[1-9])?|row:[1-9][0-9]?|attack:[1-9][0-9]?|sync:K[1-9][0-9]?)$"
+)
 NAME_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
 FLAG_PATTERN = r"^[A-Z][A-Za-z0-9]*$"
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from swarmconf.spec.kvgossip import push, recon
 from swarmconf.spec.kvgossip.chain import authorize
 from swarmconf.spec.kvgossip.grants import (
     check_grant_for,
@@ -22,7 +23,7 @@ from swarmconf.spec.kvgossip.reasons import KvError
 from swarmconf.spec.kvgossip.records import decode_record
 from swarmconf.spec.kvgossip.session import Role, Session
 from swarmconf.spec.kvgossip.state import MemoryStore, apply_revocation, receive_record
-from swarmconf.spec.kvgossip.treehash import revset_hash, tree_hash
+from swarmconf.spec.kvgossip.treehash import entry_sum, revset_hash, tree_hash_of
 
 Json = dict[str, Any]
 
@@ -148,8 +149,16 @@ def run_apply(group: Json, data: Json) -> Outcome:
 
 
 def run_tree(group: Json, data: Json) -> Outcome:
-    entries = [(e["key"], b(e["entryHash"])) for e in data["entries"]]
-    return valid({"treeHash": h(tree_hash(entries))})
+    """Treehash suite: the running sum, count and tree hash of a set of records."""
+    records = [decode_record(b(x)) for x in data["records"]]
+    total = entry_sum(r.entry_hash for r in records)
+    return valid(
+        {
+            "entrySum": h(total.to_bytes(32, "little")),
+            "count": len(records),
+            "treeHash": h(tree_hash_of(records)),
+        }
+    )
 
 
 def run_revset(group: Json, data: Json) -> Outcome:
@@ -224,6 +233,60 @@ def run_scripted(group: Json, data: Json) -> Outcome:
     return valid(expected)
 
 
+def load_items(listed: list[Json]) -> list[recon.Item]:
+    return sorted((int(x["ts"]), b(x["id"])) for x in listed)
+
+
+def run_reconcile(group: Json, data: Json) -> Outcome:
+    """Recon suite: both sides' steps to the end; every message, and what the initiator found."""
+    mine, theirs, limit = (
+        load_items(data["initiator"]),
+        load_items(data["responder"]),
+        data["limit"],
+    )
+    message: bytes | None = recon.initiate(mine)
+    messages, have, need = [], [], []
+    while message is not None:
+        messages.append(message)
+        reply = recon.step(theirs, message, initiator=False, limit=limit).reply
+        assert reply is not None
+        messages.append(reply)
+        step = recon.step(mine, reply, initiator=True, limit=limit)
+        have += step.have
+        need += step.need
+        message = step.reply
+    return valid(
+        {
+            "messages": [h(x) for x in messages],
+            "have": [h(x) for x in have],
+            "need": [h(x) for x in need],
+        }
+    )
+
+
+def run_step(group: Json, data: Json) -> Outcome:
+    """Recon suite: one step over the given items."""
+    try:
+        step = recon.step(load_items(data["items"]), b(data["message"]), data["initiator"])
+    except KvError as err:
+        return invalid(err)
+    reply = None if step.reply is None else h(step.reply)
+    return valid(
+        {"reply": reply, "have": [h(x) for x in step.have], "need": [h(x) for x in step.need]}
+    )
+
+
+def run_push(group: Json, data: Json) -> Outcome:
+    """Sessions suite: a PUSH or FETCH answered outside a session."""
+    root = b(group["rootKey"])
+    store = load_store(data["store"], root)
+    try:
+        got = push.answer(store, b(data["frame"]), root, data["now"], group["skewMs"])
+    except KvError as err:
+        return invalid(err)
+    return valid({"reply": h(got.reply), **store_summary(store)})
+
+
 RUNNERS: dict[str, Callable[[Json, Json], Outcome]] = {
     "decode": run_decode,
     "key": run_key,
@@ -235,8 +298,11 @@ RUNNERS: dict[str, Callable[[Json, Json], Outcome]] = {
     "apply": run_apply,
     "tree": run_tree,
     "revset": run_revset,
+    "reconcile": run_reconcile,
+    "step": run_step,
     "transcript": run_transcript,
     "scripted": run_scripted,
+    "push": run_push,
 }
 
 

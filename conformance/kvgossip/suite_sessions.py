@@ -1,11 +1,12 @@
-"""Sync-session vectors, message by message, both roles (notes 3.5; table rows 22-26;
-section 5 cases 20, 26, 31)."""
+"""Sync-session vectors, protocol 2, message by message, both roles, and push and fetch (notes
+3.5; table rows 22-26; section 5 cases 20, 26, 31; decisions K5-K10)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
+from swarmconf.spec.kvgossip import recon
 from swarmconf.spec.kvgossip.grants import Revocation, issue_grant, revoke_grant
 from swarmconf.spec.kvgossip.messages import message
 from swarmconf.spec.kvgossip.records import Record, make_record
@@ -19,7 +20,7 @@ FLAGS = {
     "Honest": Flag("BASIC", "Two honest sessions talk to the end.", "The transcript as given."),
     "Revocations": Flag(
         "FUNCTIONALITY",
-        "Revocations are exchanged before keys, or ride back on a RESULT.",
+        "Revocations are exchanged before records, or ride back on a RESULTS.",
         "Both sides end with the union; voided records are purged.",
     ),
     "TieBreak": Flag(
@@ -30,7 +31,7 @@ FLAGS = {
     "PerRecordRejection": Flag(
         "FUNCTIONALITY",
         "A record fails to verify or is deferred inside a pass.",
-        "A rejecting RESULT; the pass goes on; the session is not aborted.",
+        "A rejecting outcome in RESULTS; the pass goes on; the session is not aborted.",
     ),
     "MaxLoops": Flag(
         "EDGE_CASE", "The hashes still differ after every pass.", "At most 3 passes, then BYE."
@@ -82,6 +83,18 @@ KINDS = {
             }
         ),
     ),
+    "push": GroupKind(
+        PARAMS,
+        obj({"store": SNAPSHOT, "now": {"type": "integer"}, "frame": HEX}),
+        obj(
+            {
+                "reply": HEX,
+                "records": {"type": "object", "additionalProperties": HEX32},
+                "treeHash": HEX32,
+                "revsetHash": HEX32,
+            }
+        ),
+    ),
 }
 
 
@@ -96,7 +109,8 @@ def snap(records: Sequence[Record] = (), revocations: Sequence[Revocation] = ())
 def hello(records: Sequence[Record] = (), revocations: Sequence[Revocation] = ()) -> bytes:
     """The HELLO a peer holding exactly this state sends."""
     store = MemoryStore(records, revocations)
-    return message("HELLO", 1, b"peer", store.revset_hash(), store.tree_hash())
+    tree, count = store.tree_hash(), store.count()
+    return message("HELLO", 2, b"peer", store.revset_hash(), tree, count)
 
 
 def build(strict: bool = True) -> Suite:
@@ -107,6 +121,8 @@ def build(strict: bool = True) -> Suite:
             "at `now` until neither sends; every frame in order and both end states.",
             "scripted: load one role's snapshot, call start(now), then feed the peer's frames one",
             "by one (then a timeout if set); the frames sent after each, and how it ended.",
+            "push: load the snapshot and answer one PUSH or FETCH frame at `now`; the reply and",
+            "the end state.",
         ],
         FLAGS,
         KINDS,
@@ -147,24 +163,28 @@ def build(strict: bool = True) -> Suite:
     )
     transcript(
         "initiator-newer",
-        "A's /a/x is newer: YOURS, RECORD, RESULT.",
+        "A's /a/x is newer: A sends it in RECORDS after reconciling; B accepts.",
         ["Honest"],
         snap([x2]),
         snap([x1]),
     )
     transcript(
-        "responder-newer", "B's /a/x is newer: MINE, RESULT.", ["Honest"], snap([x1]), snap([x2])
+        "responder-newer",
+        "B's /a/x is newer: A asks for it with WANT and accepts.",
+        ["Honest"],
+        snap([x1]),
+        snap([x2]),
     )
     transcript(
         "responder-only-keys",
-        "B pushes the keys A did not list after DONE.",
+        "B holds keys A lacks: one WANT, one RECORDS, one RESULTS.",
         ["Honest"],
         snap([x1]),
         snap([x1, y, r]),
     )
     transcript(
         "mixed",
-        "Keys flow both ways in one pass, newest first.",
+        "Keys flow both ways in one pass.",
         ["Honest"],
         snap([x2, r]),
         snap([x1, y]),
@@ -223,7 +243,7 @@ def build(strict: bool = True) -> Suite:
     transcript(
         "unauthorised-record-rejected",
         "A holds a record bob signed with alice's chain "
-        "(a buggy store): B rejects it and goes on with the next key.",
+        "(a buggy store): B rejects it and accepts the next record of the batch.",
         ["PerRecordRejection", "MaxLoops"],
         snap([forged, x1]),
         snap(),
@@ -263,16 +283,27 @@ def build(strict: bool = True) -> Suite:
             strict=strict,
         )
 
+    def recon_reply(peer: Sequence[Record], mine: Sequence[Record]) -> bytes:
+        """The RECON a responder holding `peer` sends to the first RECON of one holding `mine`."""
+        first = recon.initiate(MemoryStore(mine).sync_items())
+        return message("RECON", recon.step(MemoryStore(peer).sync_items(), first, False).reply)
+
+    def opening(records: Sequence[Record]) -> bytes:
+        """The first RECON an initiator holding `records` sends."""
+        return message("RECON", recon.initiate(MemoryStore(records).sync_items()))
+
+    def tree(records: Sequence[Record]) -> bytes:
+        return message("TREE", MemoryStore(records).tree_hash(), len(records))
+
     differ = hello([x2])
-    tree_x2 = MemoryStore([x2]).tree_hash()
     base = snap([x1])
     scripted(
-        "responder-unsolicited-result",
-        "A RESULT before any HELLO.",
+        "responder-unsolicited-results",
+        "RESULTS before any HELLO.",
         ["ProtocolViolation"],
         "responder",
         base,
-        [message("RESULT", "accepted", "", [], b"")],
+        [message("RESULTS", ["accepted"], [""], [], [])],
         "invalid",
         "SESSION_UNEXPECTED_MESSAGE",
     )
@@ -288,11 +319,11 @@ def build(strict: bool = True) -> Suite:
     )
     scripted(
         "responder-wrong-protocol",
-        "HELLO with protocol 2.",
+        "HELLO with protocol 1 (the per-key walk).",
         ["ProtocolViolation"],
         "responder",
         base,
-        [message("HELLO", 2, b"peer", bytes(32), bytes(32))],
+        [message("HELLO", 1, b"peer", bytes(32), bytes(32), 0)],
         "invalid",
         "SESSION_PROTOCOL_VERSION",
     )
@@ -316,26 +347,36 @@ def build(strict: bool = True) -> Suite:
         "invalid",
         "SESSION_BAD_MESSAGE",
     )
-    kh = message("KEYHASH", "/a/x", x2.ts, x2.entry_hash)
     scripted(
-        "responder-duplicate-key",
-        "The same key offered twice in a pass.",
+        "responder-bad-recon",
+        "A RECON that is not Negentropy V1.",
         ["ProtocolViolation"],
         "responder",
         base,
-        [differ, message("TREE", tree_x2), kh, message("RECORD", x2.encode()), kh],
+        [differ, message("RECON", b"\x60")],
         "invalid",
-        "SESSION_DUPLICATE_KEY",
+        "SESSION_BAD_MESSAGE",
+        extra=("attack:31", "sync:K2"),
     )
     scripted(
-        "responder-key-mismatch",
-        "RECORD answers /a/x's KEYHASH with /a/y's record; nothing is applied.",
+        "responder-want-before-recon",
+        "A WANT before any pass began.",
         ["ProtocolViolation"],
         "responder",
         base,
-        [differ, message("TREE", tree_x2), kh, message("RECORD", y.encode())],
+        [differ, message("WANT", [x1.entry_hash])],
         "invalid",
-        "SESSION_KEY_MISMATCH",
+        "SESSION_UNEXPECTED_MESSAGE",
+    )
+    scripted(
+        "responder-duplicate-key",
+        "Two records of /a/x in one pass.",
+        ["ProtocolViolation"],
+        "responder",
+        base,
+        [differ, opening([x2]), message("RECORDS", [x2.encode(), x2.encode()])],
+        "invalid",
+        "SESSION_DUPLICATE_KEY",
     )
     scripted(
         "responder-atomic-before-abort",
@@ -343,27 +384,64 @@ def build(strict: bool = True) -> Suite:
         ["ProtocolViolation"],
         "responder",
         base,
-        [differ, message("TREE", tree_x2), kh, message("RECORD", x2.encode()), message("END")],
+        [differ, opening([x2]), message("RECORDS", [x2.encode()]), differ],
         "invalid",
         "SESSION_UNEXPECTED_MESSAGE",
     )
-    tree_empty = MemoryStore().tree_hash()
     scripted(
         "responder-too-many-passes",
-        "A fourth TREE.",
+        "A fourth pass.",
         ["ProtocolViolation", "MaxLoops"],
         "responder",
         base,
-        [hello()]
-        + [
-            message("TREE", tree_empty),
-            message("DONE"),
-            message("RESULT", "stale", "STALE", [], b""),
-        ]
-        * 3
-        + [message("TREE", tree_empty)],
+        [hello()] + [opening([]), tree([])] * 3 + [opening([])],
         "invalid",
         "SESSION_TOO_MANY_PASSES",
+        extra=("attack:31", "sync:K6"),
+    )
+    scripted(
+        "responder-too-many-rounds",
+        "A 33rd RECON in one pass.",
+        ["ProtocolViolation"],
+        "responder",
+        base,
+        [differ] + [opening([x2])] * 33,
+        "invalid",
+        "SESSION_TOO_MANY_ROUNDS",
+        extra=("attack:31", "sync:K6"),
+    )
+    scripted(
+        "responder-results-miscounted",
+        "RESULTS with two outcomes for a RECORDS of one record.",
+        ["ProtocolViolation"],
+        "responder",
+        base,
+        [
+            differ,
+            opening([x2]),
+            message("WANT", [x1.entry_hash]),
+            message("RESULTS", ["stale", "stale"], ["STALE", "STALE"], [], []),
+        ],
+        "invalid",
+        "SESSION_BAD_MESSAGE",
+        extra=("attack:31", "sync:K7"),
+    )
+    scripted(
+        "responder-serves-want",
+        "A WANT for /a/x and an unknown id: RECORDS holds /a/x alone; a clean pass and BYE.",
+        ["Honest"],
+        "responder",
+        base,
+        [
+            differ,
+            opening([x2]),
+            message("WANT", [x1.entry_hash, bytes(32)]),
+            message("RESULTS", ["stale"], ["STALE"], [], []),
+            tree([x2]),
+            message("BYE"),
+        ],
+        "valid",
+        extra=("sync:K7", "sync:K8"),
     )
     scripted(
         "responder-timeout",
@@ -388,62 +466,135 @@ def build(strict: bool = True) -> Suite:
     )
     scripted(
         "responder-revoked-record-gets-revocation",
-        "The peer skips the revocation "
-        "exchange and sends bob's revoked record: RESULT rejected, REVOKED, the revocation "
-        "and B's own record attached; no abort.",
+        "The peer skips the revocation exchange and sends bob's revoked record: RESULTS "
+        "rejected, REVOKED, the revocation and B's own record attached; no abort.",
         ["PerRecordRejection", "Revocations"],
         "responder",
         snap([x1], [revocation]),
         [
             hello([bobs], [revocation]),
-            message("TREE", MemoryStore([bobs]).tree_hash()),
-            message("KEYHASH", "/a/x", bobs.ts, bobs.entry_hash),
-            message("RECORD", bobs.encode()),
-            message("DONE"),
+            opening([bobs]),
+            message("RECORDS", [bobs.encode()]),
+            tree([bobs]),
             message("BYE"),
         ],
         "valid",
-        extra=("attack:20",),
+        extra=("attack:20", "sync:K7"),
     )
     scripted(
-        "initiator-mine-key-mismatch",
-        "The responder answers MINE with another key.",
+        "initiator-unrequested-record",
+        "The responder answers a WANT for /a/x with /a/y's record; nothing is applied.",
         ["ProtocolViolation"],
         "initiator",
         snap([x1]),
-        [hello([x2]), message("TREE", tree_x2), message("MINE", y.encode())],
+        [hello([x2]), recon_reply([x2], [x1]), message("RECORDS", [y.encode()])],
         "invalid",
-        "SESSION_KEY_MISMATCH",
+        "SESSION_NOT_REQUESTED",
+        extra=("attack:31", "sync:K8"),
     )
     scripted(
-        "initiator-push-listed-key",
-        "After DONE the responder pushes a key A listed.",
+        "initiator-unexpected-records",
+        "RECORDS while no WANT is open.",
         ["ProtocolViolation"],
         "initiator",
         snap([x1]),
-        [
-            hello([x1, y]),
-            message("TREE", MemoryStore([x1, y]).tree_hash()),
-            message("AGREE"),
-            message("RECORD", x1.encode()),
-        ],
+        [hello([x2]), message("RECORDS", [x2.encode()])],
         "invalid",
-        "SESSION_DUPLICATE_KEY",
+        "SESSION_UNEXPECTED_MESSAGE",
     )
     scripted(
         "initiator-full-pass",
-        "A clean pass seen from the initiator: AGREE, then a pushed key, END, equal trees, BYE.",
+        "A clean pass seen from the initiator: RECON, WANT /a/y, RESULTS, equal trees, BYE.",
         ["Honest"],
         "initiator",
         snap([x1]),
         [
             hello([x1, y]),
-            message("TREE", MemoryStore([x1, y]).tree_hash()),
-            message("AGREE"),
-            message("RECORD", y.encode()),
-            message("END"),
-            message("TREE", MemoryStore([x1, y]).tree_hash()),
+            recon_reply([x1, y], [x1]),
+            message("RECORDS", [y.encode()]),
+            tree([x1, y]),
         ],
         "valid",
+        extra=("sync:K6", "sync:K7"),
+    )
+    scripted(
+        "initiator-stale-fetch-returns-own",
+        "A fetches B's older /a/x: STALE, A's own record goes back in RESULTS and is not sent "
+        "again as a record B lacks.",
+        ["Honest"],
+        "initiator",
+        snap([x2]),
+        [hello([x1]), recon_reply([x1], [x2]), message("RECORDS", [x1.encode()]), tree([x2])],
+        "valid",
+        extra=("sync:K7",),
+    )
+
+    pu = suite.group("push", **params)
+
+    def push(
+        name: str,
+        comment: str,
+        flags: list[str],
+        store: dict[str, Any],
+        frame: bytes,
+        want: str = "valid",
+        reason: str | None = None,
+    ) -> None:
+        add(
+            suite,
+            pu,
+            name,
+            comment,
+            flags=flags,
+            rules=[*rules, "sync:K9", "sync:K10"],
+            input={"store": store, "now": NOW, "frame": frame.hex()},
+            want=want,
+            reason=reason,
+            strict=strict,
+        )
+
+    push(
+        "push-new",
+        "A pushed record new here: accepted.",
+        ["Honest"],
+        base,
+        message("PUSH", [x2.encode()]),
+    )
+    push(
+        "push-stale",
+        "A pushed older record: STALE and the local one goes back.",
+        ["Honest"],
+        snap([x2]),
+        message("PUSH", [x1.encode()]),
+    )
+    push(
+        "push-revoked",
+        "bob's revoked record: REJECTED, REVOKED, the revocation attached.",
+        ["PerRecordRejection", "Revocations"],
+        snap([x1], [revocation]),
+        message("PUSH", [bobs.encode()]),
+    )
+    push(
+        "push-garbage-record",
+        "Bytes that are no record: REJECTED, nothing stored.",
+        ["PerRecordRejection"],
+        base,
+        message("PUSH", [b"\x90"]),
+    )
+    push(
+        "fetch-present-and-absent",
+        "FETCH /a/x and /a/none: RECORDS holds /a/x alone.",
+        ["Honest"],
+        base,
+        message("FETCH", ["/a/x", "/a/none"]),
+    )
+    push(
+        "push-wrong-message",
+        "A HELLO where PUSH or FETCH belongs.",
+        ["ProtocolViolation"],
+        base,
+        differ,
+        "invalid",
+        "SESSION_UNEXPECTED_MESSAGE",
     )
     return suite

@@ -1,10 +1,10 @@
-"""Tree hash and revocation-set hash vectors (notes 3.1 Decision; table rows 20, 26; section 5
-case 30)."""
+"""Tree hash v2 and revocation-set hash vectors (notes 3.1 Decision; table rows 20, 26; section 5
+case 30; decision K1)."""
 
 from __future__ import annotations
 
 from swarmconf.spec.kvgossip import crypto
-from swarmconf.spec.kvgossip.records import make_record
+from swarmconf.spec.kvgossip.records import Record, make_record
 
 from .base import HEX32, Flag, GroupKind, Suite, add, hexlist, obj
 from .world import ALICE, G_ALICE, T0
@@ -17,8 +17,8 @@ FLAGS = {
         "Two stores with equal values under different key names (Go's tree hash is equal).",
         "Different hashes.",
     ),
-    "ByteOrder": Flag(
-        "EDGE_CASE", "Keys sort by their bytes (ASCII), prefixes first.", "As given."
+    "Wraparound": Flag(
+        "EDGE_CASE", "Entry hashes whose sum passes 2^256.", "The sum is taken modulo 2^256."
     ),
     "ReSet": Flag(
         "FUNCTIONALITY",
@@ -26,10 +26,11 @@ FLAGS = {
         "The hash changes.",
     ),
 }
-ENTRY = obj({"key": {"type": "string"}, "entryHash": HEX32})
 KINDS = {
     "tree": GroupKind(
-        {}, obj({"entries": {"type": "array", "items": ENTRY}}), obj({"treeHash": HEX32})
+        {},
+        obj({"records": hexlist()}),
+        obj({"entrySum": HEX32, "count": {"type": "integer"}, "treeHash": HEX32}),
     ),
     "revset": GroupKind({}, obj({"grantIds": hexlist()}), obj({"revsetHash": HEX32})),
 }
@@ -39,8 +40,9 @@ def build(strict: bool = True) -> Suite:
     suite = Suite(
         "treehash",
         [
-            "tree: SHA-256('kvg/tree/1' || for key in sorted(keys): u16be(len(key)) || key ||",
-            "entry_hash). revset: SHA-256('kvg/revset/1' || sorted(grant ids)).",
+            "tree: decode every record; S = sum of entry hashes as little-endian integers mod",
+            "2^256 (entrySum, 32 bytes little-endian), N = count; SHA-256('kvg/tree/2' || le256(S)",
+            "|| be64(N)). revset: SHA-256('kvg/revset/1' || sorted(grant ids)).",
         ],
         FLAGS,
         KINDS,
@@ -51,8 +53,8 @@ def build(strict: bool = True) -> Suite:
         name: str,
         comment: str,
         flags: list[str],
-        entries: list[tuple[str, bytes]],
-        rules: tuple[str, ...] = ("notes:3.1", "row:20"),
+        records: list[Record],
+        rules: tuple[str, ...] = ("notes:3.1", "row:20", "sync:K1"),
     ) -> None:
         add(
             suite,
@@ -61,33 +63,38 @@ def build(strict: bool = True) -> Suite:
             comment,
             flags=flags,
             rules=list(rules),
-            input={"entries": [{"key": k, "entryHash": e.hex()} for k, e in entries]},
+            input={"records": [r.encode().hex() for r in records]},
             want="valid",
             strict=strict,
         )
 
-    h1, h2 = crypto.sha256(b"one"), crypto.sha256(b"two")
-    case("empty", "No records: the hash of the tag alone.", ["Basic"], [])
-    case("one-entry", "One record.", ["Basic"], [("/a", h1)])
-    case("two-sorted", "Two records in key order.", ["Basic"], [("/a", h1), ("/b", h2)])
-    case(
-        "two-unsorted",
-        "The same two, listed backwards.",
-        ["OrderIndependent"],
-        [("/b", h2), ("/a", h1)],
-    )
+    def rec(key: str, ts: int, value: bytes | None) -> Record:
+        return make_record(ALICE.seed, key, ts, value, [G_ALICE])
+
+    a, b = rec("/a/a", T0 + 1, b"one"), rec("/a/b", T0 + 2, b"two")
+    case("empty", "No records: S = 0, N = 0.", ["Basic"], [])
+    case("one-entry", "One record.", ["Basic"], [a])
+    case("two", "Two records.", ["Basic"], [a, b])
+    case("two-reversed", "The same two, listed backwards.", ["OrderIndependent"], [b, a])
     case(
         "same-values-other-names",
-        "The values of two-sorted under /c and /d.",
+        "The values of `two` under /a/c and /a/d: other entry hashes, another hash.",
         ["KeyNames"],
-        [("/c", h1), ("/d", h2)],
-        ("notes:3.1", "row:20", "attack:30"),
+        [rec("/a/c", T0 + 1, b"one"), rec("/a/d", T0 + 2, b"two")],
+        ("notes:3.1", "row:20", "attack:30", "sync:K1"),
     )
     case(
-        "ascii-order",
-        "/B sorts before /a; /a before /a-b before /a/b.",
-        ["ByteOrder"],
-        [("/a/b", h1), ("/a-b", h2), ("/a", h1), ("/B", h2)],
+        "tombstone-counts",
+        "A tombstone is an entry like any other.",
+        ["Basic"],
+        [a, rec("/a/t", T0 + 3, None)],
+    )
+    big = [r for r in (rec(f"/a/w{i}", T0 + i, b"w") for i in range(64)) if r.entry_hash[-1] > 0xC0]
+    case(
+        "sum-wraps",
+        "Records whose entry hashes, read little-endian, each exceed 0.75 * 2^256: the sum wraps.",
+        ["Wraparound"],
+        big[:4],
     )
     v = make_record(ALICE.seed, "/a/k", T0 + 1, b"same", [G_ALICE])
     again = make_record(ALICE.seed, "/a/k", T0 + 2, b"same", [G_ALICE])
@@ -95,17 +102,18 @@ def build(strict: bool = True) -> Suite:
         "before-reset",
         "One record.",
         ["ReSet"],
-        [("/a/k", v.entry_hash)],
-        ("notes:3.1", "row:19", "attack:30"),
+        [v],
+        ("notes:3.1", "row:19", "attack:30", "sync:K1"),
     )
     case(
         "after-reset",
         "The same bytes re-SET at a later ts.",
         ["ReSet"],
-        [("/a/k", again.entry_hash)],
-        ("notes:3.1", "row:19", "attack:30"),
+        [again],
+        ("notes:3.1", "row:19", "attack:30", "sync:K1"),
     )
 
+    h1, h2 = crypto.sha256(b"one"), crypto.sha256(b"two")
     revset = suite.group("revset")
     for name, comment, flags, ids in [
         ("revset-empty", "No revocations.", ["Basic"], []),

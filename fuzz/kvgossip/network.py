@@ -17,6 +17,9 @@ class Faults:
     duplicate: float = 0.0
     jitter_ms: int = 0
     """Extra uniform delay per datagram: reorders datagrams on one link."""
+    stream_loss: float = 0.0
+    """Chance that a stream frame is lost because its connection breaks (nothing after it on
+    that connection arrives)."""
 
 
 @dataclass

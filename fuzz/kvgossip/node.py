@@ -1,12 +1,16 @@
 """A simulated K/V Gossip node: the spec's store rules and sessions, wired to the Serf model
-the way notes 3.5 decides (discovery query `kvg-th`, change event `kvg-ch`, revocation event
-`kvg-rv`, sessions in RTT order, one outgoing session at a time)."""
+the way notes 3.5 and the sync decisions decide (discovery query `kvg-th`, change event
+`kvg-ch`, revocation event `kvg-rv`, sessions in RTT order, one outgoing session at a time; a
+local write pushed to the nearest peers (K9), an announced newer version fetched from its
+writer before falling back to a session (K10))."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
+from swarmconf.spec.kvgossip import messages as m
 from swarmconf.spec.kvgossip.chain import find_chain
 from swarmconf.spec.kvgossip.encoding import decode_canonical, encode
 from swarmconf.spec.kvgossip.fixtures import Entity
@@ -18,6 +22,7 @@ from swarmconf.spec.kvgossip.state import (
     Outcome,
     apply_record,
     apply_revocation,
+    receive_record,
 )
 
 from .events import Scheduler
@@ -29,6 +34,7 @@ IDLE_TIMEOUT_MS = 5000
 CHANGE_EVENT = "kvg-ch"
 REVOCATION_EVENT = "kvg-rv"
 STATE_QUERY = "kvg-th"
+PUSH_FANOUT = 8
 
 
 class World(Protocol):
@@ -52,6 +58,13 @@ class World(Protocol):
     def on_put(self, node: str, old: Record | None, new: Record) -> None: ...
     def on_delete(self, node: str, old: Record) -> None: ...
     def open_connection(self, initiator: SimNode, responder: SimNode) -> Connection: ...
+    def request(
+        self,
+        src: SimNode,
+        dst: SimNode,
+        frame: bytes,
+        on_reply: Callable[[list[Any] | None], None],
+    ) -> None: ...
 
 
 class WatchedStore(MemoryStore):
@@ -82,6 +95,8 @@ class Connection:
     sessions: dict[str, Session]
     last_activity: int = 0
     frames: int = 0
+    broken: bool = False
+    """A frame was lost: nothing more travels on this connection."""
 
     @property
     def done(self) -> bool:
@@ -128,6 +143,7 @@ class SimNode:
         if verdict.outcome is not Outcome.ACCEPTED:
             return None
         self.world.created(record)
+        self.push(record)
         payload = encode([self.name, key, record.ts, record.entry_hash])
         self.world.serf.user_event(self.name, CHANGE_EVENT, payload, coalesce=False)
         self.state_query()
@@ -150,9 +166,8 @@ class SimNode:
             origin, key, ts, entry_hash = _decode_change(payload)
             if origin == self.name:
                 return
-            local = self.store.get(key)
-            if local is None or lww_greater((ts, entry_hash), local.lww_key):
-                self.dial(origin)
+            if self._older_than(key, ts, entry_hash):
+                self.fetch(origin, key, ts, entry_hash)
 
     def on_query(self, origin: str, name: str, payload: bytes) -> bytes | None:
         if origin == self.name or name != STATE_QUERY:
@@ -178,6 +193,36 @@ class SimNode:
         net = self.world.network
         for peer in sorted(peers, key=lambda p: (net.rtt_ms(self.name, p), p)):
             self.dial(peer)
+
+    # Push and fetch (K9, K10)
+
+    def _older_than(self, key: str, ts: int, entry_hash: bytes) -> bool:
+        local = self.store.get(key)
+        return local is None or lww_greater((ts, entry_hash), local.lww_key)
+
+    def push(self, record: Record) -> None:
+        """Send a new record to the nearest peers; the answers change nothing here."""
+        net = self.world.network
+        peers = sorted(
+            (p for p in self.world.nodes if p != self.name),
+            key=lambda p: (net.rtt_ms(self.name, p), p),
+        )
+        frame = m.message(m.PUSH, [record.encode()])
+        for peer in peers[:PUSH_FANOUT]:
+            self.world.request(self, self.world.nodes[peer], frame, lambda reply: None)
+
+    def fetch(self, origin: str, key: str, ts: int, entry_hash: bytes) -> None:
+        """Ask the writer for one key; a session with it if the answer does not settle it."""
+
+        def on_reply(reply: list[Any] | None) -> None:
+            if reply is not None and reply[0] == m.RECORDS:
+                for data in reply[1]:
+                    receive_record(self.store, data, self.world.root.pk, self.clock())
+            if self._older_than(key, ts, entry_hash):
+                self.dial(origin)
+
+        frame = m.message(m.FETCH, [key])
+        self.world.request(self, self.world.nodes[origin], frame, on_reply)
 
     # Sessions
 

@@ -14,9 +14,13 @@ lost by a bug: the design's "oldest valid change to the key still remaining some
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
+from swarmconf.spec.kvgossip import messages as m
+from swarmconf.spec.kvgossip import push
 from swarmconf.spec.kvgossip.fixtures import Entity
 from swarmconf.spec.kvgossip.grants import Revocation, grant_id_of
 from swarmconf.spec.kvgossip.records import Record
@@ -100,6 +104,30 @@ class World:
         if not holders and superseded:
             self.superseded.add(old.entry_hash)
 
+    # Push and fetch over simulated TCP: one request, one reply, either may be lost
+
+    def request(
+        self,
+        src: SimNode,
+        dst: SimNode,
+        frame: bytes,
+        on_reply: Callable[[list[Any] | None], None],
+    ) -> None:
+        """Send a PUSH or FETCH; `on_reply` gets the decoded answer, or None when it is lost."""
+
+        def answer() -> None:
+            if self.rng.random() < self.faults.stream_loss:
+                on_reply(None)  # the connection broke: the sender sees it fail
+                return
+            got = push.answer(dst.store, frame, self.root.pk, dst.clock())
+            if not self.network.stream(
+                dst.name, src.name, lambda: on_reply(m.decode_message(got.reply))
+            ):
+                on_reply(None)
+
+        if not self.network.stream(src.name, dst.name, answer):
+            on_reply(None)
+
     # Sessions over simulated TCP
 
     def open_connection(self, initiator: SimNode, responder: SimNode) -> Connection:
@@ -132,12 +160,15 @@ class World:
                     f"session {src.name}->{dst.name} exceeded {MAX_SESSION_FRAMES} frames"
                 )
                 return
+            if c.broken or self.rng.random() < self.faults.stream_loss:
+                c.broken = True  # the stream broke: both sessions end by their idle timeout
+                return
             self.network.stream(src.name, dst.name, partial(self._deliver, c, src, dst, frame))
         self._check_end(c)
 
     def _deliver(self, c: Connection, src: SimNode, dst: SimNode, frame: bytes) -> None:
         session = c.sessions[dst.name]
-        if session.done:
+        if session.done or c.broken:
             return
         self._activity(c)
         replies = session.receive(frame, dst.clock())

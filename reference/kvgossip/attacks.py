@@ -42,7 +42,7 @@ def close_all(held: Held) -> None:
 
 def hello_frame(node_id: bytes = b"intruder") -> bytes:
     """A well-formed session opening, as a stranger who knows the protocol would send it."""
-    return encode_frame(m.message(m.HELLO, m.PROTOCOL_VERSION, node_id, _HASH, _HASH))
+    return encode_frame(m.message(m.HELLO, m.PROTOCOL_VERSION, node_id, _HASH, _HASH, 0))
 
 
 async def _open(port: int, first: bytes = b"") -> asyncio.StreamWriter | None:

@@ -307,6 +307,7 @@ def cmd_agent(args: argparse.Namespace) -> int:
         query_timeout=args.query_timeout,
         resync_interval=args.resync,
         synchronous=args.synchronous,
+        push=not args.no_push,
         cluster_key=None if args.cluster_key is None else read_cluster_key(args.cluster_key),
         insecure=args.insecure,
     )
@@ -498,5 +499,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         choices=("NORMAL", "FULL"),
         default="NORMAL",
         help="SQLite sync level: FULL also survives power loss, at one disk flush per apply",
+    )
+    p.add_argument(
+        "--no-push",
+        action="store_true",
+        help="send no pushes: writes spread by kvg-ch, fetch and sessions alone (for tests)",
     )
     p.add_argument("-v", "--verbose", action="store_true")

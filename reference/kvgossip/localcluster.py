@@ -100,8 +100,11 @@ class LocalCluster:
             write_cluster_key(path, self.key)
         return path
 
-    async def add(self, name: str, *, start: bool = True) -> LocalNode:
-        """Create a node with its own Serf agent (joined to the cluster) and start it."""
+    async def add(self, name: str, *, start: bool = True, push: bool = True) -> LocalNode:
+        """Create a node with its own Serf agent (joined to the cluster) and start it.
+
+        `push=False` starts it with `--no-push`: its writes spread without pushes.
+        """
         private_dir(self.base_dir)
         data_dir = self.base_dir / name
         private_dir(data_dir)
@@ -113,14 +116,14 @@ class LocalCluster:
                 config_path=data_dir / SERF_SECRETS_FILE,
             )
         )
-        node = LocalNode(name, data_dir, agent, lambda: self._command(name))
+        node = LocalNode(name, data_dir, agent, lambda: self._command(name, push))
         self.nodes[name] = node
         if start:
             await agent.start(rebind=True)
             await node.start()
         return node
 
-    def _command(self, name: str) -> list[str]:
+    def _command(self, name: str, push: bool) -> list[str]:
         node = self.nodes[name]
         first = next(iter(self.nodes.values()))
         join = [] if first is node else ["--join", first.agent.config.gossip_address]
@@ -146,6 +149,7 @@ class LocalCluster:
             str(self.resync_interval),
             "-v",
             *join,
+            *([] if push else ["--no-push"]),
         ]
 
     async def statuses(self) -> dict[str, dict[str, Any]]:

@@ -4,15 +4,17 @@ A node owns a SQLite store, a TCP sync server and an RPC connection to a Serf ag
 starts, or one it is pointed at). Discovery (notes 3.5): on start, on joins and after changes
 it sends the state query `kvg-th`; the members whose hashes differ answer, and it runs a sync
 session with each, nearest first by network coordinate, until nobody disagrees (backing off),
-then again every `resync_interval`. A local write is announced by the user event `kvg-ch`,
-after which holders of an older version sync with the writer; a new revocation travels whole
-as the user event `kvg-rv`. Nothing a peer or the network sends can crash the node: bad
-payloads and frames are counted under their reason code and dropped.
+then again every `resync_interval`. A local write is pushed whole to the nearest alive peers
+over kept-open connections (K9) and announced by the user event `kvg-ch`; a node that misses
+the push fetches the one key from the writer (K10), falling back to a session. A new
+revocation travels whole as the user event `kvg-rv`. Nothing a peer or the network sends can
+crash the node: bad payloads and frames are counted under their reason code and dropped.
 
 Only members talk to it: Serf runs with the gossip key and RPC token derived from the cluster
 key, and the sync port admits a connection only after the membership handshake (`membership`,
-`guard`), within the limits of `limits`. The data directory and its files are private
-(`privacy`); refusals are counted, logged (`refusals`) and exported (`metrics`).
+`guard`), within the limits of `limits`; pushes and fetches travel on such connections too.
+The data directory and its files are private (`privacy`); refusals are counted, logged
+(`refusals`) and exported (`metrics`).
 """
 
 from __future__ import annotations
@@ -22,12 +24,16 @@ import contextlib
 import logging
 import os
 from collections import Counter
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from swarmconf.spec.kvgossip import messages as m
+from swarmconf.spec.kvgossip.push import Answer
 from swarmconf.spec.kvgossip.reasons import KvError, KvReason
-from swarmconf.spec.kvgossip.session import DEFAULT_MAX_LOOPS, Role
+from swarmconf.spec.kvgossip.records import Record
+from swarmconf.spec.kvgossip.session import DEFAULT_MAX_LOOPS
 from swarmconf.spec.kvgossip.state import (
     DEFAULT_SKEW_MS,
     Outcome,
@@ -37,7 +43,7 @@ from swarmconf.spec.kvgossip.state import (
 )
 
 from . import gossip
-from .frames import IDLE_TIMEOUT
+from .frames import IDLE_TIMEOUT, FrameError
 from .guard import SyncGuard
 from .limits import NoticePacer
 from .membership import ClusterKey
@@ -48,13 +54,15 @@ from .refusals import Refusals
 from .serf_agent import AgentConfig, SerfAgent, free_port
 from .serf_rpc import MemberEvent, Query, SerfError, SerfRPC, StreamRecord, UserEvent
 from .store import SqliteStore
-from .sync import SessionOutcome, SyncSettings, drive, wall_clock_ms
+from .sync import PushLink, SessionOutcome, SyncSettings, serve, wall_clock_ms
 
 log = logging.getLogger("swarmconf.reference.kvgossip")
 
 STORE_FILE = "store.db"
 SERF_SECRETS_FILE = "serf-secrets.json"
 NODE_ID_SIZE = 16
+PUSH_FANOUT = 8
+"""Peers a new record is pushed to, nearest first (K9)."""
 LOOPBACK = ("127.", "::1", "localhost")
 _STREAM_TYPES = ",".join(
     [
@@ -63,6 +71,8 @@ _STREAM_TYPES = ",".join(
         f"query:{gossip.STATE_QUERY}",
         "member-join",
         "member-update",
+        "member-leave",
+        "member-failed",
     ]
 )
 
@@ -89,6 +99,8 @@ class NodeConfig:
     idle_timeout: float = IDLE_TIMEOUT
     synchronous: str = "NORMAL"
     """SQLite's sync level: NORMAL survives any process crash; FULL also a power loss."""
+    push: bool = True
+    """Push local writes (K9); off, writes spread by `kvg-ch`, fetch and sessions alone."""
     cluster_key: ClusterKey | None = None
     """The cluster secret (gossip encryption, RPC auth, sync handshake)."""
     insecure: bool = False
@@ -182,6 +194,9 @@ class Node:
         self.guard = SyncGuard(self.settings, config.cluster_key, self.refusals)
         self._handlers: set[asyncio.Task[Any]] = set()
         self._peer_hashes: dict[str, gossip.StateHashes] = {}
+        self._nearest: list[gossip.Peer] = []
+        """Alive peers, nearest first; refreshed on member events and sweeps."""
+        self._links: dict[bytes, PushLink] = {}
 
     # --- lifecycle --------------------------------------------------------------------------
 
@@ -222,6 +237,8 @@ class Node:
                 await task
         if self._server is not None:
             self._server.close()
+        for link in self._links.values():
+            link.close()
         for handler in list(self._handlers):
             handler.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -266,6 +283,7 @@ class Node:
                 stream = await rpc.stream(_STREAM_TYPES)
                 self._rpc = rpc
                 await self._join(rpc)
+                await self._refresh_peers(rpc)
                 self._request_sweep()
                 async for record in stream:
                     try:
@@ -278,6 +296,7 @@ class Node:
                 log.warning("serf connection lost: %s", exc)
             finally:
                 self._rpc = None
+                self._nearest = []  # cut off from the cluster: push to nobody
                 await rpc.close()
             await asyncio.sleep(backoff)
 
@@ -298,8 +317,9 @@ class Node:
         elif isinstance(record, UserEvent) and record.name == gossip.REVOCATION_EVENT:
             self.revoke(record.payload)
         elif isinstance(record, MemberEvent):
-            log.info("%s: %s", record.kind, ", ".join(m.name for m in record.members))
+            log.info("%s: %s", record.kind, ", ".join(mb.name for mb in record.members))
             await self._keep_tags(rpc, record)
+            await self._refresh_peers(rpc)
             self._request_sweep()
 
     async def _keep_tags(self, rpc: SerfRPC, event: MemberEvent) -> None:
@@ -340,8 +360,66 @@ class Node:
         local = self.store.lww_key(change.key)
         if local is not None and local >= (change.ts, change.entry_hash):
             return
+        self._spawn(self._fetch(change))
+
+    async def _fetch(self, change: gossip.Change) -> None:
+        """Fetch one announced key from its writer (K10); a session if that does not settle it."""
+        peer = next((p for p in self._nearest if p.node_id == change.node_id), None)
+        try:
+            if peer is not None:
+                reply = await self._link(peer).request(m.message(m.FETCH, [change.key]))
+                if reply[0] == m.RECORDS:
+                    with self.store.transaction():
+                        for data in reply[1]:
+                            receive_record(self.store, data, self.config.root, wall_clock_ms())
+                local = self.store.lww_key(change.key)
+                if local is not None and local >= (change.ts, change.entry_hash):
+                    return
+        except (OSError, TimeoutError, FrameError, KvError) as exc:
+            log.info("fetch of %s failed: %s", change.key, exc)
         self._direct.add(change.node_id)
         self._direct_wake.set()
+
+    # --- push (K9) --------------------------------------------------------------------------
+
+    def _link(self, peer: gossip.Peer) -> PushLink:
+        link = self._links.get(peer.node_id)
+        if link is None or (link.host, link.port) != (peer.host, peer.port):
+            if link is not None:
+                link.close()
+            link = self._links[peer.node_id] = PushLink(peer.host, peer.port, self.guard.connect)
+        return link
+
+    async def _push(self, records: list[Record]) -> None:
+        """Push records to the nearest alive peers, all at once; a failure is left to K10."""
+        if not self.config.push or not records:
+            return
+        frame = m.message(m.PUSH, [r.encode() for r in records])
+        peers = self._nearest[:PUSH_FANOUT]
+        results = await asyncio.gather(
+            *(self._link(p).request(frame) for p in peers), return_exceptions=True
+        )
+        for peer, result in zip(peers, results, strict=True):
+            if isinstance(result, BaseException):
+                log.info("push to %s failed: %s", peer.name, result)
+
+    def _relay(self, got: Answer) -> None:
+        """Relay what a push brought that was new here, when the fanout does not reach all."""
+        if len(self._nearest) <= PUSH_FANOUT:
+            return
+        records = [v.record for _, v in got.verdicts if v.record is not None]
+        self._spawn(self._push(records))
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(coroutine)
+        self._handlers.add(task)
+        task.add_done_callback(self._handlers.discard)
+
+    async def _refresh_peers(self, rpc: SerfRPC) -> None:
+        try:
+            self._nearest = await self._nearest_first(rpc, list((await self._peers(rpc)).values()))
+        except SerfError as exc:
+            log.info("peer list not refreshed: %s", exc)
 
     # --- sync -------------------------------------------------------------------------------
 
@@ -410,6 +488,7 @@ class Node:
         self.stats.sweeps += 1
         if self.config.join and not await self._peers(rpc) and not await self._join(rpc):
             return True  # not in the cluster yet: try again after the back-off
+        await self._refresh_peers(rpc)
         mine = self.hashes()
         replies = await rpc.query(
             gossip.STATE_QUERY, mine.encode(), timeout=self.config.query_timeout
@@ -461,8 +540,9 @@ class Node:
 
     async def _respond(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> SessionOutcome:
-        return await drive(self.settings, Role.RESPONDER, reader, writer)
+    ) -> SessionOutcome | None:
+        """A session, or a push connection (None) answered until the peer leaves (K9, K10)."""
+        return await serve(self.settings, reader, writer, self._relay)
 
     def _count(self, outcome: SessionOutcome) -> None:
         if outcome.error is None:
@@ -492,6 +572,7 @@ class Node:
             verdict = receive_record(self.store, data, self.config.root, wall_clock_ms())
         if verdict.outcome is Outcome.ACCEPTED and verdict.record is not None:
             record = verdict.record
+            self._spawn(self._push([record]))
             change = gossip.Change(self.node_id, record.key, record.ts, record.entry_hash)
             await self._fire(gossip.CHANGE_EVENT, change.encode())
         return verdict
@@ -568,4 +649,5 @@ class Node:
             **self.counters(),
             "insecure": self.config.cluster_key is None,
             "peer_tree_hashes": {n: h.tree_hash.hex() for n, h in self._peer_hashes.items()},
+            "push_peers": [p.name for p in self._nearest[:PUSH_FANOUT]],
         }

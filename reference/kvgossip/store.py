@@ -4,10 +4,16 @@
 keeps
 bytes exactly as they travel (records with their chains, signed revocations) plus the columns
 that index them: `records` holds each key's LWW columns `(ts, entry_hash)`, which are the
-design's per-key "KV hash tree"; `chain_links` maps grant ids to the keys whose chain uses them.
+design's per-key "KV hash tree"; `chain_links` maps grant ids to the keys whose chain uses them,
+indexed both ways so that replacing a key's record costs the same whatever the store holds.
+Opening a store made before that index existed adds it (every schema statement is
+`IF NOT EXISTS`).
 The node wraps every spec call that may change state in `transaction()`, so a record, its
 chain's grants and its hashes land together or not at all, whatever happens to the process.
-The overall tree and revocation-set hashes are derived from those rows and cached in memory.
+The tree hash's running sum and count `(S, N)` live in `meta` and change in the same
+transaction as the record they count (a store without them computes them once on open); the
+revocation-set hash is derived from its rows and cached. The sorted `(ts, entry_hash)` items a
+sync session reconciles are kept in memory, built on first use and updated by each put and purge.
 
 With `synchronous=NORMAL` (the node's default) a commit is durable once it returns as far as the
 process is concerned: a killed process loses nothing. After a power loss the last commits may be
@@ -17,6 +23,7 @@ rolled back, each whole, and are fetched again from peers. `FULL` syncs the disk
 from __future__ import annotations
 
 import sqlite3
+from bisect import bisect_left, insort
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,7 +31,8 @@ from pathlib import Path
 from swarmconf.reference.kvgossip.privacy import private_file
 from swarmconf.spec.kvgossip.grants import Revocation, decode_revocation, grant_id_of
 from swarmconf.spec.kvgossip.records import Record, decode_record
-from swarmconf.spec.kvgossip.treehash import revset_hash, tree_hash
+from swarmconf.spec.kvgossip.state import SyncItem
+from swarmconf.spec.kvgossip.treehash import SUM_MODULUS, entry_sum, revset_hash, tree_hash
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
@@ -34,11 +42,13 @@ CREATE TABLE IF NOT EXISTS records (
     record BLOB NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS records_newest ON records (ts DESC, key);
+CREATE INDEX IF NOT EXISTS records_by_entry_hash ON records (entry_hash);
 CREATE TABLE IF NOT EXISTS chain_links (
     grant_id BLOB NOT NULL,
     key TEXT NOT NULL,
     PRIMARY KEY (grant_id, key)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS chain_links_by_key ON chain_links (key);
 CREATE TABLE IF NOT EXISTS grants (
     grant_id BLOB PRIMARY KEY,
     grant BLOB NOT NULL
@@ -67,7 +77,8 @@ class SqliteStore:
         self._db.execute(f"PRAGMA synchronous={synchronous}")
         self._db.executescript(_SCHEMA)
         self._in_transaction = False
-        self._tree_hash: bytes | None = None
+        self._sum, self._count = self._load_sum_count()
+        self._items: list[SyncItem] | None = None
         self._revoked: frozenset[bytes] | None = None
         self._changed: set[str] = set()
         self.listeners: list[Callable[[list[str]], None]] = []
@@ -89,7 +100,8 @@ class SqliteStore:
             yield
         except BaseException:
             self._db.execute("ROLLBACK")
-            self._tree_hash = self._revoked = None
+            self._revoked = self._items = None
+            self._sum, self._count = self._load_sum_count()
             self._changed.clear()
             raise
         else:
@@ -100,6 +112,32 @@ class SqliteStore:
         if changed:
             for listener in self.listeners:
                 listener(changed)
+
+    def _load_sum_count(self) -> tuple[int, int]:
+        """`(S, N)` as stored, or computed from the records once (a store from before v2)."""
+        total, count = self.meta("tree_sum"), self.meta("tree_count")
+        if total is not None and count is not None:
+            return int.from_bytes(total, "little"), int.from_bytes(count, "big")
+        rows = self._db.execute("SELECT entry_hash FROM records").fetchall()
+        pair = entry_sum(bytes(row[0]) for row in rows), len(rows)
+        self._save_sum_count(*pair)
+        return pair
+
+    def _save_sum_count(self, total: int, count: int) -> None:
+        self._db.executemany(
+            "INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)",
+            [("tree_sum", total.to_bytes(32, "little")), ("tree_count", count.to_bytes(8, "big"))],
+        )
+
+    def _count_item(self, item: SyncItem, sign: int) -> None:
+        """Add (`sign` 1) or take away (-1) one record's item from `(S, N)` and the index."""
+        self._sum = (self._sum + sign * int.from_bytes(item[1], "little")) % SUM_MODULUS
+        self._count += sign
+        if self._items is not None:
+            if sign > 0:
+                insort(self._items, item)
+            else:
+                del self._items[bisect_left(self._items, item)]
 
     # --- the spec's Store protocol --------------------------------------------------------
 
@@ -116,6 +154,7 @@ class SqliteStore:
                 "INSERT INTO records (key, ts, entry_hash, record) VALUES (?, ?, ?, ?)",
                 (record.key, record.ts, record.entry_hash, record.encode()),
             )
+            self._count_item(record.lww_key, 1)
             for grant in record.chain:
                 grant_id = grant_id_of(grant)
                 self._db.execute(
@@ -126,18 +165,36 @@ class SqliteStore:
                     "INSERT OR IGNORE INTO chain_links (grant_id, key) VALUES (?, ?)",
                     (grant_id, record.key),
                 )
-            self._tree_hash = None
+            self._save_sum_count(self._sum, self._count)
 
     def delete(self, key: str) -> None:
         """Purge the record of `key` (not a tombstone)."""
         with self.transaction():
             self._remove(key)
-            self._tree_hash = None
+            self._save_sum_count(self._sum, self._count)
 
     def _remove(self, key: str) -> None:
         self._changed.add(key)
+        old = self.lww_key(key)
+        if old is None:
+            return
+        self._count_item(old, -1)
         self._db.execute("DELETE FROM records WHERE key = ?", (key,))
         self._db.execute("DELETE FROM chain_links WHERE key = ?", (key,))
+
+    def get_by_entry_hash(self, entry_hash: bytes) -> Record | None:
+        """The stored record whose entry hash this is."""
+        row = self._db.execute(
+            "SELECT record FROM records WHERE entry_hash = ?", (entry_hash,)
+        ).fetchone()
+        return None if row is None else decode_record(bytes(row[0]))
+
+    def sync_items(self) -> list[SyncItem]:
+        """A sorted snapshot of every `(ts, entry_hash)` (a copy of the in-memory index)."""
+        if self._items is None:
+            rows = self._db.execute("SELECT ts, entry_hash FROM records")
+            self._items = sorted((int(ts), bytes(eh)) for ts, eh in rows)
+        return list(self._items)
 
     def entries_newest_first(self) -> list[tuple[str, int, bytes]]:
         """Every `(key, ts, entry_hash)` in sync order `(ts desc, key asc)`."""
@@ -173,11 +230,8 @@ class SqliteStore:
             self._revoked = None
 
     def tree_hash(self) -> bytes:
-        """The spec's tree hash over the stored records (cached until the next change)."""
-        if self._tree_hash is None:
-            rows = self._db.execute("SELECT key, entry_hash FROM records")
-            self._tree_hash = tree_hash((key, bytes(entry_hash)) for key, entry_hash in rows)
-        return self._tree_hash
+        """The spec's tree hash, from the running `(S, N)`: O(1)."""
+        return tree_hash(self._sum, self._count)
 
     def revset_hash(self) -> bytes:
         """The spec's revocation-set hash."""
@@ -224,7 +278,7 @@ class SqliteStore:
 
     def count(self) -> int:
         """How many records are stored (tombstones included)."""
-        return int(self._db.execute("SELECT COUNT(*) FROM records").fetchone()[0])
+        return self._count
 
     def integrity_ok(self) -> bool:
         """SQLite's own integrity check of the file."""

@@ -1,9 +1,15 @@
-"""Sync sessions on TCP: the spec's sans-I/O `Session` driven over length-prefixed frames.
+"""Sync on TCP: sessions, pushes and fetches over length-prefixed frames (decisions K6-K10).
 
-Each frame the peer sends is handed to the session inside one storage transaction, so whatever
-the frame changes (a record with its chain, revocations and the purges they cause) is atomic.
-A frame that is oversize, malformed or arrives out of turn ends the session with a reason code;
-the connection is closed and the store keeps every record fully applied before it.
+Each frame the peer sends is handed to the spec inside one storage transaction, so whatever
+the frame changes (a batch of records with their chains, revocations and the purges they
+cause) is atomic. A frame that is oversize, malformed or arrives out of turn ends the session
+with a reason code; the connection is closed and the store keeps every batch fully applied
+before it. Frames go out from a writer task of their own, so a side that sends many frames at
+once (pipelined `WANT`s) keeps reading its peer's answers and neither side blocks the other.
+
+One sync port serves both kinds of connection, told apart by the first frame: a `HELLO` opens a
+session (the responder's side); `PUSH` and `FETCH` frames are answered one by one for as long
+as the peer keeps the connection open (`PushLink` is the client side).
 """
 
 from __future__ import annotations
@@ -12,11 +18,14 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
+from swarmconf.spec.kvgossip import messages as m
 from swarmconf.spec.kvgossip.messages import MAX_FRAME_BYTES
-from swarmconf.spec.kvgossip.reasons import KvReason
+from swarmconf.spec.kvgossip.push import Answer, answer
+from swarmconf.spec.kvgossip.reasons import KvError, KvReason
 from swarmconf.spec.kvgossip.session import Role, Session, SessionLog
 
 from .frames import IDLE_TIMEOUT, FrameError, read_frame, write_frame
@@ -59,8 +68,12 @@ async def drive(
     role: Role,
     reader: asyncio.StreamReader,
     writer: asyncio.StreamWriter,
+    first: bytes | None = None,
 ) -> SessionOutcome:
-    """Run one session to its end on an open connection, then close the connection."""
+    """Run one session to its end on an open connection, then close the connection.
+
+    `first` is a frame the responder's dispatcher already read.
+    """
     store = settings.store
     session = Session(
         role,
@@ -70,13 +83,17 @@ async def drive(
         skew_ms=settings.skew_ms,
         max_loops=settings.max_loops,
     )
+    outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+    sender = asyncio.create_task(_send_all(writer, outbox))
     error: str | None = None
     try:
         with store.transaction():
             outgoing = session.start(settings.clock())
+            if first is not None:
+                outgoing += session.receive(first, settings.clock())
         while True:
             for frame in outgoing:
-                await write_frame(writer, frame, max_size=MAX_FRAME_BYTES)
+                outbox.put_nowait(frame)
             if session.done:
                 break
             try:
@@ -91,18 +108,115 @@ async def drive(
                 break
             with store.transaction():
                 outgoing = session.receive(frame, settings.clock())
+        outbox.put_nowait(None)
+        await sender
     except FrameError as exc:
         error = exc.reason
     except Exception:  # a bug must cost one session, never the node or the store
         log.exception("sync session failed")
         error = NodeReason.INTERNAL_ERROR
     finally:
+        sender.cancel()
+        with contextlib.suppress(asyncio.CancelledError, FrameError):
+            await sender
         writer.close()
         with contextlib.suppress(OSError):
             await writer.wait_closed()
     if session.error is not None:
         error = session.error.value
     return SessionOutcome(role, session.peer_id, error, session.log)
+
+
+async def _send_all(writer: asyncio.StreamWriter, outbox: asyncio.Queue[bytes | None]) -> None:
+    """Write queued frames in order until the None that ends them."""
+    while (frame := await outbox.get()) is not None:
+        await write_frame(writer, frame, max_size=MAX_FRAME_BYTES)
+
+
+async def serve(
+    settings: SyncSettings,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    on_push: Callable[[Answer], None],
+) -> SessionOutcome | None:
+    """Serve one incoming connection: a session, or PUSH/FETCH frames until the peer leaves.
+
+    Returns the session's outcome, or None for a push connection. `on_push` sees every
+    answered PUSH (to relay what was new).
+    """
+    try:
+        first = await read_frame(
+            reader, max_size=MAX_FRAME_BYTES, idle_timeout=settings.idle_timeout
+        )
+    except FrameError as exc:
+        writer.close()
+        return SessionOutcome(Role.RESPONDER, None, exc.reason, SessionLog())
+    if not first.startswith(_PUSH_PREFIXES):
+        return await drive(settings, Role.RESPONDER, reader, writer, first)
+    frame: bytes | None = first
+    try:
+        while frame is not None:
+            with settings.store.transaction():
+                got = answer(
+                    settings.store, frame, settings.root, settings.clock(), settings.skew_ms
+                )
+            await write_frame(writer, got.reply)
+            if got.verdicts:
+                on_push(got)
+            frame = await read_frame(reader, max_size=MAX_FRAME_BYTES, idle_timeout=PUSH_IDLE)
+    except (FrameError, KvError) as exc:
+        log.debug("push connection ended: %s", exc)
+    finally:
+        writer.close()
+        with contextlib.suppress(OSError):
+            await writer.wait_closed()
+    return None
+
+
+PUSH_IDLE = 300.0
+"""A push connection stays open this long without a frame."""
+_PUSH_PREFIXES = (m.message(m.PUSH, [])[:-1], m.message(m.FETCH, [])[:-1])
+"""How PUSH and FETCH frames begin: the array header and the message name."""
+
+
+Connect = Callable[[str, int], Awaitable[tuple[asyncio.StreamReader, asyncio.StreamWriter]]]
+"""Opens a connection to a peer's sync port that is ready for frames (after any handshake)."""
+
+
+class PushLink:
+    """A kept-open connection to one peer's sync port for PUSH and FETCH, one request at a time."""
+
+    def __init__(self, host: str, port: int, connect: Connect, timeout: float = IDLE_TIMEOUT):
+        self.host, self.port, self.timeout = host, port, timeout
+        self._connect = connect
+        self._conn: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+        self._lock = asyncio.Lock()
+
+    async def request(self, frame: bytes) -> list[Any]:
+        """Send one frame and return the decoded reply; a stale kept connection is retried once."""
+        async with self._lock:
+            try:
+                return await self._exchange(frame)
+            except (OSError, TimeoutError, FrameError):
+                self.close()
+                return await self._exchange(frame)
+
+    async def _exchange(self, frame: bytes) -> list[Any]:
+        if self._conn is None:
+            self._conn = await asyncio.wait_for(self._connect(self.host, self.port), self.timeout)
+        reader, writer = self._conn
+        try:
+            await write_frame(writer, frame)
+            return m.decode_message(await read_frame(reader, idle_timeout=self.timeout))
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Drop the connection (the next request opens a new one)."""
+        if self._conn is not None:
+            self._conn[1].close()
+            self._conn = None
 
 
 async def initiate(settings: SyncSettings, host: str, port: int) -> SessionOutcome:

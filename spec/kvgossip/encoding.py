@@ -16,7 +16,7 @@ from .reasons import KvError, KvReason, require
 GRANT_TAG = "kvg/grant/1"
 REVOCATION_TAG = "kvg/revoke/1"
 RECORD_TAG = "kvg/record/1"
-TREE_TAG = b"kvg/tree/1"
+TREE_TAG = b"kvg/tree/2"
 REVSET_TAG = b"kvg/revset/1"
 
 UINT64_MAX = (1 << 64) - 1

@@ -1,19 +1,24 @@
-"""Sync-session messages (notes 3.5).
+"""Sync messages, protocol 2 (kv-sync 3.3b; decisions K5-K8).
 
 Each frame is one canonical msgpack array whose first element names the message. The transport
-adds a `u32be` length prefix; frames are capped at 4 MiB.
+adds a `u32be` length prefix; frames are capped at 4 MiB. Lists are flat lists of one item type.
 
-| Message   | Fields after the name                                          |
-|-----------|----------------------------------------------------------------|
-| `HELLO`   | proto (1), node_id (bin), revset_hash (32), tree_hash (32)     |
-| `REVS`    | the sender's revoked grant ids, sorted                         |
-| `REVDATA` | signed revocations the peer lacks                              |
-| `TREE`    | tree_hash (32): opens a pass                                   |
-| `BYE`     | (ends the session)                                             |
-| `KEYHASH` | key, ts, entry_hash                                            |
-| `AGREE`, `YOURS`, `DONE`, `END` | (none)                                   |
-| `MINE`, `RECORD` | record wire bytes                                       |
-| `RESULT`  | outcome, reason (`""` if none), revocations, own record (`b""` if none) |
+| Message   | Fields after the name                                                        |
+|-----------|------------------------------------------------------------------------------|
+| `HELLO`   | proto (2), node_id (bin), revset_hash (32), tree_hash (32), count            |
+| `REVS`    | the sender's revoked grant ids, sorted                                       |
+| `REVDATA` | signed revocations the peer lacks                                            |
+| `RECON`   | one reconciliation message (`recon`, Negentropy V1, at most 1 MiB)           |
+| `WANT`    | entry hashes (32 bytes each) of records the initiator asks for               |
+| `RECORDS` | record wire bytes                                                            |
+| `RESULTS` | outcomes, reasons (`""` if none), revocations, own winning records           |
+| `TREE`    | tree_hash (32), count: closes a pass                                         |
+| `BYE`     | (ends the session)                                                           |
+| `PUSH`    | record wire bytes (outside sessions: a new write)                            |
+| `FETCH`   | keys (outside sessions: one announced key's current record)                  |
+
+`WANT`, `RECORDS`, `PUSH` and `FETCH` carry at most `MAX_BATCH` items; a `RESULTS` has one
+outcome and one reason per record of the batch it answers.
 """
 
 from __future__ import annotations
@@ -23,40 +28,42 @@ from typing import Any
 from .encoding import decode_canonical, encode
 from .reasons import KvError, KvReason, require
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 MAX_FRAME_BYTES = 4 << 20
 MAX_NODE_ID_BYTES = 64
+MAX_BATCH = 1024
 
 HELLO = "HELLO"
 REVS = "REVS"
 REVDATA = "REVDATA"
+RECON = "RECON"
+WANT = "WANT"
+RECORDS = "RECORDS"
+RESULTS = "RESULTS"
 TREE = "TREE"
 BYE = "BYE"
-KEYHASH = "KEYHASH"
-AGREE = "AGREE"
-MINE = "MINE"
-YOURS = "YOURS"
-RECORD = "RECORD"
-RESULT = "RESULT"
-DONE = "DONE"
-END = "END"
+PUSH = "PUSH"
+FETCH = "FETCH"
 
-FIELDS: dict[str, tuple[type, ...]] = {
-    HELLO: (int, bytes, bytes, bytes),
-    REVS: (list,),
-    REVDATA: (list,),
-    TREE: (bytes,),
+Kind = type | tuple[type, type]
+"""A field's type, or `(list, item type)` for a list."""
+
+BYTES_LIST: Kind = (list, bytes)
+STR_LIST: Kind = (list, str)
+FIELDS: dict[str, tuple[Kind, ...]] = {
+    HELLO: (int, bytes, bytes, bytes, int),
+    REVS: (BYTES_LIST,),
+    REVDATA: (BYTES_LIST,),
+    RECON: (bytes,),
+    WANT: (BYTES_LIST,),
+    RECORDS: (BYTES_LIST,),
+    RESULTS: (STR_LIST, STR_LIST, BYTES_LIST, BYTES_LIST),
+    TREE: (bytes, int),
     BYE: (),
-    KEYHASH: (str, int, bytes),
-    AGREE: (),
-    MINE: (bytes,),
-    YOURS: (),
-    RECORD: (bytes,),
-    RESULT: (str, str, list, bytes),
-    DONE: (),
-    END: (),
+    PUSH: (BYTES_LIST,),
+    FETCH: (STR_LIST,),
 }
-LIST_ITEM = bytes
+BATCHED = (WANT, RECORDS, PUSH, FETCH)
 
 
 def message(name: str, *fields: Any) -> bytes:
@@ -80,17 +87,16 @@ def decode_message(frame: bytes) -> list[Any]:
     kinds = FIELDS[name]
     require(len(value) == 1 + len(kinds), KvReason.SESSION_BAD_MESSAGE, f"{name} arity")
     for item, kind in zip(value[1:], kinds, strict=True):
-        require(type(item) is kind, KvReason.SESSION_BAD_MESSAGE, f"{name} field type")
-        if kind is list:
-            require(
-                all(type(x) is LIST_ITEM for x in item), KvReason.SESSION_BAD_MESSAGE, "list item"
-            )
+        outer, inner = kind if isinstance(kind, tuple) else (kind, None)
+        require(type(item) is outer, KvReason.SESSION_BAD_MESSAGE, f"{name} field type")
+        if inner is not None:
+            require(all(type(x) is inner for x in item), KvReason.SESSION_BAD_MESSAGE, "list item")
     check_sizes(value)
     return list(value)
 
 
 def check_sizes(msg: list[Any]) -> None:
-    """Hashes and ids are 32 bytes; a node id at most 64 bytes."""
+    """Hashes and ids are 32 bytes, a node id at most 64 bytes, batches at most 1024 items."""
     name = msg[0]
     hashes: list[bytes] = []
     if name == HELLO:
@@ -98,8 +104,11 @@ def check_sizes(msg: list[Any]) -> None:
         hashes = [msg[3], msg[4]]
     elif name == TREE:
         hashes = [msg[1]]
-    elif name == KEYHASH:
-        hashes = [msg[3]]
-    elif name == REVS:
+    elif name in (REVS, WANT):
         hashes = msg[1]
+    elif name == RESULTS:
+        require(len(msg[1]) == len(msg[2]), KvReason.SESSION_BAD_MESSAGE, "RESULTS lengths")
+        require(len(msg[1]) <= MAX_BATCH, KvReason.SESSION_BAD_MESSAGE, "RESULTS batch size")
+    if name in BATCHED:
+        require(len(msg[1]) <= MAX_BATCH, KvReason.SESSION_BAD_MESSAGE, f"{name} batch size")
     require(all(len(h) == 32 for h in hashes), KvReason.SESSION_BAD_MESSAGE, f"{name} hash size")

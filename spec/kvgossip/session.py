@@ -1,35 +1,37 @@
-"""The sans-I/O sync session, both roles (notes 3.5; table rows 24-26).
+"""The sans-I/O sync session, protocol 2, both roles (notes 3.5; kv-sync 3.3; decisions K5-K8).
 
 A `Session` never touches a socket or a clock: the driver feeds it each received frame with the
 current time (`receive`) and sends the frames it returns, in order. It reads and changes the
 local state only through the `Store` interface. A conversation:
 
-    A: HELLO                      B: HELLO                  (if both hashes agree: A: BYE)
-    A: REVS(ids)                  B: REVS(ids)              (only if the revset hashes differ)
-    A: REVDATA(revs B lacks)      B: REVDATA(revs A lacks)
+    A: HELLO                          B: HELLO          (both hashes agree: A: BYE)
+    A: REVS(ids)                      B: REVS(ids)      (only if the revset hashes differ)
+    A: REVDATA(revs B lacks)          B: REVDATA(revs A lacks)
     pass (at most max_loops times):
-    A: TREE(h)                    B: TREE(h)                (equal: A: BYE, end)
-    A: KEYHASH(k, ts, eh)  ...    B: AGREE | MINE(rec) | YOURS
-      after MINE:  A: RESULT;  after YOURS:  A: RECORD(rec), B: RESULT
-    A: DONE                       B: RECORD(rec) ... each answered by A: RESULT, then B: END
+    A: RECON  B: RECON  ...           until A's reconciliation step is done (K6)
+    A: WANT(ids) ...                  B: RECORDS ...    one per WANT, A answers each: RESULTS
+    A: RECORDS(still-current records B lacks) ...      B: RESULTS for each
+    A: TREE(h, n)                     B: TREE(h, n)     (equal: A: BYE, end)
     (after the last allowed pass A sends BYE)
 
-A record that fails to verify is answered with a rejecting RESULT and the pass goes on; a
-protocol violation ends the session with `error` set to its reason. Keys are offered newest
-first, `(ts desc, key asc)`, and every pass covers all keys.
+Revocations are settled before any record moves, so both sides judge records against the same
+set (K5). A record that fails to verify gets a rejecting outcome inside its RESULTS and the pass
+goes on; a protocol violation ends the session with `error` set to its reason.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from . import messages as m
-from .keys import check_key
+from . import recon
+from .push import Results, key_of
 from .reasons import KvError, KvReason, require
-from .records import decode_record, lww_greater
+from .records import decode_record
 from .state import (
     DEFAULT_SKEW_MS,
     Outcome,
@@ -40,6 +42,11 @@ from .state import (
 )
 
 DEFAULT_MAX_LOOPS = 3
+MAX_RECON_ROUNDS = 32
+"""Reconciliation messages either side may send in one pass (K6)."""
+TRANSFER_BATCH = 256
+"""Records per WANT or RECORDS this side sends (K8; the protocol allows up to 1,024): small
+enough that applying one batch never holds a node for long, large enough to amortise a frame."""
 
 
 class Role(StrEnum):
@@ -56,6 +63,13 @@ class SessionLog:
     passes: int = 0
     verdicts: list[tuple[str, Outcome, KvReason | None]] = field(default_factory=list)
     revocations_applied: int = 0
+    recon_rounds: int = 0
+    """RECON messages received, over all passes."""
+
+
+def batches(items: Sequence[Any], size: int = TRANSFER_BATCH) -> list[list[Any]]:
+    """`items` cut into consecutive lists of at most `size`."""
+    return [list(items[i : i + size]) for i in range(0, len(items), size)]
 
 
 class Session:
@@ -86,10 +100,17 @@ class Session:
             self._on_first if role is Role.INITIATOR else self._on_hello
         )
         self._peer_revs: frozenset[bytes] = frozenset()
-        self._listed: set[str] = set()
-        self._to_offer: list[str] = []
-        self._offered: str = ""
-        self._to_push: list[str] = []
+        self._items: list[recon.Item] = []
+        self._rounds = 0
+        self._in_pass = False
+        self._have: list[bytes] = []
+        self._received_keys: set[str] = set()
+        self._returned_keys: set[str] = set()
+        self._wanted: deque[frozenset[bytes]] = deque()
+        """Entry hashes of each WANT not yet answered, oldest first."""
+        self._sent: deque[int] = deque()
+        """Size of each RECORDS batch whose RESULTS has not come back, oldest first."""
+        self._reconciling = self._haves_sent = self._tree_sent = False
 
     # Driver interface
 
@@ -126,12 +147,17 @@ class Session:
         if self.error is None:
             self.error = reason
 
-    def _finish(self) -> None:
+    def _finish(self) -> list[bytes]:
         self.done = True
+        return []
 
     def _hello(self) -> bytes:
         s = self.store
-        return m.message(m.HELLO, m.PROTOCOL_VERSION, self.node_id, s.revset_hash(), s.tree_hash())
+        tree, count = s.tree_hash(), s.count()
+        return m.message(m.HELLO, m.PROTOCOL_VERSION, self.node_id, s.revset_hash(), tree, count)
+
+    def _tree(self) -> bytes:
+        return m.message(m.TREE, self.store.tree_hash(), self.store.count())
 
     def _on_first(self, msg: list[Any]) -> list[bytes]:
         raise KvError(KvReason.SESSION_UNEXPECTED_MESSAGE, "initiator has not started")
@@ -140,12 +166,9 @@ class Session:
     def _want(msg: list[Any], *names: str) -> None:
         require(msg[0] in names, KvReason.SESSION_UNEXPECTED_MESSAGE, msg[0])
 
-    def _my_rev_ids(self) -> list[bytes]:
-        return sorted(self.store.revoked_ids())
-
     def _revdata_for(self, peer_ids: frozenset[bytes]) -> bytes:
         revs = []
-        for gid in self._my_rev_ids():
+        for gid in sorted(self.store.revoked_ids()):
             revocation = self.store.get_revocation(gid)
             if gid not in peer_ids and revocation is not None:
                 revs.append(revocation.encode())
@@ -161,45 +184,64 @@ class Session:
         self.log.verdicts.append((key, verdict.outcome, verdict.reason))
         return verdict
 
-    def _result_for(self, key: str, verdict: Verdict) -> bytes:
-        """RESULT for a record received: revocations attached, own record when refused."""
-        revs = []
-        for gid in verdict.revoked_ids:
-            revocation = self.store.get_revocation(gid)
-            if revocation is not None:
-                revs.append(revocation.encode())
-        own = b""
-        if verdict.outcome in (Outcome.STALE, Outcome.REJECTED) and key:
-            local = self.store.get(key)
-            own = local.encode() if local is not None else b""
-        reason = verdict.reason.value if verdict.reason is not None else ""
-        return m.message(m.RESULT, verdict.outcome.value, reason, revs, own)
+    def _begin_pass(self) -> None:
+        """A pass reconciles against a snapshot of the items taken at its start (K6)."""
+        self.log.passes += 1
+        self._in_pass = True
+        self._rounds = 0
+        self._items = self.store.sync_items()
+        self._have = []
+        self._received_keys = set()
+        self._returned_keys = set()
 
-    def _on_result(self, msg: list[Any]) -> None:
-        """Apply a peer's RESULT: its revocations first, then its own record if any."""
-        _, outcome, reason, revs, own = msg
-        require(outcome in set(Outcome), KvReason.SESSION_BAD_MESSAGE, "RESULT outcome")
-        require(reason == "" or reason in set(KvReason), KvReason.SESSION_BAD_MESSAGE, "reason")
+    def _count_round(self) -> None:
+        self._rounds += 1
+        self.log.recon_rounds += 1
+        require(self._rounds <= MAX_RECON_ROUNDS, KvReason.SESSION_TOO_MANY_ROUNDS)
+
+    def _results_for(self, records: list[bytes], wanted: frozenset[bytes] | None) -> bytes:
+        """Apply a RECORDS batch, one record at a time; RESULTS with one outcome per record.
+
+        A record that does not decode is REJECTED; a decoded one must be asked for (`wanted`,
+        when the batch answers a WANT) and its key new to the pass.
+        """
+        results = Results(self.store, self._returned_keys)
+        for data in records:
+            key = key_of(data)
+            if key:
+                require(
+                    wanted is None or decode_record(data).entry_hash in wanted,
+                    KvReason.SESSION_NOT_REQUESTED,
+                )
+                require(key not in self._received_keys, KvReason.SESSION_DUPLICATE_KEY, key)
+                self._received_keys.add(key)
+            results.add(key, self._apply_record(key, data))
+        return results.frame()
+
+    def _on_results(self, msg: list[Any], sent: int) -> None:
+        """Apply a peer's RESULTS for `sent` records: its revocations first, then its records."""
+        _, outcomes, reasons, revs, own = msg
+        require(len(outcomes) == sent, KvReason.SESSION_BAD_MESSAGE, "RESULTS count")
+        require(all(o in set(Outcome) for o in outcomes), KvReason.SESSION_BAD_MESSAGE, "outcome")
+        require(
+            all(r == "" or r in set(KvReason) for r in reasons),
+            KvReason.SESSION_BAD_MESSAGE,
+            "reason",
+        )
+        require(len(own) <= sent, KvReason.SESSION_BAD_MESSAGE, "RESULTS own records")
         self._apply_revocations(revs)
-        if own:
-            self._apply_record(self._record_key(own) or "", own)
-
-    def _record_key(self, data: bytes) -> str | None:
-        """The key of record bytes, or None when they do not decode (a per-record rejection)."""
-        try:
-            return decode_record(data).key
-        except KvError:
-            return None
+        for data in own:
+            self._apply_record(key_of(data), data)
 
     # Both roles: HELLO and revocation exchange
 
     def _on_hello(self, msg: list[Any]) -> list[bytes]:
         self._want(msg, m.HELLO)
-        _, proto, node_id, revset, tree = msg
+        _, proto, node_id, revset, tree, count = msg
         require(proto == m.PROTOCOL_VERSION, KvReason.SESSION_PROTOCOL_VERSION)
         self.peer_id = node_id
         same_revs = revset == self.store.revset_hash()
-        same_tree = tree == self.store.tree_hash()
+        same_tree = (tree, count) == (self.store.tree_hash(), self.store.count())
         if self.role is Role.RESPONDER:
             out = [self._hello()]
             if not same_revs:
@@ -207,14 +249,13 @@ class Session:
             elif same_tree:
                 self._expect = self._r_on_bye
             else:
-                self._expect = self._r_on_tree
+                self._expect = self._r_in_pass
             return out
         if not same_revs:
             self._expect = self._i_on_revs
-            return [m.message(m.REVS, self._my_rev_ids())]
+            return [m.message(m.REVS, sorted(self.store.revoked_ids()))]
         if same_tree:
-            self._finish()
-            return [m.message(m.BYE)]
+            return [m.message(m.BYE), *self._finish()]
         return self._i_begin_pass()
 
     # Initiator
@@ -231,65 +272,62 @@ class Session:
 
     def _i_begin_pass(self) -> list[bytes]:
         if self.log.passes >= self.max_loops:
-            self._finish()
-            return [m.message(m.BYE)]
-        self.log.passes += 1
-        self._expect = self._i_on_tree
-        return [m.message(m.TREE, self.store.tree_hash())]
+            return [m.message(m.BYE), *self._finish()]
+        self._begin_pass()
+        self._reconciling, self._haves_sent, self._tree_sent = True, False, False
+        self._expect = self._i_in_pass
+        return [m.message(m.RECON, recon.initiate(self._items))]
 
-    def _i_on_tree(self, msg: list[Any]) -> list[bytes]:
-        self._want(msg, m.TREE)
-        if msg[1] == self.store.tree_hash():
-            self._finish()
-            return [m.message(m.BYE)]
-        self._to_offer = [key for key, _, _ in self.store.entries_newest_first()]
-        self._to_offer.reverse()
-        self._listed = set()
-        return self._i_offer_next()
-
-    def _i_offer_next(self) -> list[bytes]:
-        while self._to_offer:
-            key = self._to_offer.pop()
-            record = self.store.get(key)
-            if record is None:
-                continue
-            self._offered = key
-            self._listed.add(key)
-            self._expect = self._i_on_answer
-            return [m.message(m.KEYHASH, key, record.ts, record.entry_hash)]
-        self._expect = self._i_on_push
-        return [m.message(m.DONE)]
-
-    def _i_on_answer(self, msg: list[Any]) -> list[bytes]:
-        self._want(msg, m.AGREE, m.MINE, m.YOURS)
-        if msg[0] == m.AGREE:
-            return self._i_offer_next()
-        if msg[0] == m.YOURS:
-            record = self.store.get(self._offered)
-            if record is None:
-                raise KvError(KvReason.SESSION_UNEXPECTED_MESSAGE, "offered key gone")
-            self._expect = self._i_on_result
-            return [m.message(m.RECORD, record.encode())]
-        key = self._record_key(msg[1])
-        require(key in (None, self._offered), KvReason.SESSION_KEY_MISMATCH)
-        verdict = self._apply_record(self._offered, msg[1])
-        return [self._result_for(self._offered, verdict), *self._i_offer_next()]
-
-    def _i_on_result(self, msg: list[Any]) -> list[bytes]:
-        self._want(msg, m.RESULT)
-        self._on_result(msg)
-        return self._i_offer_next()
-
-    def _i_on_push(self, msg: list[Any]) -> list[bytes]:
-        self._want(msg, m.RECORD, m.END)
-        if msg[0] == m.END:
+    def _i_in_pass(self, msg: list[Any]) -> list[bytes]:
+        """Within a pass the initiator takes each answer to what it has sent, in order."""
+        name = msg[0]
+        if name == m.RECON and self._reconciling:
+            return self._i_on_recon(msg[1])
+        if name == m.RECORDS and self._wanted:
+            return [self._results_for(msg[1], self._wanted.popleft()), *self._i_progress()]
+        if name == m.RESULTS and self._sent:
+            self._on_results(msg, self._sent.popleft())
+            return self._i_progress()
+        if name == m.TREE and self._tree_sent:
+            self._in_pass = False
+            if (msg[1], msg[2]) == (self.store.tree_hash(), self.store.count()):
+                return [m.message(m.BYE), *self._finish()]
             return self._i_begin_pass()
-        key = self._record_key(msg[1])
-        if key is not None:
-            require(key not in self._listed, KvReason.SESSION_DUPLICATE_KEY, key)
-            self._listed.add(key)
-        verdict = self._apply_record(key or "", msg[1])
-        return [self._result_for(key or "", verdict)]
+        raise KvError(KvReason.SESSION_UNEXPECTED_MESSAGE, name)
+
+    def _i_on_recon(self, payload: bytes) -> list[bytes]:
+        """One reconciliation round; the records found missing are asked for at once (K8)."""
+        self._count_round()
+        step = recon.step(self._items, payload, initiator=True)
+        self._have += step.have
+        wants = batches(step.need)
+        self._wanted.extend(frozenset(batch) for batch in wants)
+        out = [m.message(m.WANT, batch) for batch in wants]
+        if step.reply is not None:
+            return [*out, m.message(m.RECON, step.reply)]
+        self._reconciling = False
+        return [*out, *self._i_progress()]
+
+    def _i_progress(self) -> list[bytes]:
+        """Once every WANT is answered, send the records the peer lacks; then close the pass.
+
+        Only records still current are sent: one replaced by a fetched newer version is gone,
+        and one already returned inside a RESULTS is skipped (K7).
+        """
+        if self._reconciling or self._wanted:
+            return []
+        out = []
+        if not self._haves_sent:
+            self._haves_sent = True
+            found = (self.store.get_by_entry_hash(i) for i in self._have)
+            current = [r.encode() for r in found if r and r.key not in self._returned_keys]
+            for batch in batches(current):
+                self._sent.append(len(batch))
+                out.append(m.message(m.RECORDS, batch))
+        if not self._sent and not self._tree_sent:
+            self._tree_sent = True
+            out.append(self._tree())
+        return out
 
     # Responder
 
@@ -297,81 +335,43 @@ class Session:
         self._want(msg, m.REVS)
         self._peer_revs = frozenset(msg[1])
         self._expect = self._r_on_revdata
-        return [m.message(m.REVS, self._my_rev_ids())]
+        return [m.message(m.REVS, sorted(self.store.revoked_ids()))]
 
     def _r_on_revdata(self, msg: list[Any]) -> list[bytes]:
         self._want(msg, m.REVDATA)
         self._apply_revocations(msg[1])
-        self._expect = self._r_on_tree
+        self._expect = self._r_in_pass
         return [self._revdata_for(self._peer_revs)]
 
     def _r_on_bye(self, msg: list[Any]) -> list[bytes]:
         self._want(msg, m.BYE)
-        self._finish()
-        return []
+        return self._finish()
 
-    def _r_on_tree(self, msg: list[Any]) -> list[bytes]:
-        self._want(msg, m.TREE, m.BYE)
-        if msg[0] == m.BYE:
-            self._finish()
+    def _r_in_pass(self, msg: list[Any]) -> list[bytes]:
+        """Between HELLO (or REVDATA) and BYE the responder answers whatever A sends."""
+        name = msg[0]
+        if name == m.BYE:
+            return self._finish()
+        if name == m.RECON:
+            if not self._in_pass:
+                require(self.log.passes < self.max_loops, KvReason.SESSION_TOO_MANY_PASSES)
+                self._begin_pass()
+            self._count_round()
+            reply = recon.step(self._items, msg[1], initiator=False).reply
+            return [m.message(m.RECON, reply)]
+        require(self._in_pass, KvReason.SESSION_UNEXPECTED_MESSAGE, name)
+        if name == m.WANT:
+            found = [self.store.get_by_entry_hash(i) for i in msg[1]]
+            records = [r.encode() for r in found if r is not None]
+            self._sent.append(len(records))
+            return [m.message(m.RECORDS, records)]
+        if name == m.RESULTS:
+            require(bool(self._sent), KvReason.SESSION_UNEXPECTED_MESSAGE, "RESULTS")
+            self._on_results(msg, self._sent.popleft())
             return []
-        require(self.log.passes < self.max_loops, KvReason.SESSION_TOO_MANY_PASSES)
-        self.log.passes += 1
-        mine = self.store.tree_hash()
-        self._expect = self._r_on_bye if msg[1] == mine else self._r_on_keyhash
-        self._listed = set()
-        return [m.message(m.TREE, mine)]
-
-    def _r_on_keyhash(self, msg: list[Any]) -> list[bytes]:
-        self._want(msg, m.KEYHASH, m.DONE)
-        if msg[0] == m.DONE:
-            self._to_push = [
-                key for key, _, _ in self.store.entries_newest_first() if key not in self._listed
-            ]
-            self._to_push.reverse()
-            return self._r_push_next()
-        _, key, ts, entry_hash = msg
-        try:
-            check_key(key)
-        except KvError as err:
-            raise KvError(KvReason.SESSION_BAD_MESSAGE, err.reason.value) from err
-        require(key not in self._listed, KvReason.SESSION_DUPLICATE_KEY, key)
-        self._listed.add(key)
-        self._offered = key
-        local = self.store.get(key)
-        if local is not None and local.lww_key == (ts, entry_hash):
-            return [m.message(m.AGREE)]
-        if local is not None and lww_greater(local.lww_key, (ts, entry_hash)):
-            self._expect = self._r_on_result
-            return [m.message(m.MINE, local.encode())]
-        self._expect = self._r_on_record
-        return [m.message(m.YOURS)]
-
-    def _r_on_record(self, msg: list[Any]) -> list[bytes]:
-        self._want(msg, m.RECORD)
-        key = self._record_key(msg[1])
-        require(key in (None, self._offered), KvReason.SESSION_KEY_MISMATCH)
-        verdict = self._apply_record(self._offered, msg[1])
-        self._expect = self._r_on_keyhash
-        return [self._result_for(self._offered, verdict)]
-
-    def _r_on_result(self, msg: list[Any]) -> list[bytes]:
-        self._want(msg, m.RESULT)
-        self._on_result(msg)
-        self._expect = self._r_on_keyhash
-        return []
-
-    def _r_push_next(self) -> list[bytes]:
-        while self._to_push:
-            record = self.store.get(self._to_push.pop())
-            if record is None:
-                continue
-            self._expect = self._r_on_push_result
-            return [m.message(m.RECORD, record.encode())]
-        self._expect = self._r_on_tree
-        return [m.message(m.END)]
-
-    def _r_on_push_result(self, msg: list[Any]) -> list[bytes]:
-        self._want(msg, m.RESULT)
-        self._on_result(msg)
-        return self._r_push_next()
+        if name == m.RECORDS:
+            return [self._results_for(msg[1], None)]
+        self._want(msg, m.TREE)
+        require(not self._sent, KvReason.SESSION_UNEXPECTED_MESSAGE, "TREE before RESULTS")
+        self._in_pass = False
+        return [self._tree()]

@@ -19,6 +19,9 @@ from .reasons import KvError, KvReason
 from .records import Record, decode_record, lww_wins
 from .treehash import revset_hash, tree_hash_of
 
+SyncItem = tuple[int, bytes]
+"""`(ts, entry_hash)` of one stored record, in the order LWW compares records."""
+
 DEFAULT_SKEW_MS = 30_000
 
 
@@ -61,8 +64,14 @@ class Store(Protocol):
     def delete(self, key: str) -> None:
         """Remove the record of `key` (purge, not a tombstone)."""
 
-    def entries_newest_first(self) -> list[tuple[str, int, bytes]]:
-        """Every `(key, ts, entry_hash)`, ordered by `(ts desc, key asc)` (row 24)."""
+    def get_by_entry_hash(self, entry_hash: bytes) -> Record | None:
+        """The stored record whose entry hash this is, if any."""
+
+    def sync_items(self) -> list[SyncItem]:
+        """Every stored record's `(ts, entry_hash)`, sorted: a session's snapshot (K6)."""
+
+    def count(self) -> int:
+        """How many records are stored (tombstones included)."""
 
     def keys_with_grant(self, grant_id: bytes) -> list[str]:
         """The keys whose stored chain contains `grant_id`."""
@@ -77,7 +86,7 @@ class Store(Protocol):
         """Store a revocation (forever: revocations are never garbage-collected)."""
 
     def tree_hash(self) -> bytes:
-        """`treehash.tree_hash` over the stored records."""
+        """`treehash.tree_hash` over the stored records (K1)."""
 
     def revset_hash(self) -> bytes:
         """`treehash.revset_hash` over the stored revocations."""
@@ -196,9 +205,17 @@ class MemoryStore:
     def delete(self, key: str) -> None:
         self.records.pop(key, None)
 
-    def entries_newest_first(self) -> list[tuple[str, int, bytes]]:
-        entries = [(r.key, r.ts, r.entry_hash) for r in self.records.values()]
-        return sorted(entries, key=lambda e: (-e[1], e[0].encode()))
+    def get_by_entry_hash(self, entry_hash: bytes) -> Record | None:
+        for record in self.records.values():
+            if record.entry_hash == entry_hash:
+                return record
+        return None
+
+    def sync_items(self) -> list[SyncItem]:
+        return sorted(r.lww_key for r in self.records.values())
+
+    def count(self) -> int:
+        return len(self.records)
 
     def keys_with_grant(self, grant_id: bytes) -> list[str]:
         return [

@@ -1,8 +1,10 @@
-"""Tree hash and revocation-set hash (notes 3.1 Decision; table rows 20, 26).
+"""Tree hash v2 and revocation-set hash (notes 3.1 Decision; table rows 20, 26; decision K1).
 
-`tree_hash = SHA-256("kvg/tree/1" || for key in sorted(keys): u16be(len(key)) || key ||
-entry_hash)` over every present record, tombstones included. Key names are hashed, so two
-stores holding the same values under different keys differ. `revset_hash = SHA-256(
+`tree_hash = SHA-256("kvg/tree/2" || le256(S) || be64(N))`, where `S` is the sum of the entry
+hashes of every present record (tombstones included, purged keys not), each read as a
+little-endian integer, modulo 2^256, and `N` is their number. A put or a purge changes the
+hash in O(1): `S += new - old`. Key names still count: the entry hash covers the record body,
+which holds the key, ts, tombstone flag, value hash and signer. `revset_hash = SHA-256(
 "kvg/revset/1" || sorted(revoked grant ids))`.
 """
 
@@ -14,19 +16,23 @@ from . import crypto
 from .encoding import REVSET_TAG, TREE_TAG
 from .records import Record
 
+SUM_MODULUS = 1 << 256
 
-def tree_hash(entries: Iterable[tuple[str, bytes]]) -> bytes:
-    """The tree hash of `(key, entry_hash)` pairs; the empty store hashes the tag alone."""
-    parts = [TREE_TAG]
-    for key, entry_hash in sorted(entries, key=lambda item: item[0].encode()):
-        name = key.encode()
-        parts += [len(name).to_bytes(2, "big"), name, entry_hash]
-    return crypto.sha256(b"".join(parts))
+
+def entry_sum(entry_hashes: Iterable[bytes]) -> int:
+    """`S`: the entry hashes as little-endian integers, summed modulo 2^256."""
+    return sum(int.from_bytes(h, "little") for h in entry_hashes) % SUM_MODULUS
+
+
+def tree_hash(total: int, count: int) -> bytes:
+    """The tree hash of a store whose entry hashes sum to `total` over `count` records."""
+    return crypto.sha256(TREE_TAG + total.to_bytes(32, "little") + count.to_bytes(8, "big"))
 
 
 def tree_hash_of(records: Iterable[Record]) -> bytes:
-    """The tree hash of stored records: each one's key and entry hash."""
-    return tree_hash((r.key, r.entry_hash) for r in records)
+    """The tree hash of stored records (the empty store: S = 0, N = 0)."""
+    hashes = [r.entry_hash for r in records]
+    return tree_hash(entry_sum(hashes), len(hashes))
 
 
 def revset_hash(grant_ids: Iterable[bytes]) -> bytes:

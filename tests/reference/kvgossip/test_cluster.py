@@ -84,38 +84,84 @@ def test_writes_on_every_node_converge(tmp_path: Path) -> None:
     run(scenario, tmp_path, resync_interval=600)
 
 
-def test_node_killed_mid_session_restarts_intact_and_converges(tmp_path: Path) -> None:
-    total = 3000
+def seed(node: LocalNode, total: int) -> None:
+    """Fill a stopped node's store with `total` records signed by alice (one-grant chains)."""
+    seeded = SqliteStore(node.data_dir / "store.db", ROOT.pk, synchronous="OFF")
+    with seeded.transaction():
+        for i in range(total):
+            record = write(ALICE.seed, f"/r/bulk/{i}", b"x" * 100, GRANT_ALICE, ts=1000 + i)
+            assert receive_record(seeded, record.encode(), ROOT.pk, now_ms()).outcome is (
+                Outcome.ACCEPTED
+            )
+    seeded.close()
+
+
+def test_fresh_node_catches_up_10000_keys(tmp_path: Path) -> None:
+    total = 10_000
 
     async def scenario(cluster: LocalCluster) -> None:
         a = await cluster.add("a", start=False)
-        seeded = SqliteStore(a.data_dir / "store.db", ROOT.pk, synchronous="OFF")
-        with seeded.transaction():
-            for i in range(total):
-                record = write(ALICE.seed, f"/r/bulk/{i}", b"x" * 100, GRANT_ALICE, ts=1000 + i)
-                assert receive_record(seeded, record.encode(), ROOT.pk, now_ms()).outcome is (
-                    Outcome.ACCEPTED
-                )
-        seeded.close()
+        seed(a, total)
         await a.agent.start()
         await a.start()
         c = await cluster.add("c")
-        # Kill c while its first session is pulling the keys.
-        await until(lambda: _count_at_least(c, 100), timeout=30)
+        await cluster.converged(timeout=120)
+        statuses = [await a.status(), await c.status()]
+        assert statuses[1]["keys"] == total
+        # No session broke the protocol on either side.
+        failed = [reason for s in statuses for reason in s["sessions_failed"]]
+        assert not [r for r in failed if r.startswith("SESSION_")], statuses
+
+    run(scenario, tmp_path)
+
+
+def test_node_killed_mid_reconciliation_restarts_intact_and_converges(tmp_path: Path) -> None:
+    total = 12_000
+
+    async def scenario(cluster: LocalCluster) -> None:
+        a = await cluster.add("a", start=False)
+        seed(a, total)
+        await a.agent.start()
+        await a.start()
+        c = await cluster.add("c")
+        # Kill c while its first session is pulling the keys, batch by batch.
+        await until(lambda: _count_at_least(c, 1), timeout=60)
         await c.kill()
         store = SqliteStore(c.data_dir / "store.db", ROOT.pk)
         assert store.integrity_ok()
         kept = store.entries_newest_first()
-        assert 100 <= len(kept) < total
-        for key, _, _ in kept:
+        assert 1 <= len(kept) < total, "the kill should land while c is still pulling"
+        assert store.count() == len(kept) and store.sync_items() == sorted(
+            (ts, eh) for _, ts, eh in kept
+        )
+        for key, _, _ in kept[:200]:
             record = store.get(key)  # decodes and verifies the signature
             assert record is not None and record.chain == (GRANT_ALICE.encode(),)
         store.close()
         await c.start()
-        await cluster.converged(timeout=60)
+        await cluster.converged(timeout=120)
         assert (await c.status())["keys"] == total
 
     run(scenario, tmp_path)
+
+
+def test_a_lost_push_is_made_good_by_the_change_event_and_a_fetch(tmp_path: Path) -> None:
+    async def scenario(cluster: LocalCluster) -> None:
+        a = await cluster.add("a", push=False)
+        b = await cluster.add("b")
+        await cluster.converged()
+        sessions = [(await n.status())["sessions_ok"] for n in (a, b)]
+        changes = await watch(b.data_dir, "/r/lost")
+        await put(a, write(ALICE.seed, "/r/lost", b"v", GRANT_ALICE))
+        async with asyncio.timeout(30):
+            async for change in changes:
+                assert change["value"] == b"v"
+                break
+        changes.close()
+        # b fetched the one key: no session ran on either side.
+        assert [(await n.status())["sessions_ok"] for n in (a, b)] == sessions
+
+    run(scenario, tmp_path, resync_interval=600)
 
 
 async def _count_at_least(node: LocalNode, count: int) -> bool:
@@ -128,6 +174,7 @@ def test_partitioned_node_heals(tmp_path: Path) -> None:
         await put(a, write(ROOT.seed, "/r/shared", b"before"))
         await cluster.converged()
         await c.agent.kill()  # c keeps running and writing, cut off from the others
+        await until(lambda: _pushes_to(a, ["b"]))  # Serf saw c fail: a stops pushing to it
         await put(a, write(ROOT.seed, "/r/only-a", b"a"))
         await put(a, write(ROOT.seed, "/r/shared", b"from-a"))
         await asyncio.sleep(0.05)
@@ -145,6 +192,10 @@ def test_partitioned_node_heals(tmp_path: Path) -> None:
     run(scenario, tmp_path, resync_interval=2)
 
 
+async def _pushes_to(node: LocalNode, names: list[str]) -> bool:
+    return list((await node.status())["push_peers"]) == names
+
+
 async def _has(node: LocalNode, key: str) -> bool:
     return await node.value(key) is not None
 
@@ -155,6 +206,7 @@ def test_revocation_spreads_purges_and_the_newest_valid_version_wins(tmp_path: P
         await put(a, write(ALICE.seed, "/r/k", b"v1-alice", GRANT_ALICE))
         await cluster.converged()
         await c.agent.kill()
+        await until(lambda: _pushes_to(a, ["b"]))
         newer = write(BOB.seed, "/r/k", b"v2-bob", GRANT_BOB)
         await put(a, newer)
         await put(a, write(BOB.seed, "/r/only-bob", b"bob", GRANT_BOB))

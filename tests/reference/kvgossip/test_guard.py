@@ -28,6 +28,7 @@ from swarmconf.reference.kvgossip.refusals import Refusals
 from swarmconf.reference.kvgossip.store import SqliteStore
 from swarmconf.reference.kvgossip.sync import SessionOutcome, SyncSettings, drive
 from swarmconf.spec.kvgossip import messages as m
+from swarmconf.spec.kvgossip import recon
 from swarmconf.spec.kvgossip.fixtures import ROOT
 from swarmconf.spec.kvgossip.records import make_record
 from swarmconf.spec.kvgossip.session import Role
@@ -86,7 +87,7 @@ async def gate(tmp_path: Path, **limits: float) -> AsyncIterator[Gate]:
 async def hello(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     """Open a session as a peer with no revocations and other records."""
     revset = SqliteStore(":memory:", ROOT.pk).revset_hash()
-    await write_frame(writer, m.message(m.HELLO, 1, ATTACKER, revset, b"\x01" * 32))
+    await write_frame(writer, m.message(m.HELLO, 2, ATTACKER, revset, b"\x01" * 32, 1))
     assert m.decode_message(await read_frame(reader))[0] == m.HELLO
 
 
@@ -98,7 +99,8 @@ def test_a_member_gets_a_session_and_a_stranger_none(tmp_path: Path) -> None:
             writer.close()
             # A stranger speaking the session protocol directly gets nothing back.
             reader, writer = await asyncio.open_connection("127.0.0.1", g.port)
-            await write_frame(writer, m.message(m.HELLO, 1, ATTACKER, b"\x00" * 32, b"\x00" * 32))
+            hello_frame = m.message(m.HELLO, 2, ATTACKER, b"\x00" * 32, b"\x00" * 32, 0)
+            await write_frame(writer, hello_frame)
             assert await asyncio.wait_for(reader.read(), 10) == b""
             # Another key: the handshake fails on both sides.
             with pytest.raises(MembershipError) as refused:
@@ -150,14 +152,13 @@ def test_a_trickling_session_ends_at_its_deadline(tmp_path: Path) -> None:
         async with gate(tmp_path, deadline=1.0) as g:
             reader, writer = await connect_member("127.0.0.1", g.port, KEY, ATTACKER)
             await hello(reader, writer)
-            await write_frame(writer, m.message(m.TREE, b"\x01" * 32))
-            assert m.decode_message(await read_frame(reader))[0] == m.TREE
             store = g.guard.settings.store
+            await write_frame(writer, m.message(m.RECON, recon.initiate(store.sync_items())))
+            assert m.decode_message(await read_frame(reader))[0] == m.RECON
             with contextlib.suppress(ConnectionError, FrameError):
-                for i in range(KEYS):  # one matching KEYHASH every 0.1 s: never idle
-                    ts, entry_hash = store.lww_key(f"/k/{i}") or (0, b"")
-                    await write_frame(writer, m.message(m.KEYHASH, f"/k/{i}", ts, entry_hash))
-                    assert m.decode_message(await read_frame(reader)) == [m.AGREE]
+                for i in range(KEYS):  # one WANT every 0.1 s, each answered: never idle
+                    await write_frame(writer, m.message(m.WANT, [bytes([i % 256]) * 32]))
+                    assert m.decode_message(await read_frame(reader)) == [m.RECORDS, []]
                     await asyncio.sleep(0.1)
             await g.ended(1)
             outcome = g.outcomes[0]

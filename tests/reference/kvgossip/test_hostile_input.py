@@ -7,6 +7,7 @@ import struct
 import time
 from asyncio import StreamReader, StreamWriter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,6 +19,7 @@ from swarmconf.reference.kvgossip.localcluster import LocalCluster, LocalNode
 from swarmconf.reference.kvgossip.membership import ClusterKey, connect_member
 from swarmconf.reference.kvgossip.reasons import NodeReason
 from swarmconf.spec.kvgossip import messages as m
+from swarmconf.spec.kvgossip import recon
 from swarmconf.spec.kvgossip.encoding import encode
 from swarmconf.spec.kvgossip.fixtures import ALICE, MALLORY, ROOT
 from swarmconf.spec.kvgossip.grants import issue_grant
@@ -52,24 +54,32 @@ async def member(node: LocalNode, key: ClusterKey) -> tuple[StreamReader, Stream
     return await connect_member("127.0.0.1", port, key, b"attacker-node-01")
 
 
-async def offer(node: LocalNode, key: ClusterKey, records: list[Record]) -> list[list[object]]:
-    """Play the initiator of a sync session by hand and offer each record; return RESULTs."""
+async def offer(node: LocalNode, key: ClusterKey, records: list[Record]) -> list[tuple[str, str]]:
+    """Play the initiator of a sync session by hand and send the records in one RECORDS batch;
+    return each (outcome, reason) of the RESULTS."""
     status = await node.status()
     reader, writer = await member(node, key)
     revset = bytes.fromhex(status["revset_hash"])
 
-    async def send(*fields: object) -> list[object]:
+    async def send(*fields: object) -> list[Any]:
         await write_frame(writer, m.message(*fields))  # type: ignore[arg-type]
         return m.decode_message(await read_frame(reader, idle_timeout=5))
 
-    assert (await send(m.HELLO, 1, b"attacker", revset, b"\x00" * 32))[0] == m.HELLO
-    assert (await send(m.TREE, b"\x00" * 32))[0] == m.TREE
-    results = []
-    for record in records:
-        assert await send(m.KEYHASH, record.key, record.ts, record.entry_hash) == [m.YOURS]
-        results.append(await send(m.RECORD, record.encode()))
+    assert (await send(m.HELLO, 2, b"attacker", revset, b"\x00" * 32, 0))[0] == m.HELLO
+    items = sorted(r.lww_key for r in records)
+    assert (await send(m.RECON, recon.initiate(items)))[0] == m.RECON
+    _, outcomes, reasons, _, _ = await send(m.RECORDS, [r.encode() for r in records])
     writer.close()
-    return results
+    return list(zip(outcomes, reasons, strict=True))
+
+
+async def push(node: LocalNode, key: ClusterKey, records: list[Record]) -> list[tuple[str, str]]:
+    """PUSH the records outside a session; each (outcome, reason) of the RESULTS."""
+    reader, writer = await member(node, key)
+    await write_frame(writer, m.message(m.PUSH, [r.encode() for r in records]))
+    _, outcomes, reasons, _, _ = m.decode_message(await read_frame(reader, idle_timeout=5))
+    writer.close()
+    return list(zip(outcomes, reasons, strict=True))
 
 
 async def raw(node: LocalNode, key: ClusterKey, data: bytes) -> bytes:
@@ -97,11 +107,10 @@ def test_hostile_input_is_refused_and_harms_nothing(tmp_path: Path) -> None:
         before = await a.status()
 
         # A forged record and an escalated grant, offered in a sync session.
-        results = await offer(a, cluster.key, [forged(), escalated()])
-        assert [(r[1], r[2]) for r in results] == [
-            ("rejected", "VALUE_HASH_MISMATCH"),
-            ("rejected", "UNAUTHORIZED"),
-        ]
+        refusals = [("rejected", "VALUE_HASH_MISMATCH"), ("rejected", "UNAUTHORIZED")]
+        assert await offer(a, cluster.key, [forged(), escalated()]) == refusals
+        # And pushed outside a session.
+        assert await push(a, cluster.key, [forged(), escalated()]) == refusals
         # The same two through the control API.
         for record, reason in ((forged(), "VALUE_HASH_MISMATCH"), (escalated(), "UNAUTHORIZED")):
             with pytest.raises(ControlError) as refused:

@@ -16,7 +16,7 @@ from swarmconf.spec.kvgossip.fixtures import ALICE, ROOT
 from swarmconf.spec.kvgossip.grants import issue_grant, revoke_grant
 from swarmconf.spec.kvgossip.records import Record, decode_record, make_record
 from swarmconf.spec.kvgossip.state import MemoryStore, Outcome, apply_revocation, receive_record
-from swarmconf.spec.kvgossip.treehash import tree_hash
+from swarmconf.spec.kvgossip.treehash import tree_hash_of
 
 GRANT = issue_grant(ROOT.seed, ALICE.pk, "/a/**", subgrant=False, issued_at=1)
 
@@ -39,7 +39,7 @@ def test_store_protocol_matches_the_memory_store(tmp_path: Path) -> None:
                 assert (
                     receive_record(store, record.encode(), ROOT.pk, 100).outcome is Outcome.ACCEPTED
                 )
-    assert sql.entries_newest_first() == mem.entries_newest_first()
+    assert sql.sync_items() == mem.sync_items()
     assert sql.tree_hash() == mem.tree_hash()
     assert sql.keys_with_grant(GRANT.id) == ["/a/x", "/a/y"]
     assert sql.get("/a/x") == mem.get("/a/x")
@@ -70,7 +70,7 @@ def test_failed_transaction_leaves_nothing(tmp_path: Path) -> None:
         raise RuntimeError("crash in the middle of an apply")
     assert [k for k, _, _ in store.entries_newest_first()] == ["/a/kept"]
     assert store.keys_with_grant(GRANT.id) == ["/a/kept"]
-    assert store.tree_hash() == before == tree_hash([("/a/kept", alice("/a/kept", 5).entry_hash)])
+    assert store.tree_hash() == before == tree_hash_of([alice("/a/kept", 5)])
     assert seen == [["/a/kept"]]
 
 
@@ -119,3 +119,43 @@ def test_sigkill_mid_write_loses_nothing_committed(tmp_path: Path) -> None:
             data = store.record_bytes(key)
             assert data is not None and decode_record(data).chain == (GRANT.encode(),)
         store.close()
+
+
+def test_replacing_a_record_uses_the_key_index(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "db", ROOT.pk)
+    plan = store._db.execute(
+        "EXPLAIN QUERY PLAN DELETE FROM chain_links WHERE key = ?", ("/a/x",)
+    ).fetchall()
+    assert any("USING COVERING INDEX chain_links_by_key" in str(row) for row in plan), plan
+
+
+def test_opening_an_older_store_adds_the_key_index(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "db", ROOT.pk)
+    with store.transaction():
+        store.put(alice("/a/x", 10))
+    store._db.execute("DROP INDEX chain_links_by_key")
+    store.close()
+    reopened = SqliteStore(tmp_path / "db", ROOT.pk)
+    names = [row[0] for row in reopened._db.execute("SELECT name FROM sqlite_master")]
+    assert "chain_links_by_key" in names
+    assert reopened.keys_with_grant(GRANT.id) == ["/a/x"]
+
+
+def test_running_sum_and_index_follow_every_change(tmp_path: Path) -> None:
+    store, mem = SqliteStore(tmp_path / "db", ROOT.pk), MemoryStore()
+    assert store.sync_items() == [] and store.tree_hash() == mem.tree_hash()
+    for record in [alice("/a/x", 10), alice("/a/y", 11), alice("/a/x", 12, None)]:
+        for target in (store, mem):
+            with store.transaction():
+                receive_record(target, record.encode(), ROOT.pk, 100)
+        assert store.sync_items() == mem.sync_items()
+        assert (store.tree_hash(), store.count()) == (mem.tree_hash(), mem.count())
+    with pytest.raises(RuntimeError), store.transaction():
+        store.delete("/a/y")
+        raise RuntimeError("rolled back")
+    assert (store.tree_hash(), store.sync_items()) == (mem.tree_hash(), mem.sync_items())
+    latest = store.get("/a/x")
+    assert latest is not None and store.get_by_entry_hash(latest.entry_hash) == latest
+    store._db.execute("DELETE FROM meta WHERE name = 'tree_sum'")
+    store.close()
+    assert SqliteStore(tmp_path / "db", ROOT.pk).tree_hash() == mem.tree_hash()

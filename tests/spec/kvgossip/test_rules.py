@@ -10,7 +10,13 @@ from swarmconf.spec.kvgossip.fixtures import ALICE, ROOT
 from swarmconf.spec.kvgossip.grants import issue_grant
 from swarmconf.spec.kvgossip.keys import matches
 from swarmconf.spec.kvgossip.records import make_record
-from swarmconf.spec.kvgossip.treehash import revset_hash, tree_hash
+from swarmconf.spec.kvgossip.treehash import (
+    SUM_MODULUS,
+    entry_sum,
+    revset_hash,
+    tree_hash,
+    tree_hash_of,
+)
 
 SEGMENTS = st.sampled_from(["a", "b", "ab", "x.y", "a-b"])
 PATTERN_SEGMENTS = st.sampled_from(["a", "b", "*", "a*", "*b", "a*b", "**"])
@@ -38,10 +44,19 @@ def test_matcher_equals_regex_restatement(pattern_parts: list[str], key_parts: l
 
 
 def test_tree_hash_restated_with_hashlib() -> None:
-    e1, e2 = bytes(range(32)), bytes(range(32, 64))
-    manual = hashlib.sha256(b"kvg/tree/1" + b"\x00\x02/a" + e1 + b"\x00\x04/a/b" + e2).digest()
-    assert tree_hash([("/a/b", e2), ("/a", e1)]) == manual
-    assert tree_hash([]) == hashlib.sha256(b"kvg/tree/1").digest()
+    e1, e2 = b"\xff" * 32, b"\x02" + b"\x00" * 31
+    # 0xff..ff + 2 wraps modulo 2^256 to 1, as a little-endian 32-byte word.
+    manual = hashlib.sha256(b"kvg/tree/2" + b"\x01" + b"\x00" * 31 + (2).to_bytes(8, "big"))
+    assert tree_hash(entry_sum([e2, e1]), 2) == manual.digest()
+    empty = hashlib.sha256(b"kvg/tree/2" + b"\x00" * 40).digest()
+    assert tree_hash(0, 0) == tree_hash_of([]) == empty
+
+
+def test_tree_hash_changes_by_one_entry_in_constant_time() -> None:
+    records = [make_record(ROOT.seed, f"/k{i}", i, b"v") for i in range(3)]
+    total = entry_sum(r.entry_hash for r in records[:2])
+    added = (total + int.from_bytes(records[2].entry_hash, "little")) % SUM_MODULUS
+    assert tree_hash(added, 3) == tree_hash_of(records)
 
 
 def test_revset_hash_restated_with_hashlib() -> None:

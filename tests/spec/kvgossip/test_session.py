@@ -1,3 +1,6 @@
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from swarmconf.spec.kvgossip.fixtures import ALICE, BOB, ROOT
 from swarmconf.spec.kvgossip.grants import issue_grant, revoke_grant
 from swarmconf.spec.kvgossip.messages import decode_message, message
@@ -41,7 +44,8 @@ def test_sync_converges_both_directions() -> None:
     assert sa.tree_hash() == sb.tree_hash()
     assert sa.records["/a/x"].tombstone
     assert transcript[-1] == ("A>B", "BYE")
-    assert ("B>A", "MINE") in transcript
+    assert [name for _, name in transcript[2:4]] == ["RECON", "RECON"]
+    assert ("A>B", "WANT") in transcript and ("B>A", "RECORDS") in transcript
 
 
 def test_equal_stores_say_bye_after_hello() -> None:
@@ -63,7 +67,7 @@ def test_revocations_go_first_and_purge() -> None:
 def test_unsolicited_result_aborts_without_changes() -> None:
     store = MemoryStore()
     b = Session(Role.RESPONDER, store, ROOT.pk, b"B")
-    assert b.receive(message("RESULT", "accepted", "", [], b""), NOW) == []
+    assert b.receive(message("RESULTS", ["accepted"], [""], [], []), NOW) == []
     assert (b.done, b.error) == (True, KvReason.SESSION_UNEXPECTED_MESSAGE)
 
 
@@ -87,10 +91,40 @@ def test_oversize_frame_aborts() -> None:
 
 def test_short_hash_in_hello_is_a_bad_message() -> None:
     b = Session(Role.RESPONDER, MemoryStore(), ROOT.pk, b"B")
-    assert b.receive(message("HELLO", 1, b"A", b"\x00" * 31, b"\x00" * 32), NOW) == []
+    assert b.receive(message("HELLO", 2, b"A", b"\x00" * 31, b"\x00" * 32, 0), NOW) == []
     assert b.error == KvReason.SESSION_BAD_MESSAGE
 
 
 def test_messages_decode_back() -> None:
-    frame = message("KEYHASH", "/a/x", 5, b"\x01" * 32)
-    assert decode_message(frame) == ["KEYHASH", "/a/x", 5, b"\x01" * 32]
+    frame = message("RESULTS", ["stale"], ["STALE"], [], [b"r"])
+    assert decode_message(frame) == ["RESULTS", ["stale"], ["STALE"], [], [b"r"]]
+
+
+POOL = [
+    make_record(ALICE.seed, f"/a/{key}", 2_000 + ts, value, [GRANT_A])
+    for key in "xyz"
+    for ts in (1, 2, 3)
+    for value in (b"p", b"q", None)
+]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sets(st.integers(0, len(POOL) - 1)), st.sets(st.integers(0, len(POOL) - 1)))
+def test_any_two_stores_converge_on_the_newest_version_of_every_key(
+    left: set[int], right: set[int]
+) -> None:
+    sa, sb = MemoryStore(), MemoryStore()
+    for store, picks in ((sa, left), (sb, right)):
+        for i in sorted(picks):
+            apply_record(store, POOL[i], ROOT.pk, NOW)
+    differ = sa.tree_hash() != sb.tree_hash()
+    a, b = pair(sa, sb)
+    run(a, b)
+    # One pass settles honest stores: nothing is fetched that is then sent back.
+    assert (a.error, b.error, a.log.passes) == (None, None, 1 if differ else 0)
+    newest: dict[str, tuple[int, bytes]] = {}
+    for i in left | right:
+        key, lww = POOL[i].key, POOL[i].lww_key
+        newest[key] = max(newest.get(key, lww), lww)
+    for store in (sa, sb):
+        assert {k: r.lww_key for k, r in store.records.items()} == newest

@@ -21,7 +21,11 @@ field_values = {
     int: st.sampled_from([0, 1, 2, 5, NOW]),
     bytes: st.sampled_from([b"", b"\x00" * 32, STORE_TREE, GOOD.encode(), FORGED.encode()]),
     str: st.sampled_from(["", "/a/x", "/a/y", "accepted", "stale", "STALE", "x"]),
-    list: st.lists(st.sampled_from([b"", b"\x00" * 32, GRANT.encode()]), max_size=2),
+    (list, bytes): st.lists(
+        st.sampled_from([b"", b"\x00" * 32, GOOD.entry_hash, GOOD.encode(), FORGED.encode()]),
+        max_size=2,
+    ),
+    (list, str): st.lists(st.sampled_from(["/a/x", "accepted", "stale", "STALE", ""]), max_size=2),
 }
 
 
