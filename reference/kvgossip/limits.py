@@ -82,15 +82,23 @@ class BudgetedReader(asyncio.StreamReader):
         super().__init__()
         self.budget = budget
         self.received = 0
+        self._source: asyncio.ReadTransport | None = None
+
+    def set_transport(self, transport: asyncio.BaseTransport) -> None:
+        super().set_transport(transport)
+        if isinstance(transport, asyncio.ReadTransport):
+            self._source = transport
 
     def feed_data(self, data: bytes) -> None:  # type: ignore[override]  # transports give bytes
-        """Count incoming bytes; past the budget, stop buffering and fail the reader."""
+        """Count incoming bytes; past the budget, stop reading the socket and fail the reader."""
         self.received += len(data)
         if self.received > self.budget:
             if self.exception() is None:
                 self.set_exception(
                     FrameError(NodeReason.SESSION_BUDGET, f"more than {self.budget} bytes")
                 )
+                if self._source is not None:
+                    self._source.pause_reading()
             return
         super().feed_data(data)
 

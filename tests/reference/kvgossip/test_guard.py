@@ -107,7 +107,8 @@ def test_a_member_gets_a_session_and_a_stranger_none(tmp_path: Path) -> None:
                 await connect_member("127.0.0.1", g.port, ClusterKey(b"x" * 32), ATTACKER)
             assert refused.value.reason == NodeReason.HANDSHAKE_FAILED
             await g.ended(3)
-            assert g.outcomes[0] is not None and g.outcomes[1:] == [None, None]
+            # Sessions end concurrently, in no set order: one session ran, two were refused.
+            assert sorted(o is not None for o in g.outcomes) == [False, False, True]
             assert g.guard.refusals.counts == {NodeReason.HANDSHAKE_FAILED: 2}
 
     asyncio.run(scenario())
