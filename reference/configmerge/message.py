@@ -174,6 +174,7 @@ class ConfigMessage:
             return cache[2]
         out = self._serialize(encoded, self._edits(limits=True), secret)
         self._cache = (encoded, secret, out)
+        self._sign_secret = secret  # an editable message signed once is hashed signed (D1)
         return out
 
     def _body(self, encoded: bytes, diff: Diff) -> bytes:
