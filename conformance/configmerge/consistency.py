@@ -171,10 +171,7 @@ def ciphertext_length(case: VectorCase, lag: int) -> list[str]:
         plain, cipher = case["input"]["plaintext"], expected["ciphertext"]
     else:
         plain, cipher = expected["plaintext"], case["input"]["ciphertext"]
-    size = len(plain) // 2
-    if case["input"].get("profile") == "libsession":
-        size = padded_size(size, CIPHERTEXT_OVERHEAD)  # padding before encryption (D19)
-    if len(cipher) // 2 == size + CIPHERTEXT_OVERHEAD:
+    if len(cipher) // 2 == len(plain) // 2 + CIPHERTEXT_OVERHEAD:
         return []
     return ["the ciphertext is not the plaintext plus 40 bytes"]
 
@@ -187,10 +184,14 @@ def padded_size(size: int, overhead: int) -> int:
 
 
 def padding_is_leading_zeros(case: VectorCase, lag: int) -> list[str]:
-    """`pad` puts zero bytes before the plaintext up to `padded_size` (D19)."""
+    """`pad` puts zero bytes before the plaintext up to `padded_size` (D19); `unpad` takes
+    every leading zero byte away."""
     expected = _expected(case)
-    if expected is None or case["op"] != "pad":
+    if expected is None or case["op"] not in ("pad", "unpad"):
         return []
+    if case["op"] == "unpad":
+        stripped = bytes.fromhex(case["input"]["padded"]).lstrip(b"\0")
+        return [] if expected["plaintext"] == stripped.hex() else ["unpad left a leading zero"]
     plain = bytes.fromhex(case["input"]["plaintext"])
     padded = bytes.fromhex(expected["padded"])
     size = max(len(plain), padded_size(len(plain), case["input"]["overhead"]))
