@@ -177,6 +177,29 @@ def build() -> Suite:
         rules=["D10", "D12"],
         expect="BT_TOO_DEEP",
     )
+    for digits in (21, 5000):
+        # an integer too long for any range, refused before it is read as a number
+        message = b"d1:#i1e1:&d1:ki" + b"7" * digits + b"ee1:<le1:=dee"
+        suite.add(
+            f"integer-{digits}-digits",
+            f"a data integer of {digits} digits",
+            "parse",
+            {"msg": message.hex()},
+            flags=["EdgeInteger"],
+            rules=["D10"],
+            expect="BT_INTEGER_RANGE",
+        )
+        # a length too long to be present, refused before it is read as a number
+        message = b"d1:#i1e1:&d" + b"9" * digits + b":xe1:<le1:=dee"
+        suite.add(
+            f"string-length-{digits}-digits",
+            f"a data key whose length has {digits} digits: more bytes than any message holds",
+            "parse",
+            {"msg": message.hex()},
+            flags=["Truncated"],
+            rules=["D10"],
+            expect="BT_TRUNCATED",
+        )
     base = examples.m124()
     for length in range(len(base)):
         suite.add(

@@ -223,6 +223,7 @@ def ignore_rules() -> Suite:
             rules=["D16"],
             expect="BAD_LAG",
         )
+    argument_checks(suite)
     rng = random.Random("swarmconf ignore_rules v1")
     for index in range(600):
         lag = rng.choice([1, 2, 3, 5, 5, 5, 8])
@@ -332,3 +333,32 @@ def racing(suite: Suite) -> None:
                             rules=["D12", "D15"],
                             expect="valid",
                         )
+
+
+def argument_checks(suite: Suite) -> None:
+    """A merge checks its arguments before it reads a message: the lag first, then the keys,
+    even where the messages alone would never need them (D16, D17)."""
+    signer = bytes(range(32))
+    cases: list[tuple[str, dict[str, object], list[str], str]] = [
+        ("lag-before-verify-key", {"lag": 0, "verify_key": "00" * 31}, ["BadLag"], "BAD_LAG"),
+        ("lag-before-sign-key", {"lag": -1, "sign_key": "00" * 31}, ["BadLag"], "BAD_LAG"),
+        ("lag-before-no-message", {"lag": 0, "msgs": []}, ["BadLag"], "BAD_LAG"),
+        ("sign-key-31-one-survivor", {"sign_key": signer[:31].hex()}, ["BadKey"], "BAD_KEY"),
+        (
+            "sign-key-33-no-message",
+            {"sign_key": (signer + b"!").hex(), "msgs": []},
+            ["BadKey"],
+            "BAD_KEY",
+        ),
+        ("verify-key-31-one-survivor", {"verify_key": signer[:31].hex()}, ["BadKey"], "BAD_KEY"),
+    ]
+    for name, inputs, flags, reason in cases:
+        suite.add(
+            f"arguments-{name}",
+            f"merge: {name.replace('-', ' ')}: refused up front",
+            "merge",
+            {"msgs": [minimal().hex()], **inputs},
+            flags=flags,
+            rules=["D16"] if reason == "BAD_LAG" else ["D17"],
+            expect=reason,
+        )

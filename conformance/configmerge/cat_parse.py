@@ -237,6 +237,15 @@ def structure_cases() -> Structure:
             ["Ordering"],
         ),
         (
+            "lagged-entry-repeated",
+            raw_message(
+                S, lagged=[_entry(8, diff={b"a": b""}), _entry(8, diff={b"a": b""})], diff={}
+            ),
+            "LAGGED_UNSORTED",
+            ["D7"],
+            ["Ordering"],
+        ),
+        (
             "lagged-same-seqno-hash-descending",
             raw_message(S, lagged=[_entry(9, HASH_B), _entry(9, HASH_A)], diff={}),
             "LAGGED_UNSORTED",

@@ -56,8 +56,8 @@ class _Reader:
         text = self.data[self.pos : stop]
         negative = text.startswith(b"-")
         body = text[1:] if negative else text
-        if not body or not body.isdigit():
-            raise LenientDecodeError(f"bad number {text!r}")
+        if not body or not body.isdigit() or len(body.lstrip(b"0")) > 20:
+            raise LenientDecodeError(f"bad or overlong number {text[:30]!r}")
         if (len(body) > 1 and body.startswith(b"0")) or (negative and body.strip(b"0") == b""):
             self.canonical = False
         self.pos = stop + 1

@@ -29,6 +29,7 @@ from pathlib import Path
 from types import ModuleType
 
 PACKAGE = "swarmconf.spec.configmerge"
+TOOL = "swarmconf.conformance.configmerge.mutation"
 MODULES = ("bt", "data", "diff", "encryption", "merge", "message", "signing")
 """The spec's rule modules; `examples`, `reasons` and `rules` hold data and names, not rules."""
 VECTORS = Path(__file__).resolve().parents[2] / "vectors" / "v1"
@@ -174,10 +175,11 @@ def vectors_pass(root: Path) -> bool:
 
 def run_child(module: str, index: int, root: Path) -> int:
     """In the child: 1 if the vectors kill the mutant, 0 if it survives."""
-    mutant = Mutant(module, index, 0, "")
     for name in [name for name in sys.modules if name.startswith(PACKAGE)]:
         del sys.modules[name]  # imported with this package: load the spec again, mutated
-    sys.meta_path.insert(0, _MutantLoader(f"{PACKAGE}.{module}", mutated_source(mutant)))
+    if index >= 0:  # index -1: the spec as it is, the baseline every mutant is judged against
+        source = mutated_source(Mutant(module, index, 0, ""))
+        sys.meta_path.insert(0, _MutantLoader(f"{PACKAGE}.{module}", source))
     try:
         return 0 if vectors_pass(root) else 1
     except Exception:
@@ -185,7 +187,7 @@ def run_child(module: str, index: int, root: Path) -> int:
 
 
 def killed(mutant: Mutant, root: Path, timeout: float) -> bool:
-    argv = [sys.executable, "-m", __name__, "--child", mutant.module, str(mutant.index)]
+    argv = [sys.executable, "-m", TOOL, "--child", mutant.module, str(mutant.index)]
     try:
         done = subprocess.run([*argv, "--vectors", str(root)], timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
@@ -204,6 +206,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.child:
         return run_child(args.child[0], int(args.child[1]), args.vectors)
+    if killed(Mutant(MODULES[0], -1, 0, "none"), args.vectors, args.timeout):
+        print("the unmutated spec fails the vectors: nothing to measure", file=sys.stderr)
+        return 1
     everything = list_mutants()
     sample = random.Random(args.seed).sample(everything, min(args.sample, len(everything)))
     survivors = []
