@@ -351,6 +351,7 @@ def argument_checks(suite: Suite) -> None:
             "BAD_KEY",
         ),
         ("verify-key-31-one-survivor", {"verify_key": signer[:31].hex()}, ["BadKey"], "BAD_KEY"),
+        ("verify-key-31-no-message", {"verify_key": "00" * 31, "msgs": []}, ["BadKey"], "BAD_KEY"),
     ]
     for name, inputs, flags, reason in cases:
         suite.add(

@@ -237,9 +237,9 @@ def structure_cases() -> Structure:
             ["Ordering"],
         ),
         (
-            "lagged-entry-repeated",
+            "lagged-same-key-other-diff",
             raw_message(
-                S, lagged=[_entry(8, diff={b"a": b""}), _entry(8, diff={b"a": b""})], diff={}
+                S, lagged=[_entry(8, diff={b"a": b""}), _entry(8, diff={b"b": b""})], diff={}
             ),
             "LAGGED_UNSORTED",
             ["D7"],
