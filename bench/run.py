@@ -1,18 +1,28 @@
-"""Benchmarks: swarmconf.spec.configmerge against swarmconf.reference.configmerge (compiled codec
-and pure fallback).
+"""Benchmarks: swarmconf.spec.configmerge, the reference of a baseline commit and the reference
+now (with its compiled codec and on the pure fallback), timed in one run.
 
-Messages of about 1 KB, 10 KB and 70 KB of data; each operation is timed with
-`time.perf_counter_ns` over many repetitions and the median is reported. Run with `make bench`;
-the table is printed and written as Markdown (for the docs' performance page).
+Messages of about 1 KB, 10 KB and 70 KB of data; each operation is timed over many repetitions
+and the median is reported. Times are the CPU time of the running thread
+(`time.thread_time_ns`), so the time other processes take on a shared machine is not counted;
+the three references are timed in alternation, so a load that comes and goes (and slows the CPU's
+caches) weighs on each alike. The baseline's
+`reference` and `spec` folders are taken from the git history (`git archive`) and imported under
+another package name. Run with `make bench`; the table is printed and written as Markdown (for
+the docs' performance page).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import io
 import platform
 import random
 import statistics
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -27,6 +37,8 @@ from swarmconf.reference.configmerge.data import encode_data
 
 SIZES = {"1 KB": 1_000, "10 KB": 10_000, "70 KB": 70_000}
 LAG = 5
+BASELINE = "067bc65"
+REPOSITORY = Path(__file__).resolve().parent.parent
 
 
 def contact(rnd: random.Random, index: int) -> dict[bytes, Any]:
@@ -65,7 +77,8 @@ def build(size: int) -> dict[str, bytes]:
     return out
 
 
-def operations(api: ModuleType, messages: dict[str, bytes]) -> dict[str, Callable[[], object]]:
+def operations(api: ModuleType, messages: dict[str, bytes]) -> dict[str, Callable[[], bytes]]:
+    """The timed operations, each giving bytes (a message's, or its hash) to compare."""
     base, forks = messages["base"], [messages[f"fork{i}"] for i in range(5)]
     parsed = api.parse(base, lag=LAG)
 
@@ -75,7 +88,7 @@ def operations(api: ModuleType, messages: dict[str, bytes]) -> dict[str, Callabl
         return bytes(msg.hash)
 
     return {
-        "parse": lambda: api.parse(base, lag=LAG),
+        "parse": lambda: bytes(api.parse(base, lag=LAG).hash),
         "serialize": lambda: parsed.serialize(),
         "edit + hash": edited_hash,
         "merge 2-way": lambda: api.merge(forks[:2], lag=LAG).serialize(),
@@ -85,18 +98,30 @@ def operations(api: ModuleType, messages: dict[str, bytes]) -> dict[str, Callabl
 
 def median_ns(call: Callable[[], object], budget_s: float, min_runs: int = 5) -> float:
     """The median time of `call` over as many runs as fit in `budget_s` (at least `min_runs`)."""
-    call()  # warm up
-    times: list[int] = []
-    deadline = time.perf_counter() + budget_s
-    while len(times) < min_runs or (time.perf_counter() < deadline and len(times) < 20_000):
-        start = time.perf_counter_ns()
-        call()
-        times.append(time.perf_counter_ns() - start)
-    return statistics.median(times)
+    return alternating_medians_ns({"": call}, budget_s, min_runs)[""]
+
+
+def alternating_medians_ns(
+    calls: dict[str, Callable[[], object]], budget_s: float, min_runs: int = 5
+) -> dict[str, float]:
+    """The median time of each call, timed in turn round after round for `budget_s` per call."""
+    for call in calls.values():
+        call()  # warm up
+    times: dict[str, list[int]] = {name: [] for name in calls}
+    runs = 0
+    deadline = time.perf_counter() + budget_s * len(calls)
+    while runs < min_runs or (time.perf_counter() < deadline and runs < 20_000):
+        for name, call in calls.items():
+            start = time.thread_time_ns()
+            call()
+            times[name].append(time.thread_time_ns() - start)
+        runs += 1
+    return {name: statistics.median(values) for name, values in times.items()}
 
 
 @contextmanager
 def pure_codec() -> Iterator[None]:
+    """The reference without its compiled codec, on the pure-Python fallback."""
     previous = bt.ACCELERATED
     bt.ACCELERATED = False
     try:
@@ -105,61 +130,124 @@ def pure_codec() -> Iterator[None]:
         bt.ACCELERATED = previous
 
 
+def pure(call: Callable[[], bytes]) -> Callable[[], bytes]:
+    def run_pure() -> bytes:
+        with pure_codec():
+            return call()
+
+    return run_pure
+
+
+def git(*args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(["git", "-C", str(REPOSITORY), *args], capture_output=True)
+
+
+@contextmanager
+def baseline_reference(commit: str) -> Iterator[ModuleType]:
+    """`swarmconf.reference.configmerge` as it was at `commit`, imported as another package.
+
+    The commit's `reference` and `spec` folders are extracted with `git archive` into a
+    temporary package whose name carries the commit, and its imports of `swarmconf.spec` are
+    pointed at that package's own copy.
+    """
+    if git("rev-parse", "--verify", "--quiet", commit + "^{commit}").returncode != 0:
+        raise SystemExit(
+            f"bench: commit {commit} is not in the git history of {REPOSITORY}: the baseline "
+            "reference is read from it (in a shallow clone, `git fetch --unshallow` first)"
+        )
+    archive = git("archive", "--format=tar", commit, "reference", "spec")
+    if archive.returncode != 0:
+        raise SystemExit(f"bench: git archive {commit} failed: {archive.stderr.decode()}")
+    package = f"swarmconf_{commit}"
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder) / package
+        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+            tar.extractall(root, filter="data")
+        for source in root.rglob("*.py"):
+            source.write_text(source.read_text().replace("swarmconf.spec", f"{package}.spec"))
+        (root / "__init__.py").write_text("")
+        sys.path.insert(0, folder)
+        try:
+            yield importlib.import_module(f"{package}.reference")
+        finally:
+            sys.path.remove(folder)
+
+
 def fmt(ns: float) -> str:
     if ns >= 1e6:
         return f"{ns / 1e6:.2f} ms"
     return f"{ns / 1e3:.0f} µs"
 
 
-def run(budget_s: float) -> list[list[str]]:
+def check_identical(results: dict[str, bytes], operation: str, label: str) -> None:
+    """Every implementation gave the same bytes for one operation, or the run stops."""
+    if len(set(results.values())) != 1:
+        differ = ", ".join(sorted(results))
+        raise SystemExit(f"bench: {operation} at {label} gives different bytes ({differ})")
+
+
+def run(budget_s: float, baseline: ModuleType) -> list[list[str]]:
     rows = []
     for label, size in SIZES.items():
         messages = build(size)
         spec_ops = operations(spec, messages)
+        old_ops = operations(baseline, messages)
         ref_ops = operations(ref, messages)
         for name in ref_ops:
+            calls = {"old": old_ops[name], "now": ref_ops[name], "pure": pure(ref_ops[name])}
+            check_identical(
+                {"spec": spec_ops[name](), **{k: call() for k, call in calls.items()}},
+                name,
+                label,
+            )
             spec_ns = median_ns(spec_ops[name], budget_s)
-            ref_ns = median_ns(ref_ops[name], budget_s)
-            with pure_codec():
-                pure_ns = median_ns(operations(ref, messages)[name], budget_s)
+            ns = alternating_medians_ns(calls, budget_s)
             rows.append(
                 [
                     name,
                     f"{label} ({len(messages['base']) / 1000:.1f} KB msg)",
                     fmt(spec_ns),
-                    fmt(ref_ns),
-                    f"{ref_ns / spec_ns:.3f}",
-                    f"{spec_ns / ref_ns:.1f}x",
-                    fmt(pure_ns),
+                    fmt(ns["old"]),
+                    fmt(ns["now"]),
+                    f"{ns['old'] / ns['now']:.2f}x",
+                    f"{spec_ns / ns['now']:.1f}x",
+                    fmt(ns["pure"]),
                 ]
             )
             print(" | ".join(rows[-1]), file=sys.stderr, flush=True)
     return rows
 
 
-HEADER = [
-    "operation",
-    "data size",
-    "spec (median)",
-    "reference (median)",
-    "reference/spec",
-    "speedup",
-    "reference, pure codec",
-]
+def header(commit: str) -> list[str]:
+    return [
+        "operation",
+        "data size",
+        "spec (median)",
+        f"reference at {commit} (median)",
+        "reference (median)",
+        f"speed-up over {commit}",
+        "speed-up over spec",
+        "reference, pure codec",
+    ]
 
 
-def markdown(rows: list[list[str]], budget_s: float) -> str:
+def markdown(rows: list[list[str]], budget_s: float, commit: str) -> str:
+    names = header(commit)
     lines = [
-        "| " + " | ".join(HEADER) + " |",
-        "|" + "|".join(["---"] * 2 + ["---:"] * (len(HEADER) - 2)) + "|",
+        "| " + " | ".join(names) + " |",
+        "|" + "|".join(["---"] * 2 + ["---:"] * (len(names) - 2)) + "|",
     ]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     machine = f"Python {platform.python_version()} on {platform.machine()} ({platform.system()})"
     return (
         "# Benchmarks: spec vs reference\n\n"
-        f"Measured with `make bench` (`bench/run.py`), {machine}; each cell is the median of as "
-        f"many runs as fit in {budget_s} s (at least 5). *merge* includes serializing the "
-        "result; *edit + hash* parses, increments, edits one value and hashes the new message. "
+        f"Measured with `make bench` (`bench/run.py`), {machine}; each cell is the median CPU "
+        f"time of the running thread over as many runs as fit in {budget_s} s of wall time (at "
+        "least 5). The reference as of commit `{commit}` "
+        "(read from the git history), the reference now and the reference on its pure-Python "
+        "codec are timed in alternation in the same run; every implementation gives the same "
+        "bytes. *merge* includes serializing the result; *parse* includes the hash; "
+        "*edit + hash* parses, increments, edits one value and hashes the new message. "
         '"Reference, pure codec" is the reference without the compiled bencode2 codec.\n\n'
         + "\n".join(lines)
         + "\n"
@@ -169,9 +257,11 @@ def markdown(rows: list[list[str]], budget_s: float) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--budget", type=float, default=0.5, help="seconds per measurement")
+    parser.add_argument("--baseline", default=BASELINE, help="the commit to compare against")
     parser.add_argument("--output", type=Path, help="also write the Markdown table here")
     args = parser.parse_args()
-    table = markdown(run(args.budget), args.budget)
+    with baseline_reference(args.baseline) as baseline:
+        table = markdown(run(args.budget, baseline), args.budget, args.baseline)
     print(table)
     if args.output:
         args.output.write_text(table)

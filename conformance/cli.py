@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
+from swarmconf.cliutil import (
+    CliReason,
+    CommandError,
+    Exit,
+    examples,
+    guarded,
+    output_dir,
+    write_file,
+)
 from swarmconf.conformance.client import ClientFailure, make_client
 from swarmconf.conformance.configmerge import generate as generate_vectors
 from swarmconf.conformance.configmerge.coverage import missing
@@ -17,10 +25,20 @@ from swarmconf.conformance.vectorfile import load_cases
 # The checked-in vectors, found next to this package in a source checkout.
 DEFAULT_VECTORS = Path(__file__).resolve().parent.parent / "vectors" / "v1"
 
+GENERATE_EXAMPLE = "swarmconf vectors generate -o vectors/v1"
+RUN_EXAMPLES = (
+    "swarmconf conformance run --client builtin:reference",
+    "swarmconf conformance run --client 'node my-adapter.js' --category merges --junit out.xml",
+    "swarmconf conformance run --client ./adapter --lenient-reasons --show 5",
+)
+
 
 def register(subparsers: Any) -> None:
     """Add the `conformance` and `vectors` command groups."""
-    vectors = subparsers.add_parser("vectors", help="generate the conformance vectors")
+    summary = "generate the conformance vectors"
+    vectors = subparsers.add_parser(
+        "vectors", help=summary, description=summary, **examples(GENERATE_EXAMPLE)
+    )
     vector_commands = vectors.add_subparsers(
         dest="vectors_command", metavar="COMMAND", required=True
     )
@@ -29,17 +47,24 @@ def register(subparsers: Any) -> None:
         help="rewrite the vector files from the spec",
         description="Rewrite every vector file, its schema and COVERAGE.md from"
         " swarmconf.spec; the output is the same bytes on every run.",
+        **examples(GENERATE_EXAMPLE),
     )
-    generate.add_argument("--out", type=Path, default=DEFAULT_VECTORS, help="vector directory")
-    generate.set_defaults(handler=generate_command)
+    generate.add_argument(
+        "-o", "--output", type=Path, default=DEFAULT_VECTORS, metavar="DIR", help="vector directory"
+    )
+    generate.set_defaults(handler=guarded(generate_command))
 
-    group = subparsers.add_parser("conformance", help="run the conformance vectors on a client")
+    summary = "run the conformance vectors on a client"
+    group = subparsers.add_parser(
+        "conformance", help=summary, description=summary, **examples(*RUN_EXAMPLES)
+    )
     commands = group.add_subparsers(dest="conformance_command", metavar="COMMAND", required=True)
     run = commands.add_parser(
         "run",
         help="run the vectors on a client",
         description="Start CLIENT once, send it every case over the JSON-lines adapter protocol"
         " and report where it disagrees with the vectors.",
+        **examples(*RUN_EXAMPLES),
     )
     run.add_argument(
         "--client",
@@ -63,21 +88,23 @@ def register(subparsers: Any) -> None:
     run.add_argument(
         "--show", type=int, default=20, help="print details of at most this many failures"
     )
-    run.set_defaults(handler=run_command)
+    run.set_defaults(handler=guarded(run_command))
 
 
 def run_command(args: argparse.Namespace) -> int:
     try:
         cases = load_cases(args.vectors, args.category)
+    except (OSError, ValueError) as error:
+        raise CommandError(CliReason.BAD_VECTORS, str(error), Exit.USAGE) from error
+    try:
         client = make_client(args.client, args.timeout)
     except (OSError, ValueError) as error:
-        print(f"swarmconf conformance: {error}", file=sys.stderr)
-        return 2
+        raise CommandError(CliReason.BAD_CLIENT, str(error), Exit.USAGE) from error
     try:
         report = run_cases(client, cases, strict_reasons=not args.lenient_reasons)
     except ClientFailure as failure:
-        print(f"swarmconf conformance: the client {failure}", file=sys.stderr)
-        return 2
+        detail = f"the client {failure}"
+        raise CommandError(CliReason.CLIENT_FAILED, detail, Exit.UNAVAILABLE) from failure
     failed = report.failed
     for outcome in failed[: args.show]:
         print("\n".join(failure_lines(outcome)), end="\n\n")
@@ -85,19 +112,21 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"... and {len(failed) - args.show} more failures (see --show, --junit)\n")
     print("\n".join(summary_lines(report)))
     if args.junit is not None:
-        args.junit.write_bytes(junit_xml(report))
+        write_file(str(args.junit), junit_xml(report))
     # A case the client skipped was never checked: that fails the run too.
     unchecked = [outcome for outcome in report.outcomes if outcome.status != PASSED]
-    return 1 if unchecked else 0
+    if unchecked:
+        detail = f"{len(unchecked)} of {len(report.outcomes)} cases failed or were skipped"
+        raise CommandError(CliReason.CONFORMANCE_FAILED, detail)
+    return Exit.OK
 
 
 def generate_command(args: argparse.Namespace) -> int:
-    suites = generate_vectors(args.out)
+    suites = generate_vectors(output_dir(args.output))
     for suite in suites:
         print(f"{suite.category:<28} {len(suite.cases):>6} cases")
-    print(f"{'total':<28} {sum(len(suite.cases) for suite in suites):>6} cases in {args.out}")
+    print(f"{'total':<28} {sum(len(suite.cases) for suite in suites):>6} cases in {args.output}")
     gaps = missing(suites)
     if gaps:
-        print(f"not covered by any case: {', '.join(gaps)}", file=sys.stderr)
-        return 1
-    return 0
+        raise CommandError(CliReason.COVERAGE_GAP, f"not covered by any case: {', '.join(gaps)}")
+    return Exit.OK

@@ -41,7 +41,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--interleavings", type=int, default=1_000_000)
     parser.add_argument("--out", type=Path, default=Path("fuzz-bench-out"))
     args = parser.parse_args(argv)
-    from .job import Config, run
+    from .config import Config
+    from .job import run
 
     summary = run(Config(args.interleavings, master="local[2]", out=args.out))
     print(

@@ -13,11 +13,12 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .configmerge.campaign import DEFAULT_PER_SCENARIO, Row, plan, run_task
+from .config import Config
+from .configmerge.campaign import Row, Task, plan, run_task
+from .configmerge.differential import ClientTask, client_schema, plan_client, run_client_task
+from .configmerge.hostile import hostile_schema, plan_hostile, run_hostile_task
 from .kvgossip.campaign import kv_schema, plan_kv, run_kv_task, write_kv_outputs
 
 if TYPE_CHECKING:
@@ -35,19 +36,6 @@ appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
 logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
 logger.gateway.level = error
 """
-
-
-@dataclass(frozen=True)
-class Config:
-    interleavings: int
-    seed: int = 1
-    master: str | None = None
-    out: Path = Path("fuzz-out")
-    mutant: str | None = None
-    per_scenario: int = DEFAULT_PER_SCENARIO
-    differential: bool = True
-    system: str = "config"
-    """`config` (the config-merge design) or `kvgossip` (K/V Gossip's simulation)."""
 
 
 def start_spark(config: Config) -> SparkSession:
@@ -86,6 +74,18 @@ def extract(spark: SparkSession, config: Config) -> RDD[Any]:
     tasks: list[Any]
     if config.system == "kvgossip":
         tasks = plan_kv(config.seed, config.interleavings, config.mutant)
+    elif config.system == "parser":
+        tasks = plan_hostile(
+            config.seed, config.interleavings, config.client, config.client_timeout
+        )
+    elif config.client is not None:
+        tasks = plan_client(
+            config.seed,
+            config.interleavings,
+            config.per_scenario,
+            config.client,
+            config.client_timeout,
+        )
     else:
         tasks = plan(
             config.seed,
@@ -98,15 +98,26 @@ def extract(spark: SparkSession, config: Config) -> RDD[Any]:
 
 
 def transform(tasks: RDD[Any], system: str = "config") -> RDD[Any]:
-    """Run every task with the pure core (`run_task`, or `run_kv_task` for K/V Gossip)."""
-    return tasks.flatMap(run_kv_task if system == "kvgossip" else run_task)
+    """Run every task with its pure core: `run_task` (or `run_client_task` for a task checked
+    through a client), `run_kv_task` for K/V Gossip, `run_hostile_task` for the parsers."""
+    if system == "kvgossip":
+        return tasks.flatMap(run_kv_task)
+    if system == "parser":
+        return tasks.map(run_hostile_task)
+    return tasks.flatMap(run_config_task)
+
+
+def run_config_task(task: Task | ClientTask) -> list[Any]:
+    return run_client_task(task) if isinstance(task, ClientTask) else run_task(task)
 
 
 def load(spark: SparkSession, rows: RDD[Any], config: Config) -> DataFrame:
     """Write the per-case results as Parquet and return them, read back."""
     from .configmerge.schema import row_schema
 
-    schema = kv_schema() if config.system == "kvgossip" else row_schema()
+    schema = {"kvgossip": kv_schema, "parser": hostile_schema}.get(config.system, row_schema)()
+    if config.system == "config" and config.client is not None:
+        schema = client_schema()
     path = str((config.out / "cases.parquet").resolve())
     spark.createDataFrame(rows, schema).write.mode("overwrite").parquet(path)
     return spark.read.parquet(path)
@@ -150,7 +161,7 @@ class Progress:
 
 def run(config: Config) -> dict[str, object]:
     """Extract, transform, load; then the summary, counterexamples and report."""
-    from .report import write_outputs
+    from .report import write_hostile_outputs, write_outputs
 
     spark = start_spark(config)
     try:
@@ -166,6 +177,8 @@ def run(config: Config) -> dict[str, object]:
         master = str(spark.sparkContext.master)
         if config.system == "kvgossip":
             return write_kv_outputs(cases, config, seconds, master)
+        if config.system == "parser":
+            return write_hostile_outputs(cases, config, seconds, master)
         return write_outputs(cases, config, seconds, master)
     finally:
         spark.stop()
@@ -174,6 +187,8 @@ def run(config: Config) -> dict[str, object]:
 def extract_count(config: Config) -> int:
     if config.system == "kvgossip":
         return len(plan_kv(config.seed, config.interleavings))
+    if config.system == "parser":
+        return len(plan_hostile(config.seed, config.interleavings, config.client, 0.0))
     return len(plan(config.seed, config.interleavings, config.per_scenario))
 
 

@@ -1,29 +1,39 @@
 """The campaign's outputs: summary.json, counterexamples with replay commands, report.html.
 
-Aggregates are computed by Spark SQL from the per-case Parquet; plots are drawn with
-matplotlib and embedded in a single HTML file.
+Aggregates are computed by Spark SQL from the per-case Parquet; the page is drawn by
+`report_page`. A campaign through a client (`--client`) adds the client's name and version, its
+C1 and C2 counts, and the requests it skipped or answered as a declared quirk; its
+counterexamples replay and shrink through the same command.
 """
 
 from __future__ import annotations
 
-import base64
-import html
-import io
 import json
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .configmerge.case import generate_case, replay, write_case
+from .configmerge.case import Case, case_to_json, generate_case, replay
 from .configmerge.impl import choose
 from .configmerge.shrink import shrink
+from .report_page import Counterexample, Page, Property, chart, duration, number, render
+from .report_page import bar_png as bar_chart
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-    from .job import Config
+    from .config import Config
 
-PROPERTIES = ("P1", "P2", "P3", "P4", "P5", "P6")
+PROPERTIES = {
+    "P1": "every client ends with the same bytes, and the swarm collapses to that message",
+    "P2": "a merge gives the same bytes in any order, with duplicates or included messages",
+    "P3": "the spec and the reference produce identical bytes (on a sample of operations)",
+    "P4": "no update inside the lag window is lost",
+    "P5": "merge rounds quiesce within the bound",
+    "P6": "every published message parses and is in normal form",
+}
 PER_PROPERTY = 5
+__all__ = ["bar_chart", "counts", "summarize", "write_hostile_outputs", "write_outputs"]
 
 
 def counts(cases: DataFrame, column: str) -> dict[int, int]:
@@ -31,7 +41,17 @@ def counts(cases: DataFrame, column: str) -> dict[int, int]:
     return {int(row[column]): int(row["count"]) for row in sorted(rows, key=lambda r: r[column])}
 
 
-def summarize(cases: DataFrame) -> dict[str, Any]:
+def properties_of(config: Config) -> dict[str, str]:
+    from .configmerge.differential import PROPERTIES as CLIENT_PROPERTIES
+
+    if config.client is None:
+        return PROPERTIES
+    # The spec runs the interleavings: its own P2, P3 and P6 are left to campaigns without a client
+    spec_only = {name: text for name, text in PROPERTIES.items() if name in ("P1", "P4", "P5")}
+    return {**spec_only, **CLIENT_PROPERTIES}
+
+
+def summarize(cases: DataFrame, names: list[str]) -> dict[str, Any]:
     """Totals and distributions over all cases."""
     from pyspark.sql import functions as f
 
@@ -47,11 +67,11 @@ def summarize(cases: DataFrame) -> dict[str, Any]:
         f.sum("merges").alias("merges"),
     ).first()
     assert totals is not None
-    names = cases.filter(f.col("violations") != "").select(
+    exploded = cases.filter(f.col("violations") != "").select(
         f.explode(f.split("violations", " ")).alias("property")
     )
     by_property = {
-        row["property"]: row["count"] for row in names.groupBy("property").count().collect()
+        row["property"]: row["count"] for row in exploded.groupBy("property").count().collect()
     }
     lost = cases.withColumn("lost", f.col("lost_dropped") + f.col("lost_overwritten"))
 
@@ -60,10 +80,10 @@ def summarize(cases: DataFrame) -> dict[str, Any]:
         found = {int(r[column]): r["n"] / r["s"] for r in rows.collect() if r["s"]}
         return dict(sorted(found.items()))
 
-    return {
+    summary = {
         "cases": int(totals["cases"]),
         "failing_cases": int(totals["failing"] or 0),
-        "violations": {name: int(by_property.get(name, 0)) for name in PROPERTIES},
+        "violations": {name: int(by_property.get(name, 0)) for name in names},
         "merges": int(totals["merges"] or 0),
         "p4": {
             "atoms_checked": int(totals["checked"] or 0),
@@ -77,9 +97,64 @@ def summarize(cases: DataFrame) -> dict[str, Any]:
         "core_rate_by_clients": rate("clients"),
         "core_rate_by_edits": rate("edits"),
     }
+    if "client_requests" in cases.columns:
+        sums = cases.agg(
+            *(f.sum(name).alias(name) for name in ("client_requests", "client_skipped")),
+            *(f.sum(name).alias(name) for name in ("client_quirks", "client_failures")),
+            f.sum("client_seconds").alias("client_seconds"),
+        ).first()
+        assert sums is not None
+        summary["client_counts"] = {
+            "requests": int(sums["client_requests"] or 0),
+            "skipped": int(sums["client_skipped"] or 0),
+            "declared_quirks": int(sums["client_quirks"] or 0),
+            "failures": int(sums["client_failures"] or 0),
+            "seconds_waiting": round(float(sums["client_seconds"] or 0.0), 3),
+        }
+    return summary
 
 
-def write_counterexamples(cases: DataFrame, config: Config) -> list[str]:
+def client_case(case: Case, config: Config, shrunk: bool) -> tuple[Case, list[str]]:
+    """The case replayed (and shrunk, if asked) through the campaign's client."""
+    from .client import start
+    from .configmerge.differential import replay_with_client, shrink_through_client
+
+    assert config.client is not None
+    if shrunk:
+        scenario, schedule = shrink_through_client(
+            (case.scenario, case.schedule), config.client, config.client_timeout
+        )
+        case = replace(case, scenario=scenario, schedule=schedule, shrunk=True)
+    client = start(config.client, config.client_timeout)
+    try:
+        outcome = replay_with_client(case.scenario, case.schedule, client)[0]
+    finally:
+        client.close()
+    return case, outcome.violations
+
+
+def write_counterexample(case: Case, config: Config, path: Path, shrunk: bool = False) -> bool:
+    """Write the case (shrunk first if asked) with its violations and replay command; True when
+    it still fails."""
+    if config.client is None:
+        if shrunk:
+            scenario, schedule = shrink((case.scenario, case.schedule), config.mutant)
+            case = replace(case, scenario=scenario, schedule=schedule, shrunk=True)
+        outcome = replay(case)
+        obj = case_to_json(case, outcome, path)
+        violations = outcome.violations
+    else:
+        case, violations = client_case(case, config, shrunk)
+        obj = case_to_json(case, replay(case), path)
+        obj["client"] = config.client
+        obj["violations"] = violations
+        obj["properties"] = sorted({v.split(" ", 1)[0] for v in violations})
+        obj["replay"] = replay_command(str(path), config.client)
+    path.write_text(json.dumps(obj, indent=1) + "\n")
+    return bool(violations)
+
+
+def write_counterexamples(cases: DataFrame, config: Config, names: list[str]) -> list[str]:
     """For each violated property, its first PER_PROPERTY failing cases as JSON, the first of
     them also minimized (a `-shrunk` file)."""
     from pyspark.sql import functions as f
@@ -88,123 +163,248 @@ def write_counterexamples(cases: DataFrame, config: Config) -> list[str]:
     folder.mkdir(parents=True, exist_ok=True)
     paths: list[str] = []
     written: set[tuple[int, int]] = set()
-    for name in PROPERTIES:
+    for name in names:
         failing = (
             cases.filter(f.array_contains(f.split("violations", " "), name))
             .orderBy("scenario", "schedule")
             .limit(PER_PROPERTY)
             .collect()
         )
-        for number, row in enumerate(failing):
+        for number_, row in enumerate(failing):
             key = (row["scenario"], row["schedule"])
             if key in written:
                 continue
             written.add(key)
             case = generate_case(row["campaign_seed"], *key, config.mutant)
-            outcome = replay(case)
             path = folder / f"{case.name}.json"
-            write_case(case, outcome, path)
+            fails = write_counterexample(case, config, path)
             paths.append(str(path))
-            if number == 0 and outcome.violations:
-                scenario, schedule = shrink((case.scenario, case.schedule), config.mutant)
-                small = replace(case, scenario=scenario, schedule=schedule, shrunk=True)
+            if number_ == 0 and fails:
                 shrunk_path = folder / f"{case.name}-shrunk.json"
-                write_case(small, replay(small), shrunk_path)
+                write_counterexample(case, config, shrunk_path, shrunk=True)
                 paths.append(str(shrunk_path))
     return paths
 
 
-def bar_chart(title: str, data: dict[Any, float], xlabel: str, ylabel: str) -> str:
-    """A bar chart as a base64 PNG."""
-    import matplotlib
+def client_line(hello: dict[str, Any] | None) -> str:
+    if not hello:
+        return ""
+    name = hello.get("name", "unnamed client")
+    version = hello.get("version")
+    language = hello.get("language")
+    return f"{name}{f' {version}' if version else ''}{f' ({language})' if language else ''}"
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(figsize=(6, 3.2))
-    labels = [str(key) for key in data]
-    axes.bar(labels, list(data.values()), color="#3b6ea5")
-    axes.set_title(title)
-    axes.set_xlabel(xlabel)
-    axes.set_ylabel(ylabel)
-    figure.tight_layout()
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=90)
-    plt.close(figure)
-    return base64.b64encode(buffer.getvalue()).decode()
+def replay_command(path: str, client: str | None) -> str:
+    return f"swarmconf fuzz replay {path}" + (f" --client {json.dumps(client)}" if client else "")
 
 
 def write_report(summary: dict[str, Any], config: Config) -> None:
+    names = properties_of(config)
     p4 = summary["p4"]
-    charts = [
-        bar_chart("Violations by property", summary["violations"], "property", "cases"),
-        bar_chart(
-            "Conflict width (most messages merged at once)",
-            summary["conflict_width"],
-            "messages",
-            "cases",
-        ),
-        bar_chart("Merge depth (merges of merges)", summary["merge_depth"], "depth", "cases"),
-        bar_chart(
-            "Updates lost beyond the lag window, per case", p4["lost_per_case"], "updates", "cases"
-        ),
-        bar_chart(
-            "Core throughput by clients (one core)",
-            summary["core_rate_by_clients"],
-            "clients",
-            "interleavings/s",
-        ),
-        bar_chart(
-            "Core throughput by edits per scenario (one core)",
-            summary["core_rate_by_edits"],
-            "edits",
-            "interleavings/s",
+    client = summary.get("client_counts")
+    what = f"{number(summary['cases'])} interleavings in {duration(summary['seconds'])}"
+    headline = [
+        f"{what} ({number(summary['interleavings_per_second'])} per second), "
+        f"{number(summary['failing_cases'])} failing.",
+    ]
+    if config.client is not None:
+        headline.append(f"Client: {client_line(summary.get('client'))}, run as {config.client}.")
+    elif config.mutant is not None:
+        headline.append(f"Mutant merger: {config.mutant}.")
+    facts = [
+        ("seed", str(summary["campaign_seed"])),
+        ("schedules per scenario", number(summary["per_scenario"])),
+        ("Spark master", summary["master"]),
+        ("runs the clients", summary["primary"]),
+        ("merges made", number(summary["merges"])),
+        ("winning writes checked (P4)", number(p4["atoms_checked"])),
+        (
+            "updates lost beyond the lag window (expected)",
+            f"{number(p4['lost_beyond_window_dropped'])} dropped as too old, "
+            f"{number(p4['lost_beyond_window_overwritten'])} overwritten after leaving the window,"
+            f" in {number(p4['cases_with_losses'])} interleavings",
         ),
     ]
-    rows = "".join(
-        f"<tr><th>{html.escape(str(key))}</th><td>{html.escape(json.dumps(value))}</td></tr>"
-        for key, value in summary.items()
-        if not isinstance(value, dict)
-    )
-    examples = "".join(
-        f"<li><code>swarmconf fuzz replay {html.escape(path)}</code></li>"
+    notes = []
+    if client is not None:
+        facts += [
+            ("requests sent to the client", number(client["requests"])),
+            ("skipped by the client", number(client["skipped"])),
+            ("acceptable as a declared quirk", number(client["declared_quirks"])),
+            ("time waiting for the client", duration(client["seconds_waiting"])),
+        ]
+        if client["skipped"]:
+            notes.append(
+                f"The client skipped {number(client['skipped'])} requests: those operations "
+                "were not checked."
+            )
+    out = config.out.resolve()
+    examples = [
+        Counterexample(
+            Path(path).resolve().relative_to(out).as_posix(),
+            Path(path).stem,
+            replay_command(path, config.client),
+        )
         for path in summary["counterexample_files"]
+    ]
+    violations = summary["violations"]
+    page = Page(
+        "swarmconf fuzz campaign",
+        summary["failing_cases"] == 0,
+        headline,
+        [Property(name, text, violations.get(name, 0)) for name, text in names.items()],
+        facts,
+        examples,
+        [
+            chart(
+                "Violations by property",
+                violations,
+                "property",
+                "interleavings",
+                empty=f"No property was violated in {number(summary['cases'])} interleavings.",
+            ),
+            chart(
+                "Conflict width (most messages merged at once)",
+                summary["conflict_width"],
+                "messages",
+                "interleavings",
+            ),
+            chart(
+                "Merge depth (merges of merges)", summary["merge_depth"], "depth", "interleavings"
+            ),
+            chart(
+                "Updates lost beyond the lag window, per interleaving",
+                p4["lost_per_case"],
+                "updates",
+                "interleavings",
+            ),
+            chart(
+                "Core throughput by clients (one core)",
+                summary["core_rate_by_clients"],
+                "clients",
+                "interleavings per second",
+            ),
+            chart(
+                "Core throughput by edits per scenario (one core)",
+                summary["core_rate_by_edits"],
+                "edits",
+                "interleavings per second",
+            ),
+        ],
+        notes,
     )
-    images = "".join(f'<img src="data:image/png;base64,{chart}">' for chart in charts)
-    page = f"""<!doctype html>
-<html><head><meta charset="utf-8"><title>swarmconf fuzz report</title>
-<style>body{{font-family:sans-serif;margin:2em}}img{{margin:.5em}}th{{text-align:left;padding-right:1em}}</style>
-</head><body>
-<h1>swarmconf fuzz campaign</h1>
-<table>{rows}</table>
-<h2>Properties</h2>
-<p>Violations: {html.escape(json.dumps(summary["violations"]))}.
-P4 checked {p4["atoms_checked"]} winning writes; updates lost beyond the lag window (expected,
-not violations): {p4["lost_beyond_window_dropped"]} dropped as too old,
-{p4["lost_beyond_window_overwritten"]} overwritten after leaving the window, in
-{p4["cases_with_losses"]} cases.</p>
-{images}
-<h2>Counterexamples</h2><ul>{examples or "<li>none</li>"}</ul>
-</body></html>
-"""
-    (config.out / "report.html").write_text(page)
+    (config.out / "report.html").write_text(render(page))
 
 
 def write_outputs(cases: DataFrame, config: Config, seconds: float, master: str) -> dict[str, Any]:
-    primary, checker = choose(config.mutant, config.differential)
+    if config.client is not None:
+        primary, checker = "swarmconf.spec (the oracle)", None
+    else:
+        impl, check = choose(config.mutant, config.differential)
+        primary, checker = impl.name, check.name if check else None
     summary: dict[str, Any] = {
         "campaign_seed": config.seed,
         "interleavings": config.interleavings,
         "per_scenario": config.per_scenario,
         "mutant": config.mutant,
         "master": master,
-        "primary": primary.name,
-        "checker": checker.name if checker else None,
+        "primary": primary,
+        "checker": checker,
         "seconds": round(seconds, 3),
         "interleavings_per_second": round(config.interleavings / seconds, 1),
     }
-    summary.update(summarize(cases))
-    summary["counterexample_files"] = write_counterexamples(cases, config)
+    if config.client is not None:
+        summary["client_command"] = config.client
+        summary["client"] = client_hello(config)
+    names = list(properties_of(config))
+    summary.update(summarize(cases, names))
+    summary["counterexample_files"] = write_counterexamples(cases, config, names)
     (config.out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     write_report(summary, config)
+    return summary
+
+
+def client_hello(config: Config) -> dict[str, Any]:
+    from .client import start
+
+    assert config.client is not None
+    client = start(config.client, config.client_timeout)
+    client.close()
+    return client.hello
+
+
+# Hostile-input campaigns ------------------------------------------------------------------
+
+
+def write_hostile_outputs(
+    cases: DataFrame, config: Config, seconds: float, master: str
+) -> dict[str, Any]:
+    """summary.json (the outcome tally, violations, first failing inputs) and report.html."""
+    from collections import Counter
+
+    from .configmerge.hostile import PROPERTIES as HOSTILE_PROPERTIES
+
+    rows = cases.collect()
+    outcomes: Counter[str] = Counter()
+    violations: Counter[str] = Counter()
+    examples: list[dict[str, Any]] = []
+    for row in rows:
+        outcomes.update(json.loads(row["outcomes"]))
+        violations.update(json.loads(row["violations"]))
+        examples += json.loads(row["examples"])
+    names = {
+        name: text
+        for name, text in HOSTILE_PROPERTIES.items()
+        if config.client is not None or not name.startswith("C")
+    }
+    inputs = sum(row["inputs"] for row in rows)
+    summary: dict[str, Any] = {
+        "system": "parser",
+        "campaign_seed": config.seed,
+        "master": master,
+        "client_command": config.client,
+        "client": client_hello(config) if config.client else None,
+        "inputs": inputs,
+        "distinct_inputs": sum(row["distinct"] for row in rows),
+        "seconds": round(seconds, 3),
+        "inputs_per_second": round(inputs / seconds, 1),
+        "slowest_input_seconds": round(max((row["slowest"] for row in rows), default=0.0), 4),
+        "client_requests": sum(row["client_requests"] for row in rows),
+        "client_skipped": sum(row["client_skipped"] for row in rows),
+        "client_quirks": sum(row["client_quirks"] for row in rows),
+        "violations": {name: violations.get(name, 0) for name in names},
+        "failing_inputs": sum(violations.values()),
+        "outcomes": dict(outcomes.most_common()),
+        "examples": examples[:20],
+    }
+    (config.out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    headline = [
+        f"{number(inputs)} inputs ({number(summary['distinct_inputs'])} distinct) in "
+        f"{duration(seconds)} ({number(summary['inputs_per_second'])} per second), "
+        f"{number(summary['failing_inputs'])} failing.",
+        f"Slowest single input: {duration(summary['slowest_input_seconds'])}.",
+    ]
+    if config.client:
+        headline.append(f"Client: {client_line(summary['client'])}, run as {config.client}.")
+    top = dict(outcomes.most_common(24))
+    page = Page(
+        "swarmconf hostile-input campaign",
+        summary["failing_inputs"] == 0,
+        headline,
+        [Property(name, text, violations.get(name, 0)) for name, text in names.items()],
+        [
+            ("seed", str(config.seed)),
+            ("Spark master", master),
+            ("parsed as valid", number(outcomes.get("valid", 0))),
+            ("refused", number(sum(n for k, n in outcomes.items() if k != "valid"))),
+        ]
+        + [(f"refused with {k}", number(n)) for k, n in outcomes.most_common() if k != "valid"],
+        [
+            Counterexample("summary.json", f"{e['property']}: {e['detail']}", json.dumps(e))
+            for e in examples[:20]
+        ],
+        [chart("Outcomes (the 24 most common)", top, "outcome", "distinct inputs")],
+    )
+    (config.out / "report.html").write_text(render(page))
     return summary

@@ -7,6 +7,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import swarmconf
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -36,4 +38,6 @@ def test_wheel_contains_the_linked_parts(tmp_path: Path) -> None:
             for module in modules:
                 assert f"swarmconf/{link.name}/{module}" in names
     assert "swarmconf/spec/configmerge/merge.py" in names
-    assert "swarmconf/cli.py" in names
+    assert {"swarmconf/cli.py", "swarmconf/cliutil.py", "swarmconf/__main__.py"} <= names
+    # The version is declared once, in swarmconf/__init__.py.
+    assert wheel.name.startswith(f"swarmconf-{swarmconf.__version__}-")

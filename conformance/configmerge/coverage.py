@@ -15,9 +15,6 @@ RULES = sorted(DECISIONS, key=lambda rule: int(rule[1:])) + [f"X{n}" for n in ra
 UNREACHABLE = {
     Reason.INPUT_TOO_LARGE: "the API contract sets no input size limit; the acceptable cases"
     " serialization/hash-large-message-* allow a client with a configured maximum to report it",
-    Reason.INPUT_UNREADABLE: "command line only: an input file that cannot be read",
-    Reason.INPUT_NOT_HEX: "command line only: `--hex` input that is not hex text",
-    Reason.OUTPUT_UNWRITABLE: "command line only: an output file that cannot be written",
 }
 
 

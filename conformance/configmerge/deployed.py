@@ -40,7 +40,6 @@ from swarmconf.conformance.adapter import (
 from swarmconf.conformance.configmerge import deployed_bt
 from swarmconf.reference.configmerge import crypto
 from swarmconf.reference.configmerge import message as reference_message
-from swarmconf.reference.configmerge.data import encode_data, pruned_copy
 from swarmconf.spec.configmerge.diff import check_diff
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason, UsageError
 
@@ -272,7 +271,7 @@ class DeployedAdapter(Adapter):
         """The reference's checks on the decoded message, with no nesting limit; a message
         holding an unreplayable set diff is parsed with it (X2)."""
         if not (isinstance(top, dict) and any(has_unreplayable(d) for d in message_diffs(top))):
-            return reference_message._build(raw, top, lag, verify_key, bounds=False)
+            return self._build_any_depth(raw, top, lag, verify_key)
         lagged = [item for item in top.get(b"<", []) if isinstance(item, list) and len(item) == 3]
         originals = {(item[0], item[1]): item[2] for item in lagged}
         cleaned = dict(top)
@@ -280,13 +279,28 @@ class DeployedAdapter(Adapter):
             cleaned[b"="] = without_unreplayable(top[b"="])
         if b"<" in top:
             cleaned[b"<"] = [[*item[:2], without_unreplayable(item[2])] for item in lagged]
-        message = reference_message._build(raw, cleaned, lag, verify_key, bounds=False)
+        message = self._build_any_depth(raw, cleaned, lag, verify_key)
         message._diff = top.get(b"=", {})
         message.lagged = [
             reference.LaggedEntry(e.seqno, e.hash, originals[(e.seqno, e.hash)])
             for e in message.lagged
         ]
         self.fired.add("X2")
+        return message
+
+    def _build_any_depth(self, raw: bytes, top: Any, lag: int, verify_key: bytes | None) -> Any:
+        """The reference's checks, but a `=` deeper than its nesting limit is kept (X7)."""
+        try:
+            return reference_message._build(raw, top, lag, verify_key, bounds=False, alike=None)
+        except ConfigError as error:
+            if error.reason != Reason.BT_TOO_DEEP or not isinstance(top.get(b"="), dict):
+                raise
+        message = reference_message._build(
+            raw, {**top, b"=": {}}, lag, verify_key, bounds=False, alike=None
+        )
+        message._diff = top[b"="]
+        message._raw = None  # written again from its parts
+        self.fired.add("X7")
         return message
 
     # ---- writing ---------------------------------------------------------------------------
@@ -305,7 +319,8 @@ class DeployedAdapter(Adapter):
                 raise
             self.fired.add("X7")  # no writer limits
             secret = crypto.signing_secret(sign_key) if sign_key else message._sign_secret
-            data = message._serialize(encode_data(message.data), message._edits(), secret)
+            state, diff = message._state(limits=False)
+            data = message._sign(message._body(state, diff), secret)
         return {"msg": data.hex(), "hash": blake2b(data).hex()}
 
     def new(self, request: Request) -> Result:
@@ -332,10 +347,9 @@ class DeployedAdapter(Adapter):
         if parsed.seqno != deployed_bt.INT64_MAX:
             return super().increment(request)
         self.fired.add("X6")  # wraps to -2^63, the window keeps nothing
-        message = reference.ConfigMessage.editable_from(
-            pruned_copy(parsed.data), deployed_bt.INT64_MIN, [], lag=parsed.lag
+        message = reference.ConfigMessage(
+            deployed_bt.INT64_MIN, parsed._bt, [], lag=parsed.lag, extra=dict(parsed.extra)
         )
-        message.extra = dict(parsed.extra)
         if "data" in request:
             replace_data(message, _data(request, "data"))
         return self._serialized(message, _bytes(request, "sign_key"))

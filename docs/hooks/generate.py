@@ -1,8 +1,10 @@
-"""MkDocs hook: replace `<!-- generate: NAME -->` lines with tables built from the code.
+"""MkDocs hook: replace `<!-- generate: NAME -->` lines with tables built from the code, and
+add the API pages.
 
 Every table that restates something the code defines (reason codes, the command line's help) is
 produced here at build time, so the pages cannot drift from the code. An unknown NAME fails the
-build.
+build. The API reference is generated too: one mkdocstrings page per package of `API_PACKAGES`
+and per module, placed in the navigation under the API overview page.
 """
 
 from __future__ import annotations
@@ -10,10 +12,13 @@ from __future__ import annotations
 import argparse
 import ast
 import hashlib
+import importlib
 import inspect
 import io
 import json
 import os
+import pkgutil
+import posixpath
 import re
 import textwrap
 from collections.abc import Callable, Iterator
@@ -22,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
 
 PLACEHOLDER = re.compile(r"^<!-- generate: ([a-z0-9-]+) -->$", re.MULTILINE)
 
@@ -74,9 +80,9 @@ def reason_table(codes: type[StrEnum]) -> str:
     rows = ["| Code | Meaning |", "| --- | --- |"]
     current = None
     for group, code, doc in reason_entries(codes):
-        if group != current:
+        if group != current and group:
             rows.append(f"| **{group}** | |")
-            current = group
+        current = group
         rows.append(f'| <span id="{code}"></span>`{code}` | {cell(doc)} |')
     return "\n".join(rows)
 
@@ -91,6 +97,12 @@ def kv_reason_codes() -> str:
     from swarmconf.spec.kvgossip.reasons import KvReason
 
     return reason_table(KvReason)
+
+
+def kv_node_reason_codes() -> str:
+    from swarmconf.reference.kvgossip.reasons import NodeReason
+
+    return reason_table(NodeReason)
 
 
 def cell(text: str) -> str:
@@ -513,6 +525,20 @@ def cli_help_texts() -> list[tuple[str, str]]:
             os.environ["COLUMNS"] = saved
 
 
+def cli_reason_codes() -> str:
+    from swarmconf.cliutil import CliReason
+
+    return reason_table(CliReason)
+
+
+def cli_exit_statuses() -> str:
+    from swarmconf.cliutil import Exit, meaning
+
+    rows = ["| Status | Name | Meaning |", "| ---: | --- | --- |"]
+    rows += [f"| {status.value} | `{status.name}` | {cell(meaning(status))} |" for status in Exit]
+    return "\n".join(rows)
+
+
 def cli_reference() -> str:
     parts = []
     for prog, text in cli_help_texts():
@@ -520,10 +546,116 @@ def cli_reference() -> str:
     return "\n".join(parts)
 
 
+# API pages --------------------------------------------------------------------------------------
+
+API_PACKAGES = (
+    "swarmconf.spec.configmerge",
+    "swarmconf.spec.kvgossip",
+    "swarmconf.reference.configmerge",
+    "swarmconf.fuzz.configmerge",
+)
+"""The packages with API pages, role first and design second as the repository is laid out. Each
+package's page shows its docstring and lists its modules; each public module has a page."""
+
+API_OPTIONS = (
+    "show_root_heading: false",
+    "show_root_toc_entry: false",
+    "show_if_no_docstring: true",
+    'filters: ["!^_"]',
+)
+
+
+def api_modules(package: str) -> list[str]:
+    """The package's public modules, in name order."""
+    found = pkgutil.iter_modules(importlib.import_module(package).__path__)
+    return sorted(f"{package}.{info.name}" for info in found if not info.name.startswith("_"))
+
+
+def api_path(name: str) -> str:
+    """The page of a package (`api/ROLE/DESIGN/index.md`) or of a module (`.../MODULE.md`)."""
+    parts = ["api", *name.split(".")[1:]]
+    return "/".join([*parts, "index.md"]) if name in API_PACKAGES else "/".join(parts) + ".md"
+
+
+def summary(name: str) -> str:
+    """The first sentence of a module's docstring."""
+    doc = inspect.getdoc(importlib.import_module(name)) or ""
+    first = " ".join(doc.split("\n\n", 1)[0].split())
+    return first.split(". ", 1)[0].rstrip(".") + "."
+
+
+def api_page(name: str) -> str:
+    """The Markdown of one API page: the mkdocstrings directive, and a package's module table."""
+    modules = api_modules(name) if name in API_PACKAGES else []
+    options = [*API_OPTIONS, "members: false"] if modules else list(API_OPTIONS)
+    lines = [f"# `{name}`", "", f"::: {name}", "    options:"]
+    lines += [f"      {option}" for option in options]
+    if modules:
+        lines += ["", "## Modules", "", "| Module | Covers |", "| --- | --- |"]
+        here = api_path(name).rsplit("/", 1)[0]
+        for module in modules:
+            link = posixpath.relpath(api_path(module), here)
+            lines.append(f"| [`{module}`]({link}) | {cell(summary(module))} |")
+    return "\n".join(lines) + "\n"
+
+
+def api_packages() -> str:
+    """The table of documented packages for the API overview page."""
+    rows = ["| Role | Design | Package | What it is |", "| --- | --- | --- | --- |"]
+    for package in API_PACKAGES:
+        role, design = package.split(".")[1:3]
+        link = posixpath.relpath(api_path(package), "api")
+        rows.append(f"| `{role}` | `{design}` | [`{package}`]({link}) | {cell(summary(package))} |")
+    return "\n".join(rows)
+
+
+def api_nav() -> list[dict[str, Any]]:
+    """Navigation entries for every API page, one section per role and per design."""
+    roles: dict[str, list[dict[str, Any]]] = {}
+    for package in API_PACKAGES:
+        role, design = package.split(".")[1:3]
+        pages = [{package: api_path(package)}]
+        pages += [{module: api_path(module)} for module in api_modules(package)]
+        roles.setdefault(role, []).append({design: pages})
+    return [{role: designs} for role, designs in roles.items()]
+
+
+def _api_section(nav: list[Any]) -> list[Any] | None:
+    """The navigation list that holds the API overview page `api/index.md`."""
+    if "api/index.md" in nav:
+        return nav
+    for item in nav:
+        children = item.values() if isinstance(item, dict) else []
+        for child in children:
+            found = _api_section(child) if isinstance(child, list) else None
+            if found is not None:
+                return found
+    return None
+
+
+def on_config(config: Any) -> Any:
+    section = _api_section(config["nav"] or [])
+    if section is None:
+        raise PluginError("the navigation has no api/index.md to put the API pages under")
+    section.extend(api_nav())
+    return config
+
+
+def on_files(files: Files, *, config: Any) -> Files:
+    names = [*API_PACKAGES, *(m for package in API_PACKAGES for m in api_modules(package))]
+    for name in names:
+        files.append(File.generated(config, api_path(name), content=api_page(name)))
+    return files
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
     "reason-codes": reason_codes,
     "kv-reason-codes": kv_reason_codes,
+    "kv-node-reason-codes": kv_node_reason_codes,
     "cli-reference": cli_reference,
+    "cli-reason-codes": cli_reason_codes,
+    "cli-exit-statuses": cli_exit_statuses,
+    "api-packages": api_packages,
     "rule-registry": rule_registry,
     "vector-files": vector_files,
     "quirk-vectors": quirk_vectors,

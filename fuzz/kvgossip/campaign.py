@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
     from pyspark.sql.types import StructType
 
-    from swarmconf.fuzz.job import Config
+    from swarmconf.fuzz.config import Config
 
 CASES_PER_TASK = 100
 

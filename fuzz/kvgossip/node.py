@@ -5,12 +5,12 @@ the way notes 3.5 decides (discovery query `kvg-th`, change event `kvg-ch`, revo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from swarmconf.spec.kvgossip.chain import find_chain
 from swarmconf.spec.kvgossip.encoding import decode_canonical, encode
 from swarmconf.spec.kvgossip.fixtures import Entity
-from swarmconf.spec.kvgossip.grants import Grant, revoke_grant
+from swarmconf.spec.kvgossip.grants import Grant, Revocation, revoke_grant
 from swarmconf.spec.kvgossip.records import Record, lww_greater, make_record
 from swarmconf.spec.kvgossip.session import Session
 from swarmconf.spec.kvgossip.state import (
@@ -20,16 +20,38 @@ from swarmconf.spec.kvgossip.state import (
     apply_revocation,
 )
 
-from .serf import Member
-
-if TYPE_CHECKING:
-    from .world import World
+from .events import Scheduler
+from .network import Network
+from .serf import Member, Serf
 
 QUERY_TIMEOUT_MS = 1000
 IDLE_TIMEOUT_MS = 5000
 CHANGE_EVENT = "kvg-ch"
 REVOCATION_EVENT = "kvg-rv"
 STATE_QUERY = "kvg-th"
+
+
+class World(Protocol):
+    """What a node needs of the world it lives in: the shared clock, network and Serf model,
+    its peers, and the safety checks it reports to (`world.World` is the one implementation)."""
+
+    @property
+    def scheduler(self) -> Scheduler: ...
+    @property
+    def network(self) -> Network: ...
+    @property
+    def serf(self) -> Serf: ...
+    @property
+    def root(self) -> Entity: ...
+    @property
+    def nodes(self) -> dict[str, SimNode]: ...
+    @property
+    def draining(self) -> bool: ...
+    def created(self, record: Record) -> None: ...
+    def revoked(self, revocation: Revocation) -> None: ...
+    def on_put(self, node: str, old: Record | None, new: Record) -> None: ...
+    def on_delete(self, node: str, old: Record) -> None: ...
+    def open_connection(self, initiator: SimNode, responder: SimNode) -> Connection: ...
 
 
 class WatchedStore(MemoryStore):

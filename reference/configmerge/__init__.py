@@ -1,9 +1,9 @@
 """swarmconf.reference.configmerge: the fast config-merge library.
 
-The same API as `swarmconf.spec.configmerge` (see the API contract), built for speed: a single-pass
-strict
-decoder, plain dicts and sets, copy-on-write replay, one encoding per serialization.
-`merge_parsed` merges messages already parsed, for callers that see them many times.
+The same API as `swarmconf.spec.configmerge` (see the API contract), built for speed: a strict
+decoder (compiled when the `bencode2` wheel is there), data kept in bt form until `data` is read,
+copy-on-write replay, one encoding per serialization, received bytes written back when nothing
+was dropped. `merge_parsed` merges messages already parsed, for callers that see them many times.
 """
 
 from swarmconf.spec.configmerge.reasons import ConfigError, DecryptError, Reason, UsageError

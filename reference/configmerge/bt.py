@@ -12,10 +12,12 @@ from typing import Any
 
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason
 
-try:  # An optional compiled decoder (PyPI wheels) that rejects the same non-canonical forms.
+try:  # An optional compiled codec (PyPI wheels) whose decoder rejects the same non-canonical forms.
     from bencode2 import bdecode as _accelerated_decode
-except ImportError:  # pragma: no cover - the pure decoder below is the fallback
+    from bencode2 import bencode as _accelerated_encode
+except ImportError:  # pragma: no cover - the pure codec below is the fallback
     _accelerated_decode = None  # type: ignore[assignment]
+    _accelerated_encode = None  # type: ignore[assignment]
 
 MAX_DEPTH = 64
 INT64_MIN = -(1 << 63)
@@ -190,7 +192,7 @@ def decode_fast(data: bytes) -> Any | None:
         return None
 
 
-# Tests switch the compiled decoder off to exercise the pure path.
+# Tests switch the compiled codec off to exercise the pure path.
 ACCELERATED = True
 
 
@@ -223,3 +225,10 @@ def encode(value: Any) -> bytes:
     out: list[bytes] = []
     encode_into(value, out)
     return b"".join(out)
+
+
+def encode_fast(value: Any) -> bytes:
+    """`encode` of a value known to be well typed, by the compiled encoder when it is present."""
+    if _accelerated_encode is None or not ACCELERATED:
+        return encode(value)
+    return _accelerated_encode(value)

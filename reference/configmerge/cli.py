@@ -1,28 +1,39 @@
 """The config-merge commands of `swarmconf`: merge, show, diff, verify, encrypt, decrypt, keygen.
 
-Bad input prints one line, `swarmconf: error: <REASON>: <detail>`, and exits 1; bad arguments
-exit 2. Input is read with a size bound (`--max-size`) before anything is decoded.
+Refusals follow `swarmconf.cliutil`: one line `swarmconf: error: REASON: detail`; a refused
+message exits 1, a bad argument 2. Input is read with a size bound (`--max-size`) before anything
+is decoded.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable
 from typing import Any
 
+from swarmconf.cliutil import (
+    KEY_HELP,
+    CommandError,
+    Exit,
+    Handler,
+    examples,
+    from_hex,
+    guarded,
+    key_argument,
+    optional_key,
+    read_file,
+    write_file,
+)
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason, UsageError
 
 from . import crypto
-from .data import make_diff, pruned_copy, sorted_set
+from .data import make_diff, sorted_set, to_bt
 from .merge import merge
 from .message import ConfigMessage, parse
 
 DEFAULT_MAX_SIZE = 16 * 1024 * 1024
-EXIT_BAD_INPUT = 1
-EXIT_USAGE = 2
 
 
 # Reading input
@@ -31,66 +42,19 @@ EXIT_USAGE = 2
 def read_input(name: str, *, hex_text: bool, max_size: int) -> bytes:
     """The bytes of file `name` (`-` is stdin), hex-decoded with `hex_text`, at most `max_size`."""
     limit = max_size * 2 + 4096 if hex_text else max_size
-    try:
-        if name == "-":
-            raw = sys.stdin.buffer.read(limit + 1)
-        else:
-            with open(name, "rb") as handle:
-                raw = handle.read(limit + 1)
-    except OSError as error:
-        detail = f"cannot read {name}: {error.strerror or error}"
-        raise UsageError(Reason.INPUT_UNREADABLE, detail) from error
+    raw = read_file(name, limit)
     if len(raw) > limit:
         raise ConfigError(Reason.INPUT_TOO_LARGE, f"{name} is over {max_size} bytes")
     if hex_text:
-        try:
-            raw = bytes.fromhex(raw.decode("ascii"))
-        except (UnicodeDecodeError, ValueError) as error:
-            raise ConfigError(Reason.INPUT_NOT_HEX, f"{name} is not hex text") from error
+        raw = from_hex(raw, name)
         if len(raw) > max_size:
             raise ConfigError(Reason.INPUT_TOO_LARGE, f"{name} is over {max_size} bytes")
     return raw
 
 
-def key_argument(text: str | None) -> bytes | None:
-    """A key given as hex, or as `@PATH` naming a file of hex text or of raw key bytes."""
-    if text is None:
-        return None
-    if text.startswith("@"):
-        try:
-            with open(text[1:], "rb") as handle:
-                content = handle.read(4096)
-        except OSError as error:
-            raise UsageError(Reason.BAD_KEY, f"cannot read {text[1:]}") from error
-        try:
-            return bytes.fromhex(content.decode("ascii"))
-        except (UnicodeDecodeError, ValueError):
-            return content
-    try:
-        return bytes.fromhex(text)
-    except ValueError as error:
-        raise UsageError(Reason.BAD_KEY, "a key is hex, or @FILE") from error
-
-
-def _key(text: str) -> bytes:
-    key = key_argument(text)
-    assert key is not None
-    return key
-
-
 def write_output(data: bytes, args: argparse.Namespace) -> None:
     """Binary output to `--output` or stdout, as hex text with `--hex`."""
-    payload = (data.hex() + "\n").encode() if args.hex_out else data
-    if args.output in (None, "-"):
-        sys.stdout.buffer.write(payload)
-        sys.stdout.buffer.flush()
-    else:
-        try:
-            with open(args.output, "wb") as handle:
-                handle.write(payload)
-        except OSError as error:
-            detail = f"cannot write {args.output}: {error.strerror}"
-            raise UsageError(Reason.OUTPUT_UNWRITABLE, detail) from error
+    write_file(args.output, (data.hex() + "\n").encode() if args.hex_out else data)
 
 
 # Rendering values
@@ -177,18 +141,18 @@ def message_lines(msg: ConfigMessage, verified: bool) -> list[str]:
 
 def cmd_merge(args: argparse.Namespace) -> int:
     messages = [read_input(n, hex_text=args.hex_in, max_size=args.max_size) for n in args.files]
-    verify_key = key_argument(args.verify_key)
+    verify_key = optional_key(args.verify_key)
     if args.verbose:
         for name, data in zip(args.files, messages, strict=True):
             try:
                 parse(data, lag=args.lag, verify_key=verify_key)
             except ConfigError as error:
-                print(f"skipping {name}: {describe(error)}", file=sys.stderr)
+                print(f"skipping {name}: {error}", file=sys.stderr)
     result = merge(
         messages,
         lag=args.lag,
         verify_key=verify_key,
-        sign_key=key_argument(args.sign_key),
+        sign_key=optional_key(args.sign_key),
     )
     write_output(result.serialize(), args)
     if args.verbose:
@@ -199,7 +163,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     data = read_input(args.file, hex_text=args.hex_in, max_size=args.max_size)
-    msg = parse(data, lag=args.lag, verify_key=key_argument(args.verify_key))
+    msg = parse(data, lag=args.lag, verify_key=optional_key(args.verify_key))
     if args.json:
         print(json.dumps(message_view(msg), indent=2))
     else:
@@ -212,7 +176,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         parse(read_input(n, hex_text=args.hex_in, max_size=args.max_size), lag=args.lag)
         for n in (args.old, args.new)
     )
-    diff = make_diff(pruned_copy(old.data), pruned_copy(new.data))
+    diff = make_diff(to_bt(old.data), to_bt(new.data))
     print(json.dumps(to_json(diff), indent=2) if args.json else _inline(diff))
     return 0
 
@@ -234,14 +198,16 @@ def cmd_encrypt(args: argparse.Namespace) -> int:
     data = read_input(args.file, hex_text=args.hex_in, max_size=args.max_size)
     plaintext = crypto.pad(data) if _padded(args) else data
     write_output(
-        crypto.encrypt(plaintext, _key(args.key), profile=args.profile, domain=args.domain), args
+        crypto.encrypt(plaintext, key_argument(args.key), profile=args.profile, domain=args.domain),
+        args,
     )
     return 0
 
 
 def cmd_decrypt(args: argparse.Namespace) -> int:
     data = read_input(args.file, hex_text=args.hex_in, max_size=args.max_size)
-    plaintext = crypto.decrypt(data, _key(args.key), profile=args.profile, domain=args.domain)
+    key = key_argument(args.key)
+    plaintext = crypto.decrypt(data, key, profile=args.profile, domain=args.domain)
     write_output(crypto.unpad(plaintext) if _padded(args) else plaintext, args)
     return 0
 
@@ -261,34 +227,22 @@ def cmd_keygen(args: argparse.Namespace) -> int:
     return 0
 
 
-def guarded(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """Run `command`, turning every refusal into one stderr line and an exit status."""
+def refusal(error: Exception) -> CommandError | None:
+    """The library's errors as the command line reports them: bad arguments are usage errors."""
+    if isinstance(error, UsageError):
+        return CommandError(error.reason, error.detail, Exit.USAGE)
+    if isinstance(error, ConfigError):
+        return CommandError(error.reason, error.detail, Exit.FAILED)
+    return None
 
+
+def _with_hex_flags(command: Handler) -> Handler:
     def run(args: argparse.Namespace) -> int:
         args.hex_in = args.hex_in or args.hex
         args.hex_out = args.hex_out or args.hex
-        try:
-            return command(args)
-        except UsageError as error:
-            return _fail(describe(error), EXIT_USAGE)
-        except ConfigError as error:
-            return _fail(describe(error), EXIT_BAD_INPUT)
-        except BrokenPipeError:
-            # The reader went away (`| head`): stop quietly, without a flush error at exit.
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            return EXIT_BAD_INPUT
+        return command(args)
 
     return run
-
-
-def describe(error: ConfigError | UsageError) -> str:
-    """`REASON: detail`, or just `REASON`."""
-    return f"{error.reason.value}: {error.detail}" if error.detail else error.reason.value
-
-
-def _fail(text: str, code: int) -> int:
-    print(f"swarmconf: error: {text}", file=sys.stderr)
-    return code
 
 
 # Argument tree
@@ -320,16 +274,17 @@ def _add_command(
     name: str,
     command: Callable[[argparse.Namespace], int],
     summary: str,
-    examples: str,
+    example_lines: tuple[str, ...],
+    note: str = "",
 ) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         name,
         help=summary,
-        description=summary,
-        epilog="examples:\n" + examples,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=f"{summary} {note}".strip(),
+        **examples(*example_lines),
     )
-    parser.set_defaults(handler=guarded(command), hex=False, hex_in=False, hex_out=False)
+    handler = guarded(_with_hex_flags(command), refusal)
+    parser.set_defaults(handler=handler, hex=False, hex_in=False, hex_out=False)
     return parser
 
 
@@ -344,17 +299,19 @@ def register(subparsers: Any) -> None:
         "merge",
         cmd_merge,
         "Merge competing config messages (D14, D15) and write the result.",
-        "  swarmconf merge a.bin b.bin > merged.bin\n"
-        "  swarmconf merge --hex --lag 10 a.hex b.hex\n"
-        "  swarmconf merge -v --hex-out a.bin b.bin c.bin\n"
-        "  cat a.bin | swarmconf merge - b.bin --sign-key @group.key -o merged.bin\n"
-        "Invalid inputs are skipped; NO_VALID_MESSAGE if none is valid. A single surviving\n"
-        "message is written unchanged.",
+        (
+            "swarmconf merge a.bin b.bin -o merged.bin",
+            "swarmconf merge --hex --lag 10 a.hex b.hex",
+            "swarmconf merge -v --hex-out a.bin b.bin c.bin",
+            "cat a.bin | swarmconf merge - b.bin --sign-key @group.key -o merged.bin",
+        ),
+        "Invalid inputs are skipped; NO_VALID_MESSAGE if none is valid. A single surviving"
+        " message is written unchanged.",
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="messages; - for stdin")
     _add_lag(p)
-    p.add_argument("--verify-key", help="require signatures (hex or @FILE)")
-    p.add_argument("--sign-key", help="sign the merge (hex or @FILE)")
+    p.add_argument("--verify-key", metavar=KEY_HELP, help="require signatures by this public key")
+    p.add_argument("--sign-key", metavar=KEY_HELP, help="sign the merge with this secret key")
     p.add_argument("-v", "--verbose", action="store_true", help="report the result on stderr")
     _add_input(p)
     _add_output(p)
@@ -364,14 +321,16 @@ def register(subparsers: Any) -> None:
         "show",
         cmd_show,
         "Print a message: seqno, hash, signature, data tree, lagged entries and diff.",
-        "  swarmconf show m127.bin\n"
-        "  swarmconf show --json --hex-in m127.hex | jq .data\n"
-        "  swarmconf show --verify-key @group.pub signed.bin\n"
+        (
+            "swarmconf show m127.bin",
+            "swarmconf show --json --hex-in m127.hex | jq .data",
+            "swarmconf show --verify-key @group.pub signed.bin",
+        ),
         "Byte strings print as text when printable ASCII, otherwise as 0x-hex.",
     )
     p.add_argument("file", metavar="FILE", help="a message; - for stdin")
     p.add_argument("--json", action="store_true", help="machine-readable JSON")
-    p.add_argument("--verify-key", help="verify the signature (hex or @FILE)")
+    p.add_argument("--verify-key", metavar=KEY_HELP, help="verify the signature with this key")
     _add_lag(p)
     _add_input(p)
 
@@ -380,7 +339,7 @@ def register(subparsers: Any) -> None:
         "diff",
         cmd_diff,
         "Print the D12 diff from the data of message OLD to that of message NEW.",
-        "  swarmconf diff m123.bin m124.bin\n  swarmconf diff --json --hex-in old.hex new.hex",
+        ("swarmconf diff m123.bin m124.bin", "swarmconf diff --json --hex-in old.hex new.hex"),
     )
     p.add_argument("old", metavar="OLD")
     p.add_argument("new", metavar="NEW")
@@ -393,12 +352,14 @@ def register(subparsers: Any) -> None:
         "verify",
         cmd_verify,
         "Check a message's Ed25519 signature (D17); exit 0 only if it is valid.",
-        "  swarmconf verify --key 3b6a27bc...e5f0 signed.bin\n"
-        "  swarmconf verify --key @group.pub - < signed.bin\n"
+        (
+            "swarmconf verify --key 3b6a27bc...e5f0 signed.bin",
+            "swarmconf verify --key @group.pub - < signed.bin",
+        ),
         "Fails with SIG_MISSING, SIG_INVALID or SIG_MALFORMED (or any parse reason).",
     )
     p.add_argument("file", metavar="FILE")
-    p.add_argument("--key", required=True, help="public key (hex or @FILE)")
+    p.add_argument("--key", required=True, metavar=KEY_HELP, help="the Ed25519 public key")
     _add_lag(p)
     _add_input(p)
 
@@ -407,20 +368,24 @@ def register(subparsers: Any) -> None:
             "encrypt",
             cmd_encrypt,
             "Encrypt a plaintext message deterministically (D18, D19).",
-            "  swarmconf encrypt --key @enc.key m127.bin -o m127.enc\n"
-            "  swarmconf encrypt --profile libsession --domain UserProfile --key @enc.key m.bin",
+            (
+                "swarmconf encrypt --key @enc.key m127.bin -o m127.enc",
+                "swarmconf encrypt --profile libsession --domain UserProfile --key @enc.key m.bin",
+            ),
         ),
         (
             "decrypt",
             cmd_decrypt,
             "Decrypt a message encrypted by `encrypt` (or a deployed client).",
-            "  swarmconf decrypt --key @enc.key m127.enc | swarmconf show -\n"
-            "  swarmconf decrypt --profile libsession --domain UserProfile --key @enc.key m.enc",
+            (
+                "swarmconf decrypt --key @enc.key m127.enc | swarmconf show -",
+                "swarmconf decrypt --profile libsession --domain UserProfile --key @enc.key m.enc",
+            ),
         ),
     ):
         p = _add_command(subparsers, name, command, summary, example)
         p.add_argument("file", metavar="FILE")
-        p.add_argument("--key", required=True, help="32-byte key (hex or @FILE)")
+        p.add_argument("--key", required=True, metavar=KEY_HELP, help="the 32-byte key")
         p.add_argument("--profile", choices=crypto.PROFILES, default="spec", help="default spec")
         p.add_argument("--domain", type=_domain, help="libsession domain, 1 to 24 bytes of text")
         p.add_argument(
@@ -436,7 +401,9 @@ def register(subparsers: Any) -> None:
         subparsers,
         "keygen",
         cmd_keygen,
-        "Print a fresh Ed25519 key pair and a random 32-byte encryption key, as hex.",
-        "  swarmconf keygen\n  swarmconf keygen --json > keys.json",
+        "Config-merge keys: print a fresh Ed25519 key pair and a random 32-byte encryption key,"
+        " as hex.",
+        ("swarmconf keygen", "swarmconf keygen --json > keys.json"),
+        "(K/V Gossip entity keys: `swarmconf kv keygen`.)",
     )
     p.add_argument("--json", action="store_true", help="machine-readable JSON")

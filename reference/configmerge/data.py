@@ -1,7 +1,10 @@
 """Config data and diffs as plain dicts, sets and lists: validation, encoding, diffing, replay.
 
-Data values are `int`, `bytes`, `set[int | bytes]` and `dict[bytes, Value]` (D11). A diff maps
-keys to `b""`, `b"-"`, a nested diff or `[added, removed]` (D12).
+Editable data values are `int`, `bytes`, `set[int | bytes]` and `dict[bytes, Value]` (D11).
+Messages keep their data in bt form, as decoded: each set a list in set order, never an empty
+container; it is validated, replayed, diffed and encoded as such, and turned into sets only when
+an application asks for `data`. A diff maps keys to `b""`, `b"-"`, a nested diff or
+`[added, removed]` (D12).
 """
 
 from __future__ import annotations
@@ -13,12 +16,9 @@ from swarmconf.spec.configmerge.reasons import ConfigError, Reason, UsageError
 from . import bt
 from .bt import INT64_MAX, INT64_MIN, MAX_DEPTH
 
-try:  # The compiled encoder that goes with the compiled decoder in `bt`.
-    from bencode2 import bencode as _accelerated_encode
-except ImportError:  # pragma: no cover - the pure encoder is the fallback
-    _accelerated_encode = None  # type: ignore[assignment]
-
 Data = dict[bytes, Any]
+# Data in bt form, as decoded from `&`: sets are lists in set order, no empty container.
+BtData = dict[bytes, Any]
 Diff = dict[bytes, Any]
 
 MAX_KEY_LENGTH = 128
@@ -44,11 +44,13 @@ def _scalar_run_error(items: list[Any]) -> Reason | None:
     return None
 
 
-def check_data(data: Data, depth: int = 2) -> None:
-    """Validate decoded data in place (D11), depth-first in key order; lists become sets.
+def check_data(data: Data, depth: int = 2, checked: BtData | None = None) -> None:
+    """Validate decoded data (D11), depth-first in key order; it stays as decoded (bt form).
 
     `depth` is the nesting level of `data` in the message (`&` is at 2). Integer ranges and
-    nesting are checked too, for input that did not come through the strict decoder.
+    nesting are checked too, for input that did not come through the strict decoder. Subtrees
+    equal to those at the same keys in `checked`, data at the same level already validated, are
+    valid too and are only compared (at C speed), not walked again.
     """
     if depth > MAX_DEPTH:
         raise ConfigError(Reason.BT_TOO_DEEP)
@@ -56,20 +58,43 @@ def check_data(data: Data, depth: int = 2) -> None:
         raise ConfigError(Reason.DATA_EMPTY_DICT)
     for key, value in data.items():
         t = type(value)
+        if t is bytes:
+            continue
         if t is int:
             if value < INT64_MIN or value > INT64_MAX:
                 raise ConfigError(Reason.BT_INTEGER_RANGE)
-        elif t is list:
-            if depth >= MAX_DEPTH:
-                raise ConfigError(Reason.BT_TOO_DEEP)
+            continue
+        same = checked.get(key) if checked is not None else None
+        if same == value:
+            continue
+        if t is dict:
+            check_data(value, depth + 1, same if type(same) is dict else None)
+        elif depth >= MAX_DEPTH:
+            raise ConfigError(Reason.BT_TOO_DEEP)
+        elif not _is_set(value):
             reason = _scalar_run_error(value)
-            if reason is not None:
-                raise ConfigError(reason, f"set {key!r}")
-            if not value:
-                raise ConfigError(Reason.DATA_EMPTY_SET, f"set {key!r}")
-            data[key] = set(value)
-        elif t is dict:
-            check_data(value, depth + 1)
+            raise ConfigError(Reason.DATA_EMPTY_SET if reason is None else reason, f"set {key!r}")
+
+
+def _is_set(items: list[Any]) -> bool:
+    """Whether `items` is a valid set: not empty, ints in range then bytes, each run ascending.
+
+    `_scalar_run_error` tells what is wrong; this is the quick test of the usual case.
+    """
+    prev: Any = None
+    for item in items:
+        if type(item) is bytes:
+            if type(prev) is bytes and item <= prev:
+                return False
+        elif type(item) is int:
+            if item < INT64_MIN or item > INT64_MAX:
+                return False
+            if prev is not None and (type(prev) is bytes or item <= prev):
+                return False
+        else:
+            return False
+        prev = item
+    return prev is not None
 
 
 def check_bounds(value: Any, depth: int, high: int = INT64_MAX) -> None:
@@ -86,21 +111,29 @@ def check_bounds(value: Any, depth: int, high: int = INT64_MAX) -> None:
                 check_bounds(item, depth + 1, high)
 
 
-def check_diff(diff: Any) -> None:
-    """Validate a decoded diff (D12, X3): markers, no integers, well-formed ordered set diffs."""
+def check_diff(diff: Any, depth: int = 2) -> None:
+    """Validate a decoded diff (D12, X3): markers, no integers, well-formed ordered set diffs.
+
+    `depth` is the diff's nesting level in the message (`=` is at 2); the nesting limit (D10)
+    is checked too, for input that did not come through the strict decoder.
+    """
     if type(diff) is not dict:
         raise ConfigError(Reason.DIFF_NOT_DICT)
+    if depth > MAX_DEPTH:
+        raise ConfigError(Reason.BT_TOO_DEEP)
     for key, value in diff.items():
         t = type(value)
         if t is bytes:
             if value != b"" and value != b"-":
                 raise ConfigError(Reason.DIFF_BAD_MARKER, f"key {key!r}")
         elif t is dict:
-            check_diff(value)
+            check_diff(value, depth + 1)
         elif t is int:
             raise ConfigError(Reason.DIFF_INTEGER, f"key {key!r}")
         else:
             _check_set_diff(key, value)
+            if depth + 2 > MAX_DEPTH:  # the lists of added and removed elements
+                raise ConfigError(Reason.BT_TOO_DEEP)
 
 
 def _check_set_diff(key: bytes, value: list[Any]) -> None:
@@ -116,8 +149,10 @@ def _check_set_diff(key: bytes, value: list[Any]) -> None:
 
 def sorted_set(values: Any) -> list[int | bytes]:
     """A set's elements in set order: ints ascending, then bytes ascending."""
-    ints = sorted(x for x in values if type(x) is int)
-    strs = sorted(x for x in values if type(x) is bytes)
+    ints: list[int | bytes] = sorted([x for x in values if type(x) is int])
+    if len(ints) == len(values):
+        return ints
+    strs = sorted([x for x in values if type(x) is bytes])
     if len(ints) + len(strs) != len(values):
         raise UsageError(Reason.BAD_VALUE_TYPE, "set elements must be int or bytes")
     return ints + strs
@@ -138,67 +173,19 @@ def _sorted_keys(data: dict[Any, Any]) -> list[bytes]:
     return keys
 
 
-def encode_data_into(data: Data, out: list[bytes]) -> None:
-    """Append the entries (no `d`/`e`) of `data`: types checked, empty containers pruned."""
+def to_bt(data: Data) -> BtData:
+    """Editable data in bt form: sets as ordered lists, empty containers pruned, a fresh copy.
+
+    Types and ranges are checked depth-first in key order, so the first bad value is reported.
+    """
+    out: BtData = {}
     for key in _sorted_keys(data):
         value = data[key]
         t = type(value)
         if t is bytes:
-            out += (b"%d:" % len(key), key, b"%d:" % len(value), value)
-        elif t is int:
-            _check_int(value)
-            out += (b"%d:" % len(key), key, b"i%de" % value)
-        elif t is set:
-            if value:
-                out += (b"%d:" % len(key), key, b"l")
-                for item in sorted_set(value):
-                    if isinstance(item, int):
-                        _check_int(item)
-                        out.append(b"i%de" % item)
-                    else:
-                        out.append(b"%d:" % len(item))
-                        out.append(item)
-                out.append(b"e")
-        elif t is dict:
-            mark = len(out)
-            out += (b"%d:" % len(key), key, b"d")
-            encode_data_into(value, out)
-            if len(out) == mark + 3:
-                del out[mark:]
-            else:
-                out.append(b"e")
-        else:
-            raise UsageError(Reason.BAD_VALUE_TYPE, f"{t.__name__} at key {key!r}")
-
-
-def encode_data(data: Data) -> bytes:
-    """The canonical encoding of `data` as written under `&` (empty containers pruned)."""
-    if bt.ACCELERATED and _accelerated_encode is not None:
-        try:
-            return _accelerated_encode(_to_bt(data))
-        except UsageError:
-            pass  # the pure encoder below reports the first bad value in key order
-    out = [b"d"]
-    encode_data_into(data, out)
-    out.append(b"e")
-    return b"".join(out)
-
-
-def _to_bt(data: Data) -> dict[bytes, Any]:
-    """`data` as bt values for the compiled encoder: sets as ordered lists, empties pruned.
-
-    It checks what the compiled encoder would let through (bools, str keys, int range).
-    """
-    out: dict[bytes, Any] = {}
-    for key, value in data.items():
-        if type(key) is not bytes:
-            raise UsageError(Reason.BAD_VALUE_TYPE)
-        t = type(value)
-        if t is bytes:
             out[key] = value
         elif t is int:
-            if value < INT64_MIN or value > INT64_MAX:
-                raise UsageError(Reason.INT_OUT_OF_RANGE)
+            _check_int(value)
             out[key] = value
         elif t is set:
             if value:
@@ -206,40 +193,34 @@ def _to_bt(data: Data) -> dict[bytes, Any]:
                 for item in items:
                     if type(item) is not int:
                         break
-                    if item < INT64_MIN or item > INT64_MAX:
-                        raise UsageError(Reason.INT_OUT_OF_RANGE)
+                    _check_int(item)
                 out[key] = items
         elif t is dict:
-            sub = _to_bt(value)
+            sub = to_bt(value)
             if sub:
                 out[key] = sub
         else:
-            raise UsageError(Reason.BAD_VALUE_TYPE)
+            raise UsageError(Reason.BAD_VALUE_TYPE, f"{t.__name__} at key {key!r}")
     return out
 
 
-def encode_diff(diff: Diff) -> bytes:
-    """The encoding of a diff (or any bt value known to be well typed)."""
-    if bt.ACCELERATED and _accelerated_encode is not None:
-        return bytes(_accelerated_encode(diff))
-    return bt.encode(diff)
-
-
-def pruned_copy(data: Data) -> Data:
-    """A deep copy of `data` without empty sets and dicts (types are assumed checked)."""
+def from_bt(data: BtData) -> Data:
+    """Data in bt form as editable data: a fresh copy with every list turned into a set."""
     out: Data = {}
     for key, value in data.items():
         t = type(value)
         if t is dict:
-            value = pruned_copy(value)
-        elif t is set:
-            value = set(value)
+            out[key] = from_bt(value)
+        elif t is list:
+            out[key] = set(value)
         else:
             out[key] = value
-            continue
-        if value:
-            out[key] = value
     return out
+
+
+def encode_data(data: Data) -> bytes:
+    """The canonical encoding of editable `data` as written under `&` (empty containers pruned)."""
+    return bt.encode_fast(to_bt(data))
 
 
 def _kind(value: Any) -> type:
@@ -250,23 +231,23 @@ def _kind(value: Any) -> type:
 def _added(value: Any) -> Any:
     t = type(value)
     if t is dict:
-        return {k: _added(value[k]) for k in sorted(value)}
-    if t is set:
-        return [sorted_set(value), []]
+        return {k: _added(v) for k, v in value.items()}
+    if t is list:
+        return [list(value), []]
     return b""
 
 
 def _removed(value: Any) -> Any:
     t = type(value)
     if t is dict:
-        return {k: _removed(value[k]) for k in sorted(value)}
-    if t is set:
-        return [[], sorted_set(value)]
+        return {k: _removed(v) for k, v in value.items()}
+    if t is list:
+        return [[], list(value)]
     return b"-"
 
 
-def make_diff(old: Data, new: Data) -> Diff:
-    """The D12 diff from `old` to `new` (both pruned)."""
+def make_diff(old: BtData, new: BtData) -> Diff:
+    """The D12 diff from `old` to `new`, both in bt form."""
     out: Diff = {}
     for key in sorted(old.keys() | new.keys()):
         if key not in new:
@@ -286,10 +267,10 @@ def make_diff(old: Data, new: Data) -> Diff:
             sub = make_diff(o, n)
             if sub:
                 out[key] = sub
-        elif kind is set:
-            if o != n:
-                out[key] = [sorted_set(n - o), sorted_set(o - n)]
-        elif type(o) is not type(n) or o != n:
+        elif kind is list:
+            now, before = set(n), set(o)
+            out[key] = [sorted_set(now - before), sorted_set(before - now)]
+        else:
             out[key] = b""
     return out
 
@@ -331,14 +312,15 @@ def _check_key(key: bytes) -> None:
         raise UsageError(Reason.KEY_TOO_LONG, f"{len(key)} bytes")
 
 
-def apply_diff(cur: Data, diff: Diff, src: Any, owned: dict[int, Any]) -> None:
-    """Replay one diff onto `cur` (owned, writable) taking values from `src` (D15).
+def apply_diff(cur: BtData, diff: Diff, src: BtData, owned: dict[int, BtData]) -> None:
+    """Replay one diff onto `cur` (owned, writable) taking values from `src` (D15), in bt form.
 
-    Containers of `cur` not listed in `owned` are shared with a parsed message: they are
-    copied before their first change (copy on write), so a replay costs what its diffs name.
+    Dicts of `cur` not listed in `owned` are shared with a parsed message: they are copied
+    before their first change (copy on write), so a replay costs what its diffs name. Lists
+    (sets) are never changed in place: a changed set is a new list.
     """
     for key, mark in diff.items():
-        s = src.get(key) if type(src) is dict else None
+        s = src.get(key)
         t = type(mark)
         if t is bytes:
             ts = type(s)
@@ -347,20 +329,15 @@ def apply_diff(cur: Data, diff: Diff, src: Any, owned: dict[int, Any]) -> None:
             else:
                 cur.pop(key, None)
         elif t is list:
-            if type(s) is not set:
+            if type(s) is not list:
                 cur.pop(key, None)
                 continue
             c = cur.get(key)
-            if type(c) is not set:
-                c = set()
-                owned[id(c)] = c
-            elif id(c) not in owned:
-                c = set(c)
-                owned[id(c)] = c
-            c.update(mark[0])
-            c.difference_update(mark[1])
-            if c:
-                cur[key] = c
+            items = set(c) if type(c) is list else set()
+            items.update(mark[0])
+            items.difference_update(mark[1])
+            if items:
+                cur[key] = sorted_set(items)
             else:
                 cur.pop(key, None)
         else:

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason
 
 from . import bt, crypto
-from .data import Data, Diff, apply_diff
-from .message import ConfigMessage, LaggedEntry, check_lag, parse
+from .data import BtData, Diff, apply_diff
+from .message import ConfigMessage, LaggedEntry, check_lag, parse_alike
 
 
 def _survivors(valid: list[ConfigMessage], lag: int) -> list[ConfigMessage]:
@@ -22,18 +20,19 @@ def _survivors(valid: list[ConfigMessage], lag: int) -> list[ConfigMessage]:
     return sorted(unique.values(), key=lambda m: (m.seqno, m.hash))
 
 
-def replay(ranked: list[ConfigMessage]) -> tuple[Data, list[tuple[tuple[int, bytes], Diff]]]:
+def replay(ranked: list[ConfigMessage]) -> tuple[BtData, list[tuple[tuple[int, bytes], Diff]]]:
     """Merge the data of `ranked` (ascending) by replaying every diff they carry (D15).
 
-    Returns the merged data and the replay entries, ascending by (seqno, hash).
+    Returns the merged data in bt form and the replay entries, ascending by (seqno, hash).
     """
-    entries: dict[tuple[int, bytes], tuple[Diff, Data]] = {}
-    for m in reversed(ranked):
-        entries.setdefault((m.seqno, m.hash), (m.diff, m.data))
+    sources = [m._bt_data() for m in ranked]
+    entries: dict[tuple[int, bytes], tuple[Diff, BtData]] = {}
+    for m, source in zip(reversed(ranked), reversed(sources), strict=True):
+        entries.setdefault((m.seqno, m.hash), (m.diff, source))
         for e in m.lagged:
-            entries.setdefault((e.seqno, e.hash), (e.diff, m.data))
-    current = dict(ranked[-1].data)
-    owned: dict[int, Any] = {id(current): current}
+            entries.setdefault((e.seqno, e.hash), (e.diff, source))
+    current = dict(sources[-1])
+    owned: dict[int, BtData] = {id(current): current}
     order = sorted(entries)
     for key in order:
         diff, source = entries[key]
@@ -56,7 +55,7 @@ def merge(
     valid: list[ConfigMessage] = []
     for raw in messages:
         try:
-            valid.append(parse(raw, lag=lag, verify_key=verify_key))
+            valid.append(parse_alike(raw, lag, verify_key, valid[-1] if valid else None))
         except ConfigError:
             continue
     if not valid:
@@ -74,8 +73,8 @@ def merge_parsed(
     """`merge` of messages already parsed (with the same `lag` and `verify_key`) and valid.
 
     A caller that sees the same messages in many merges parses each once. The inputs are never
-    modified: the result shares their containers copy-on-write until it is edited, so edit
-    the result only while its inputs are no longer needed, or serialize it first.
+    modified: the result shares the containers no diff touches with them, read-only, and its
+    `data` is a copy of its own.
     """
     secret = crypto.signing_secret(sign_key) if sign_key is not None else None
     return _merge_valid(valid, lag, verify_key, secret)
@@ -94,6 +93,6 @@ def _merge_valid(
     data, entries = replay(ranked)
     floor = seqno - lag
     lagged = [LaggedEntry(s, h, diff) for (s, h), diff in entries if s > floor]
-    result = ConfigMessage.editable_from(data, seqno, lagged, lag=lag, merged=True)
+    result = ConfigMessage(seqno, data, lagged, lag=lag, merged=True)
     result._sign_secret = secret
     return result

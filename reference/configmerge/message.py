@@ -9,16 +9,16 @@ from swarmconf.spec.configmerge.reasons import ConfigError, Reason, UsageError
 
 from . import bt, crypto
 from .data import (
+    BtData,
     Data,
     Diff,
     check_bounds,
     check_data,
     check_diff,
     check_writer_limits,
-    encode_data,
-    encode_diff,
+    from_bt,
     make_diff,
-    pruned_copy,
+    to_bt,
 )
 
 _SIG_TAIL = len(b"1:~64:") + crypto.SIGNATURE_SIZE + 1
@@ -52,17 +52,24 @@ def _check_seqno(seqno: object) -> int:
 
 
 class ConfigMessage:
-    """A parsed (read-only) or editable config message; see the API contract."""
+    """A parsed (read-only) or editable config message; see the API contract.
+
+    The data is kept in bt form (`data.BtData`), as decoded or merged, and is turned into dicts
+    and sets only when `data` is read. A parsed message is read-only: its `data` is a copy to
+    read, and `increment()` gives the editable successor. An editable message's `data` may be
+    changed in place; its `diff` is the D12 diff from its data at creation (D13).
+    """
 
     __slots__ = (
-        "_base",
+        "_bt",
         "_cache",
+        "_data",
         "_diff",
         "_hash",
+        "_raw",
         "_sign_secret",
         "_signature",
         "_verified",
-        "data",
         "extra",
         "lag",
         "lagged",
@@ -73,7 +80,7 @@ class ConfigMessage:
     def __init__(
         self,
         seqno: int,
-        data: Data,
+        data: BtData,
         lagged: list[LaggedEntry],
         *,
         lag: int,
@@ -81,7 +88,6 @@ class ConfigMessage:
         merged: bool = False,
     ) -> None:
         self.seqno = seqno
-        self.data = data
         self.lagged = lagged
         self.lag = lag
         self.extra = extra if extra is not None else {}
@@ -89,13 +95,17 @@ class ConfigMessage:
         self._signature: bytes | None = None
         self._verified = False
         self._sign_secret: bytes | None = None
-        # Parsed messages: the stored diff and hash.
+        # The data in bt form, never changed: a parsed message's, or an editable one's at
+        # creation; and the dicts and sets handed out as `data`, made on first use.
+        self._bt = data
+        self._data: Data | None = None
+        # Parsed messages: the stored diff and hash, and the bytes received when serializing
+        # writes them back unchanged (every field kept, nothing dropped).
         self._diff: Diff | None = None
         self._hash: bytes | None = None
-        # Editable messages: the (pruned) data at creation, never handed out, and the last
-        # serialization as (encoded data, signing secret, bytes).
-        self._base: Data = {}
-        self._cache: tuple[bytes, bytes | None, bytes] | None = None
+        self._raw: bytes | None = None
+        # Editable messages: the last serialization as (data in bt form, signing secret, bytes).
+        self._cache: tuple[BtData, bytes | None, bytes] | None = None
 
     @classmethod
     def new(cls, seqno: int, *, lag: int = 5) -> ConfigMessage:
@@ -103,14 +113,16 @@ class ConfigMessage:
         lag = check_lag(lag)
         return cls(_check_seqno(seqno), {}, [], lag=lag)
 
-    @classmethod
-    def editable_from(
-        cls, base: Data, seqno: int, lagged: list[LaggedEntry], **kwargs: Any
-    ) -> ConfigMessage:
-        """An editable message whose data starts as a copy of `base` (pruned, kept private)."""
-        msg = cls(seqno, pruned_copy(base), lagged, **kwargs)
-        msg._base = base
-        return msg
+    @property
+    def data(self) -> Data:
+        """The data as dicts and sets (D11), made from the bt form on first use."""
+        if self._data is None:
+            self._data = from_bt(self._bt)
+        return self._data
+
+    @data.setter
+    def data(self, value: Data) -> None:
+        self._data = value
 
     @property
     def editable(self) -> bool:
@@ -126,8 +138,7 @@ class ConfigMessage:
         """The stored `=` of a parsed message; the diff of the edits so far for an editable one."""
         if self._diff is not None:
             return self._diff
-        encode_data(self.data)  # the type and range checks
-        return self._edits()
+        return self._state(limits=False)[1]
 
     @property
     def hash(self) -> bytes:
@@ -136,64 +147,88 @@ class ConfigMessage:
             return self._hash
         return blake2b(self.serialize())
 
-    def _edits(self, limits: bool = False) -> Diff:
-        """The diff since creation (D12) of an editable message whose data encoded fine; with
-        `limits`, the writer limits on what it adds (D11)."""
-        if self.data == self._base:
-            return {}
-        now = pruned_copy(self.data)
-        diff = make_diff(self._base, now)
+    def _bt_data(self) -> BtData:
+        """The data in bt form as it would be serialized now."""
+        if self._hash is not None:
+            return self._bt
+        return self._state(limits=False)[0]
+
+    def _state(self, limits: bool) -> tuple[BtData, Diff]:
+        """(data in bt form, the diff since creation) of an editable message, the types and
+        ranges checked; with `limits`, the writer limits on what the diff adds (D11)."""
+        if self._data is None:
+            return self._bt, {}
+        now = to_bt(self._data)
+        if now == self._bt:  # compared at C speed
+            return now, {}
+        diff = make_diff(self._bt, now)
         if limits:
             check_writer_limits(diff, now)
-        return diff
+        return now, diff
 
     def increment(self) -> ConfigMessage:
         """An editable successor: seqno + 1, this message's diff appended to `lagged` (D13)."""
         if self.seqno >= bt.INT64_MAX:
             raise UsageError(Reason.SEQNO_OVERFLOW, str(self.seqno))
-        own_hash, diff = self.hash, self.diff
+        if self._hash is None:
+            data, diff = self._state(limits=False)
+            own_hash = self.hash
+        else:
+            data, diff, own_hash = self._bt, self.diff, self._hash
         seqno = self.seqno + 1
         floor = seqno - self.lag
         lagged = [e for e in self.lagged if e.seqno > floor]
         if self.seqno > floor:  # not with lag 1: the window holds nothing then (D7)
             lagged.append(LaggedEntry(self.seqno, own_hash, diff))
-        return ConfigMessage.editable_from(
-            pruned_copy(self.data), seqno, lagged, lag=self.lag, extra=dict(self.extra)
-        )
+        return ConfigMessage(seqno, data, lagged, lag=self.lag, extra=dict(self.extra))
 
     def serialize(self, sign_key: bytes | None = None) -> bytes:
         """The canonical message bytes, keys in order (D8, D9, D17); signed with `sign_key`."""
         secret = crypto.signing_secret(sign_key) if sign_key is not None else self._sign_secret
-        encoded = encode_data(self.data)
         if self._hash is not None:
-            if secret is None and self._verified and self._signature is not None:
-                return self._body(encoded, self.diff) + b"1:~64:" + self._signature + b"e"
-            return self._serialize(encoded, self.diff, secret)
+            return self._serialize_parsed(secret)
+        data, diff = self._state(limits=True)
         cache = self._cache
-        if cache is not None and cache[0] == encoded and cache[1] == secret:
+        if cache is not None and cache[1] == secret and cache[0] == data:
             return cache[2]
-        out = self._serialize(encoded, self._edits(limits=True), secret)
-        self._cache = (encoded, secret, out)
+        out = self._sign(self._body(data, diff), secret)
+        self._cache = (data, secret, out)
         self._sign_secret = secret  # an editable message signed once is hashed signed (D1)
         return out
 
-    def _body(self, encoded: bytes, diff: Diff) -> bytes:
+    def _serialize_parsed(self, secret: bytes | None) -> bytes:
+        """A parsed message's bytes: those received when nothing was dropped (D7, D17)."""
+        keep = secret is None and self._verified and self._signature is not None
+        raw = self._raw
+        if raw is not None and secret is None:
+            if keep or self._signature is None:
+                return raw
+            return raw[:-_SIG_TAIL] + b"e"
+        body = self._body(self._bt, self.diff)
+        if keep:
+            assert self._signature is not None
+            return body + b"1:~64:" + self._signature + b"e"
+        return self._sign(body, secret)
+
+    def _body(self, data: BtData, diff: Diff) -> bytes:
         """The serialization up to, not including, the signature pair and the final `e`."""
-        lagged_out = [b"l"]
-        for entry in self.lagged:
-            lagged_out += (b"li%de32:" % entry.seqno, entry.hash)
-            lagged_out.append(encode_diff(entry.diff))
-            lagged_out.append(b"e")
-        lagged_out.append(b"e")
-        fields = {b"&": encoded, b"<": b"".join(lagged_out), b"=": encode_diff(diff)}
-        fields.update(self.extra)
-        out = [b"d1:#i%de" % self.seqno]
-        for key in sorted(fields):
-            out += (b"%d:" % len(key), key, fields[key])
+        fields: dict[bytes, Any] = {
+            b"#": self.seqno,
+            b"&": data,
+            b"<": [[e.seqno, e.hash, e.diff] for e in self.lagged],
+            b"=": diff,
+        }
+        if not self.extra:
+            return bt.encode_fast(fields)[:-1]  # one encoding; the `e` closes it after `~`
+        encoded = {key: bt.encode_fast(value) for key, value in fields.items()}
+        encoded.update(self.extra)  # unknown keys, kept encoded and in place (D9)
+        out = [b"d"]
+        for key in sorted(encoded):
+            out += (b"%d:" % len(key), key, encoded[key])
         return b"".join(out)
 
-    def _serialize(self, encoded: bytes, diff: Diff, secret: bytes | None) -> bytes:
-        body = self._body(encoded, diff)
+    @staticmethod
+    def _sign(body: bytes, secret: bytes | None) -> bytes:
         if secret is None:
             return body + b"e"
         return body + b"1:~64:" + crypto.sign(body, secret) + b"e"
@@ -225,8 +260,10 @@ def _check_top(top: Any) -> None:
         raise ConfigError(Reason.MSG_ENDS_BEFORE_DIFF)
 
 
-def _check_lagged(raw: Any, seqno: int, lag: int) -> list[LaggedEntry]:
-    """The kept lagged entries (D7), step 4 of the contract."""
+def _check_lagged(raw: Any, seqno: int, lag: int, checked: list[LaggedEntry]) -> list[LaggedEntry]:
+    """The kept lagged entries (D7), step 4 of the contract; diffs equal to that of the entry
+    with the same seqno and hash in `checked`, entries already validated, are valid too."""
+    known = {(e.seqno, e.hash): e.diff for e in checked}
     if type(raw) is not list:
         raise ConfigError(Reason.LAGGED_NOT_LIST)
     floor = seqno - lag
@@ -236,6 +273,7 @@ def _check_lagged(raw: Any, seqno: int, lag: int) -> list[LaggedEntry]:
         if type(entry) is not list or not entry or type(entry[0]) is not int:
             raise ConfigError(Reason.LAGGED_BAD_ENTRY, f"entry {index}")
         if entry[0] <= floor:
+            check_bounds(entry, 3)  # dropped unread, but within the limits (D10)
             continue
         if len(entry) != 3 or type(entry[1]) is not bytes or type(entry[2]) is not dict:
             raise ConfigError(Reason.LAGGED_BAD_ENTRY, f"entry {index}")
@@ -244,7 +282,10 @@ def _check_lagged(raw: Any, seqno: int, lag: int) -> list[LaggedEntry]:
             raise ConfigError(Reason.LAGGED_BAD_HASH, f"entry {index}")
         if entry_seqno >= seqno:
             raise ConfigError(Reason.LAGGED_SEQNO_TOO_HIGH, f"entry {index}")
-        check_diff(diff)
+        if entry_seqno < bt.INT64_MIN:
+            raise ConfigError(Reason.BT_INTEGER_RANGE, f"entry {index}")
+        if known.get((entry_seqno, entry_hash)) != diff:
+            check_diff(diff, 4)
         if prev is not None and (entry_seqno, entry_hash) <= prev:
             raise ConfigError(Reason.LAGGED_UNSORTED, f"entry {index}")
         prev = (entry_seqno, entry_hash)
@@ -261,18 +302,29 @@ def parse(data: bytes, *, lag: int = 5, verify_key: bytes | None = None) -> Conf
     check_lag(lag)
     if verify_key is not None:
         crypto.check_verify_key(verify_key)
+    return parse_alike(data, lag, verify_key, None)
+
+
+def parse_alike(
+    data: bytes, lag: int, verify_key: bytes | None, alike: ConfigMessage | None
+) -> ConfigMessage:
+    """`parse` with the arguments already checked, taking as valid the data subtrees and the
+    lagged entries equal to those of `alike`, a message parsed before with the same `lag`: the
+    inputs of a merge share most of their data and history.
+    """
     raw = bytes(data)
     top = bt.decode_fast(raw)
     if top is not None:
         try:
-            return _build(raw, top, lag, verify_key, bounds=True)
+            return _build(raw, top, lag, verify_key, bounds=True, alike=alike)
         except ConfigError as exc:
             if exc.reason not in _BOUNDS_REASONS and _in_bounds(top):
                 raise  # the input is canonical bt: this is the first failing check
-    return _build(raw, bt.decode_message(raw), lag, verify_key, bounds=False)
+    return _build(raw, bt.decode_message(raw), lag, verify_key, bounds=False, alike=alike)
 
 
 _BOUNDS_REASONS = (Reason.BT_INTEGER_RANGE, Reason.BT_TOO_DEEP)
+_CHECKED_WITH_CONTENTS = frozenset((b"&", b"<", b"="))
 
 
 def _in_bounds(top: Any) -> bool:
@@ -289,18 +341,26 @@ def _in_bounds(top: Any) -> bool:
 
 
 def _build(
-    raw: bytes, top: Any, lag: int, verify_key: bytes | None, *, bounds: bool
+    raw: bytes,
+    top: Any,
+    lag: int,
+    verify_key: bytes | None,
+    *,
+    bounds: bool,
+    alike: ConfigMessage | None,
 ) -> ConfigMessage:
     """Steps 2..6 of the contract's checks on the decoded `top`; with `bounds`, also D10's
-    integer ranges and nesting limit, which the compiled decoder does not check."""
+    integer ranges and nesting limit, which the compiled decoder does not check. What equals
+    the data or a lagged entry of `alike`, a message already validated, is valid too."""
+    checked, checked_lagged = (alike._bt, alike.lagged) if alike is not None else (None, [])
     _check_top(top)
-    if bounds:
+    if bounds:  # `&`, `<` and `=` are checked with their contents below
         for key, value in top.items():
-            if key != b"&":
+            if key not in _CHECKED_WITH_CONTENTS:
                 check_bounds(value, 2, bt.INT64_MAX if key in bt.KNOWN_KEYS else bt.UINT64_MAX)
     seqno: int = top[b"#"]
-    check_data(top[b"&"])
-    lagged = _check_lagged(top[b"<"], seqno, lag) if b"<" in top else []
+    check_data(top[b"&"], checked=checked)
+    lagged = _check_lagged(top[b"<"], seqno, lag, checked_lagged) if b"<" in top else []
     diff = top.get(b"=", {})
     check_diff(diff)
     signature = top.get(b"~")
@@ -319,4 +379,6 @@ def _build(
     msg._hash = blake2b(raw)
     msg._signature = signature
     msg._verified = verified
+    if b"<" in top and b"=" in top and len(lagged) == len(top[b"<"]):
+        msg._raw = raw
     return msg

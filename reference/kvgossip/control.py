@@ -4,27 +4,38 @@ A request is `{"op": ..., ...}`; every reply carries `ok` and, when refused, a s
 Operations: `put` (signed record bytes), `revoke` (signed revocation bytes), `get`, `list`,
 `grants`, `status`, and `watch`, which keeps the connection open and streams one map per change.
 A malformed request gets `CONTROL_BAD_REQUEST` and never disturbs the node.
+
+The socket is mode 0600 in the 0700 data directory whatever the umask, so only the node's user
+can connect. Even so at most `MAX_CONTROL_CONNECTIONS` are served at once (more are answered
+`CONTROL_LIMIT` and closed), and a request frame may not exceed `MAX_CONTROL_FRAME`: the largest
+real request, a `put` of the largest record the spec allows, with room for its msgpack framing.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 import msgpack  # type: ignore[import-untyped]
 
-from swarmconf.spec.kvgossip.records import Record
+from swarmconf.spec.kvgossip.messages import MAX_FRAME_BYTES
+from swarmconf.spec.kvgossip.records import MAX_RECORD_BYTES, Record
 
+from . import memory
 from .frames import FrameError, read_frame, write_frame
 from .node import Node
+from .privacy import FILE_MODE, check_private_file
 from .reasons import NodeReason
 
 T = TypeVar("T")
 SOCKET_NAME = "control.sock"
-MAX_CONTROL_FRAME = 4 << 20
+MAX_CONTROL_FRAME = MAX_RECORD_BYTES + 1024
+MAX_CONTROL_CONNECTIONS = 8
+MAX_REPLY_FRAME = MAX_FRAME_BYTES
 REQUEST_TIMEOUT = 60.0
 WATCH_IDLE = 365 * 24 * 3600.0
 BAD_REQUEST = NodeReason.CONTROL_BAD_REQUEST
@@ -38,10 +49,15 @@ def pack(value: dict[str, Any]) -> bytes:
 
 def unpack(data: bytes) -> dict[str, Any]:
     """Decode one control message; anything but a map with a string `op` or `ok` is refused."""
+    error = ""
     try:
         value = msgpack.unpackb(data, raw=False, strict_map_key=True)
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
-        raise ValueError(f"not msgpack: {type(exc).__name__}") from exc
+        # Raised outside this block: msgpack's exception holds the request's bytes, and a
+        # chained traceback would keep them alive in a reference cycle until a GC pass.
+        error = f"not msgpack: {type(exc).__name__}"
+    if error:
+        raise ValueError(error)
     if not isinstance(value, dict):
         raise ValueError("not a map")
     return value
@@ -73,12 +89,34 @@ class ControlServer:
         self.node = node
         self.path = node.config.data_dir / SOCKET_NAME
         self._server: asyncio.Server | None = None
+        self.connections = 0
+        self.refused = 0
+        self._large = False
+        """A large request was read since the connections last all closed."""
 
     async def start(self) -> None:
-        """Listen on the socket (replacing a stale one left by a crash)."""
+        """Listen on the socket (replacing a stale one left by a crash), mode 0600."""
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
-        self._server = await asyncio.start_unix_server(self._serve, path=str(self.path))
+        self._server = await asyncio.start_unix_server(self._admit, path=str(self.path))
+        os.chmod(self.path, FILE_MODE)  # the bind follows the umask; the 0700 directory guards
+        check_private_file(self.path)
+
+    async def _admit(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self.connections >= MAX_CONTROL_CONNECTIONS:
+            self.refused += 1
+            with contextlib.suppress(FrameError):
+                await write_frame(writer, pack({"ok": False, "reason": NodeReason.CONTROL_LIMIT}))
+            writer.close()
+            return
+        self.connections += 1
+        try:
+            await self._serve(reader, writer)
+        finally:
+            self.connections -= 1
+            if self.connections == 0 and self._large:
+                self._large = False  # once the closed connections' buffers are gone too:
+                asyncio.get_running_loop().call_later(memory.SETTLE, memory.release)
 
     async def stop(self) -> None:
         """Stop listening."""
@@ -98,6 +136,7 @@ class ControlServer:
                     with contextlib.suppress(FrameError):
                         await write_frame(writer, pack({"ok": False, "reason": exc.reason}))
                     return
+                self._large |= len(frame) >= memory.LARGE
                 try:
                     request = unpack(frame)
                     op = request["op"]
@@ -146,7 +185,9 @@ class ControlServer:
             if op == "grants":
                 return {"ok": True, "grants": node.store.grants()}
             if op == "status":
-                return {"ok": True, "status": {**node.status(), "peers": await node.peers()}}
+                control = {"connections": self.connections, "refused": self.refused}
+                status = {**node.status(), "control": control, "peers": await node.peers()}
+                return {"ok": True, "status": status}
         except (KeyError, TypeError, ValueError) as exc:
             return {"ok": False, "reason": BAD_REQUEST, "detail": f"{op}: {exc}"}
         return {"ok": False, "reason": BAD_REQUEST, "detail": f"unknown op {op!r}"}
@@ -187,6 +228,7 @@ class ControlError(Exception):
     def __init__(self, reason: str, detail: str = "") -> None:
         super().__init__(f"{reason}: {detail}" if detail else reason)
         self.reason = reason
+        self.detail = detail
 
 
 async def _open(data_dir: Path) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -202,7 +244,7 @@ async def call(data_dir: Path, request: dict[str, Any]) -> dict[str, Any]:
     reader, writer = await _open(data_dir)
     try:
         await write_frame(writer, pack(request), max_size=MAX_CONTROL_FRAME)
-        reply = unpack(await read_frame(reader, max_size=MAX_CONTROL_FRAME, idle_timeout=30))
+        reply = unpack(await read_frame(reader, max_size=MAX_REPLY_FRAME, idle_timeout=30))
     except (FrameError, ValueError) as exc:
         raise ControlError(NOT_RUNNING, str(exc)) from exc
     finally:
@@ -226,7 +268,7 @@ class Watch:
         while True:
             try:
                 frame = await read_frame(
-                    self._reader, max_size=MAX_CONTROL_FRAME, idle_timeout=WATCH_IDLE
+                    self._reader, max_size=MAX_REPLY_FRAME, idle_timeout=WATCH_IDLE
                 )
             except FrameError:
                 return

@@ -10,14 +10,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .control import ControlError, call
+from .membership import ClusterKey, write_cluster_key
+from .node import SERF_SECRETS_FILE
+from .privacy import private_dir
 from .serf_agent import AgentConfig, SerfAgent
 
 READY_TIMEOUT = 30.0
+KEY_FILE = "cluster.key"
 
 
 @dataclass
@@ -27,7 +32,8 @@ class LocalNode:
     name: str
     data_dir: Path
     agent: SerfAgent
-    args: list[str]
+    command: Callable[[], list[str]]
+    """The node's command line, built when it starts (its agent's ports are known by then)."""
     process: asyncio.subprocess.Process | None = None
 
     async def start(self) -> None:
@@ -35,7 +41,7 @@ class LocalNode:
         log = open(self.data_dir / "node.log", "ab")  # noqa: SIM115 - handed to the child
         try:
             self.process = await asyncio.create_subprocess_exec(
-                *self.args, stdout=asyncio.subprocess.PIPE, stderr=log
+                *self.command(), stdout=asyncio.subprocess.PIPE, stderr=log
             )
         finally:
             log.close()
@@ -77,35 +83,63 @@ class LocalNode:
 
 @dataclass
 class LocalCluster:
-    """Nodes sharing a root key, joined through the first node's Serf agent."""
+    """Nodes sharing a root key and a cluster key, joined through the first node's Serf agent."""
 
     base_dir: Path
     root: bytes
     query_timeout: float = 0.5
     resync_interval: float = 30.0
     nodes: dict[str, LocalNode] = field(default_factory=dict)
+    key: ClusterKey = field(default_factory=ClusterKey.generate)
+
+    @property
+    def key_file(self) -> Path:
+        """The cluster key file every node is started with (written on first use)."""
+        path = self.base_dir / KEY_FILE
+        if not path.exists():
+            write_cluster_key(path, self.key)
+        return path
 
     async def add(self, name: str, *, start: bool = True) -> LocalNode:
         """Create a node with its own Serf agent (joined to the cluster) and start it."""
+        private_dir(self.base_dir)
         data_dir = self.base_dir / name
-        data_dir.mkdir(parents=True, exist_ok=True)
-        agent = SerfAgent(AgentConfig(node=name, log_path=data_dir / "serf.log"))
-        first = next(iter(self.nodes.values()), None)
-        join = [] if first is None else ["--join", first.agent.config.gossip_address]
-        args = [
+        private_dir(data_dir)
+        agent = SerfAgent(
+            AgentConfig(
+                node=name,
+                log_path=data_dir / "serf.log",
+                key=self.key,
+                config_path=data_dir / SERF_SECRETS_FILE,
+            )
+        )
+        node = LocalNode(name, data_dir, agent, lambda: self._command(name))
+        self.nodes[name] = node
+        if start:
+            await agent.start(rebind=True)
+            await node.start()
+        return node
+
+    def _command(self, name: str) -> list[str]:
+        node = self.nodes[name]
+        first = next(iter(self.nodes.values()))
+        join = [] if first is node else ["--join", first.agent.config.gossip_address]
+        return [
             sys.executable,
             "-m",
             "swarmconf.cli",
             "kv",
             "agent",
             "--data",
-            str(data_dir),
+            str(node.data_dir),
             "--root",
             self.root.hex(),
             "--name",
-            name,
+            node.name,
+            "--cluster-key",
+            str(self.key_file),
             "--serf-rpc",
-            f"127.0.0.1:{agent.config.rpc_port}",
+            f"127.0.0.1:{node.agent.config.rpc_port}",
             "--query-timeout",
             str(self.query_timeout),
             "--resync",
@@ -113,12 +147,6 @@ class LocalCluster:
             "-v",
             *join,
         ]
-        node = LocalNode(name, data_dir, agent, args)
-        self.nodes[name] = node
-        if start:
-            await agent.start()
-            await node.start()
-        return node
 
     async def statuses(self) -> dict[str, dict[str, Any]]:
         """Every running node's status."""

@@ -8,6 +8,11 @@ then again every `resync_interval`. A local write is announced by the user event
 after which holders of an older version sync with the writer; a new revocation travels whole
 as the user event `kvg-rv`. Nothing a peer or the network sends can crash the node: bad
 payloads and frames are counted under their reason code and dropped.
+
+Only members talk to it: Serf runs with the gossip key and RPC token derived from the cluster
+key, and the sync port admits a connection only after the membership handshake (`membership`,
+`guard`), within the limits of `limits`. The data directory and its files are private
+(`privacy`); refusals are counted, logged (`refusals`) and exported (`metrics`).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from swarmconf.spec.kvgossip.reasons import KvError
+from swarmconf.spec.kvgossip.reasons import KvError, KvReason
 from swarmconf.spec.kvgossip.session import DEFAULT_MAX_LOOPS, Role
 from swarmconf.spec.kvgossip.state import (
     DEFAULT_SKEW_MS,
@@ -33,17 +38,24 @@ from swarmconf.spec.kvgossip.state import (
 
 from . import gossip
 from .frames import IDLE_TIMEOUT
+from .guard import SyncGuard
+from .limits import NoticePacer
+from .membership import ClusterKey
+from .metrics import NodeMetrics
+from .privacy import check_private_file, private_dir, private_file
 from .reasons import NodeReason
-from .serf_agent import AgentConfig, SerfAgent
+from .refusals import Refusals
+from .serf_agent import AgentConfig, SerfAgent, free_port
 from .serf_rpc import MemberEvent, Query, SerfError, SerfRPC, StreamRecord, UserEvent
 from .store import SqliteStore
-from .sync import SessionOutcome, SyncSettings, drive, initiate, wall_clock_ms
+from .sync import SessionOutcome, SyncSettings, drive, wall_clock_ms
 
 log = logging.getLogger("swarmconf.reference.kvgossip")
 
 STORE_FILE = "store.db"
+SERF_SECRETS_FILE = "serf-secrets.json"
 NODE_ID_SIZE = 16
-MAX_RESPONDER_SESSIONS = 32
+LOOPBACK = ("127.", "::1", "localhost")
 _STREAM_TYPES = ",".join(
     [
         f"user:{gossip.CHANGE_EVENT}",
@@ -68,6 +80,7 @@ class NodeConfig:
     """An agent already running; None starts one with the two ports below."""
     serf_port: int = 7946
     serf_rpc_port: int = 7373
+    """0 for either: free ports, chosen again if taken before the agent binds them."""
     join: tuple[str, ...] = ()
     query_timeout: float = 1.0
     resync_interval: float = 30.0
@@ -76,6 +89,35 @@ class NodeConfig:
     idle_timeout: float = IDLE_TIMEOUT
     synchronous: str = "NORMAL"
     """SQLite's sync level: NORMAL survives any process crash; FULL also a power loss."""
+    cluster_key: ClusterKey | None = None
+    """The cluster secret (gossip encryption, RPC auth, sync handshake)."""
+    insecure: bool = False
+    """Run without a cluster key: allowed on loopback only, for experiments."""
+
+
+class NodeStartError(Exception):
+    """The node refuses to start; `.reason` is a stable code."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+def check_membership(config: NodeConfig) -> None:
+    """A node needs the cluster key, unless it runs `--insecure` on loopback."""
+    if config.cluster_key is not None:
+        return
+    if not config.insecure:
+        raise NodeStartError(
+            NodeReason.NO_CLUSTER_KEY,
+            "give --cluster-key FILE (create one with `swarmconf kv cluster-key -o FILE`)",
+        )
+    if not config.host.startswith(LOOPBACK):
+        raise NodeStartError(
+            NodeReason.NO_CLUSTER_KEY, f"--insecure is for loopback only, not {config.host}"
+        )
+    log.warning("running INSECURE: no cluster key, anyone on this host can sync and gossip")
 
 
 @dataclass
@@ -87,6 +129,13 @@ class NodeStats:
     refused: Counter[str] = field(default_factory=Counter)
     """Payloads, records and revocations refused, by reason code."""
     sweeps: int = 0
+    records_applied: int = 0
+
+
+def _applied(outcome: SessionOutcome) -> int:
+    """Records and revocations a session applied to the store."""
+    accepted = sum(1 for _, verdict, _ in outcome.log.verdicts if verdict is Outcome.ACCEPTED)
+    return accepted + outcome.log.revocations_applied
 
 
 class Node:
@@ -94,7 +143,11 @@ class Node:
 
     def __init__(self, config: NodeConfig) -> None:
         self.config = config
-        config.data_dir.mkdir(parents=True, exist_ok=True)
+        check_membership(config)
+        private_dir(config.data_dir)
+        private_file(config.data_dir / STORE_FILE)
+        for journal in ("-wal", "-shm"):
+            check_private_file(config.data_dir / (STORE_FILE + journal))
         self.store = SqliteStore(
             config.data_dir / STORE_FILE, config.root, synchronous=config.synchronous
         )
@@ -112,6 +165,8 @@ class Node:
             idle_timeout=config.idle_timeout,
         )
         self.stats = NodeStats()
+        self.metrics = NodeMetrics()
+        self.metrics.watch(self.counters)
         self.sync_port = config.sync_port
         self.serf_name = config.name
         self._rpc: SerfRPC | None = None
@@ -122,7 +177,9 @@ class Node:
         self._direct_wake = asyncio.Event()
         self._sweep_requested = True
         self._direct: set[bytes] = set()
-        self._responding = 0
+        self._pacer = NoticePacer()
+        self.refusals = Refusals()
+        self.guard = SyncGuard(self.settings, config.cluster_key, self.refusals)
         self._handlers: set[asyncio.Task[Any]] = set()
         self._peer_hashes: dict[str, gossip.StateHashes] = {}
 
@@ -130,8 +187,11 @@ class Node:
 
     async def start(self) -> None:
         """Open the sync port, reach the Serf agent and start discovery."""
-        self._server = await asyncio.start_server(
-            self._on_sync_connection, self.config.host, self.config.sync_port
+        loop = asyncio.get_running_loop()
+        self._server = await loop.create_server(
+            lambda: asyncio.StreamReaderProtocol(self.guard.reader(), self._on_sync_connection),
+            self.config.host,
+            self.config.sync_port,
         )
         self.sync_port = int(self._server.sockets[0].getsockname()[1])
         if self.config.serf_rpc is None:
@@ -139,10 +199,12 @@ class Node:
                 AgentConfig(
                     node=self.config.name,
                     host=self.config.host,
-                    bind_port=self.config.serf_port,
-                    rpc_port=self.config.serf_rpc_port,
+                    bind_port=self.config.serf_port or free_port(self.config.host),
+                    rpc_port=self.config.serf_rpc_port or free_port(self.config.host),
                     tags=self._tags(),
                     log_path=self.config.data_dir / "serf.log",
+                    key=self.config.cluster_key,
+                    config_path=self.config.data_dir / SERF_SECRETS_FILE,
                 )
             )
         self._tasks = [
@@ -168,6 +230,7 @@ class Node:
             await self._rpc.close()
         if self._agent is not None:
             await self._agent.stop()
+        self.metrics.close()
         self.store.close()
 
     def _tags(self) -> dict[str, str]:
@@ -179,9 +242,10 @@ class Node:
         if self._agent is None:
             assert self.config.serf_rpc is not None
             host, port = self.config.serf_rpc
-            return await SerfRPC.connect(host, port)
+            key = self.config.cluster_key
+            return await SerfRPC.connect(host, port, auth=key.rpc_token if key else None)
         if not self._agent.running:
-            await self._agent.start()
+            await self._agent.start(rebind=0 in (self.config.serf_port, self.config.serf_rpc_port))
         return await self._agent.connect()
 
     async def _serf_loop(self) -> None:
@@ -235,7 +299,18 @@ class Node:
             self.revoke(record.payload)
         elif isinstance(record, MemberEvent):
             log.info("%s: %s", record.kind, ", ".join(m.name for m in record.members))
+            await self._keep_tags(rpc, record)
             self._request_sweep()
+
+    async def _keep_tags(self, rpc: SerfRPC, event: MemberEvent) -> None:
+        """Put back this node's tags if someone with RPC access rewrote them."""
+        mine = self._tags()
+        for member in event.members:
+            if member.name == self.serf_name and any(
+                member.tags.get(name) != value for name, value in mine.items()
+            ):
+                log.warning("serf tags of %s changed to %s: restoring", member.name, member.tags)
+                await rpc.tags(mine)
 
     async def _on_state_query(self, rpc: SerfRPC, query: Query) -> None:
         try:
@@ -259,6 +334,9 @@ class Node:
             return
         if change.node_id == self.node_id:
             return
+        if change.ts > wall_clock_ms() + self.config.skew_ms:
+            self.stats.refused[KvReason.FUTURE_TIMESTAMP.value] += 1
+            return  # any record it announces would be refused
         local = self.store.lww_key(change.key)
         if local is not None and local >= (change.ts, change.entry_hash):
             return
@@ -279,7 +357,11 @@ class Node:
             rpc = self._rpc
             if rpc is None or not self._direct:
                 continue
-            direct, self._direct = self._direct, set()
+            direct = {s for s in self._direct if self._pacer.wait_for(s) == 0}
+            self._direct -= direct
+            if self._direct:  # sources whose last notices led nowhere wait their turn
+                wait = min(self._pacer.wait_for(s) for s in self._direct)
+                asyncio.get_running_loop().call_later(wait, self._direct_wake.set)
             try:
                 await self._sync_with_ids(rpc, direct)
             except SerfError as exc:
@@ -318,7 +400,9 @@ class Node:
         if len(peers) < len(node_ids):
             self._request_sweep()  # a writer we cannot find: ask everyone instead
         for peer in await self._nearest_first(rpc, peers):
-            if (await self._session(peer)).error is not None:
+            outcome = await self._session(peer)
+            self._pacer.finished(peer.node_id, _applied(outcome))
+            if outcome.error is not None:
                 self._request_sweep()
 
     async def _sweep(self, rpc: SerfRPC) -> bool:
@@ -357,27 +441,28 @@ class Node:
 
     async def _session(self, peer: gossip.Peer) -> SessionOutcome:
         log.info("session with %s (rtt %.2f ms)", peer.name, peer.rtt * 1000)
-        outcome = await initiate(self.settings, peer.host, peer.port)
+        outcome = await self.guard.open(peer.host, peer.port)
         self._count(outcome)
         return outcome
 
     async def _on_sync_connection(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
-        if self._responding >= MAX_RESPONDER_SESSIONS:
-            self.stats.sessions_failed[NodeReason.SESSION_LIMIT] += 1
-            writer.close()
-            return
-        self._responding += 1
         task = asyncio.current_task()
         assert task is not None
         self._handlers.add(task)
         try:
             with contextlib.suppress(asyncio.CancelledError):  # the node is stopping
-                self._count(await drive(self.settings, Role.RESPONDER, reader, writer))
+                outcome = await self.guard.accept(reader, writer, self._respond)
+                if outcome is not None:
+                    self._count(outcome)
         finally:
-            self._responding -= 1
             self._handlers.discard(task)
+
+    async def _respond(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> SessionOutcome:
+        return await drive(self.settings, Role.RESPONDER, reader, writer)
 
     def _count(self, outcome: SessionOutcome) -> None:
         if outcome.error is None:
@@ -385,9 +470,15 @@ class Node:
         else:
             self.stats.sessions_failed[outcome.error.split(":")[0]] += 1
             log.info("session (%s) ended: %s", outcome.role.value, outcome.error)
-        for _, verdict_outcome, reason in outcome.log.verdicts:
+        now = wall_clock_ms()
+        for key, verdict_outcome, reason in outcome.log.verdicts:
             if verdict_outcome is Outcome.REJECTED and reason is not None:
                 self.stats.refused[reason.value] += 1
+            elif verdict_outcome is Outcome.ACCEPTED:
+                self.stats.records_applied += 1
+                lww = self.store.lww_key(key)
+                if lww is not None:
+                    self.metrics.propagation.observe(max(0, now - lww[0]) / 1000)
 
     # --- local operations (the control API) ---------------------------------------------------
 
@@ -447,6 +538,20 @@ class Node:
             for p in peers
         ]
 
+    def counters(self) -> dict[str, Any]:
+        """The counters of `status`, from memory only (safe to read from another thread)."""
+        return {
+            "sessions_ok": self.stats.sessions_ok,
+            "sessions_failed": dict(self.stats.sessions_failed),
+            "sessions_active": self.guard.sessions.held,
+            "handshakes_pending": self.guard.pending.held,
+            "session_bytes_received": self.guard.bytes_received,
+            "refused_connections": dict(self.refusals.counts),
+            "refused": dict(self.stats.refused),
+            "records_applied": self.stats.records_applied,
+            "sweeps": self.stats.sweeps,
+        }
+
     def status(self) -> dict[str, Any]:
         """What `swarmconf kv status` shows (without the peers, which ask Serf)."""
         hashes = self.hashes()
@@ -460,9 +565,7 @@ class Node:
             "revocations": len(self.store.revoked_ids()),
             "tree_hash": hashes.tree_hash.hex(),
             "revset_hash": hashes.revset_hash.hex(),
-            "sessions_ok": self.stats.sessions_ok,
-            "sessions_failed": dict(self.stats.sessions_failed),
-            "refused": dict(self.stats.refused),
-            "sweeps": self.stats.sweeps,
+            **self.counters(),
+            "insecure": self.config.cluster_key is None,
             "peer_tree_hashes": {n: h.tree_hash.hex() for n, h in self._peer_hashes.items()},
         }

@@ -13,6 +13,7 @@ from enum import StrEnum
 class NodeReason(StrEnum):
     """Why the node or `swarmconf kv` refused or ended something."""
 
+    # Connections and sessions
     CONNECTION_CLOSED = "CONNECTION_CLOSED"
     """A connection closed between frames."""
     FRAME_TRUNCATED = "FRAME_TRUNCATED"
@@ -23,6 +24,7 @@ class NodeReason(StrEnum):
     """A sync connection was closed at once: as many sessions as allowed are being answered."""
     INTERNAL_ERROR = "INTERNAL_ERROR"
     """A session ended on an unexpected exception (logged); its open transaction rolled back."""
+    # Control socket and command line
     CONTROL_BAD_REQUEST = "CONTROL_BAD_REQUEST"
     """A control request is not a map with a known `op` and well-typed fields."""
     NODE_NOT_RUNNING = "NODE_NOT_RUNNING"
@@ -31,3 +33,18 @@ class NodeReason(StrEnum):
     """A command-line argument or file is unusable (unreadable, not hex, wrong size)."""
     NOT_FOUND = "NOT_FOUND"
     """The key is absent or deleted."""
+    # Membership, limits and privacy (threat model)
+    HANDSHAKE_FAILED = "HANDSHAKE_FAILED"
+    """A sync connection did not prove it holds the cluster key (stranger, wrong key, silence)."""
+    PEER_LIMIT = "PEER_LIMIT"
+    """A sync connection was closed at once: its host or peer already holds its share of slots."""
+    SESSION_DEADLINE = "SESSION_DEADLINE"
+    """A session ran past its overall deadline and was ended."""
+    SESSION_BUDGET = "SESSION_BUDGET"
+    """A peer sent more bytes than one session may carry; the session was ended."""
+    CONTROL_LIMIT = "CONTROL_LIMIT"
+    """A control connection was closed at once: as many as allowed are open."""
+    PERMISSIONS_TOO_OPEN = "PERMISSIONS_TOO_OPEN"
+    """The data directory, the store, a key file or the control socket is open to other users."""
+    NO_CLUSTER_KEY = "NO_CLUSTER_KEY"
+    """A node was started without a cluster key and without `--insecure` on loopback."""

@@ -12,10 +12,16 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from swarmconf.reference.kvgossip.membership import ClusterKey, write_serf_secrets
 from swarmconf.reference.kvgossip.serf_rpc import SerfError, SerfRPC
 
 SERF_BINARY = "serf"
 _PR_SET_PDEATHSIG = 1
+BIND_ATTEMPTS = 4
+
+
+class AgentExited(SerfError):
+    """The agent process ended before its RPC answered."""
 
 
 def _die_with_parent() -> None:
@@ -49,9 +55,13 @@ class AgentConfig:
     tags: dict[str, str] = field(default_factory=dict)
     profile: str = "local"
     log_path: Path | None = None
+    key: ClusterKey | None = None
+    """The cluster key: gossip encryption and RPC auth. None runs the agent open (loopback)."""
+    config_path: Path | None = None
+    """Where the agent's secrets are written (0600) when `key` is set; never on argv."""
 
     def command(self) -> list[str]:
-        """The `serf agent` command line."""
+        """The `serf agent` command line (secrets go in the config file, out of `ps`)."""
         bind = f"{self.host}:{self.bind_port}"
         args = [
             SERF_BINARY,
@@ -65,7 +75,26 @@ class AgentConfig:
         ]
         for name, value in sorted(self.tags.items()):
             args.append(f"-tag={name}={value}")
+        if self.key is not None:
+            args.append(f"-config-file={self.secrets_path}")
         return args
+
+    @property
+    def secrets_path(self) -> Path:
+        """The agent's secrets file."""
+        if self.config_path is None:
+            raise SerfError(f"agent {self.node} has a cluster key but no config_path")
+        return self.config_path
+
+    def write_secrets(self) -> None:
+        """Write the gossip key and RPC token for the agent, readable by this user only."""
+        if self.key is not None:
+            write_serf_secrets(self.secrets_path, self.key, replace=True)
+
+    @property
+    def rpc_token(self) -> str | None:
+        """The token an RPC client must present, if any."""
+        return None if self.key is None else self.key.rpc_token
 
     @property
     def gossip_address(self) -> str:
@@ -80,10 +109,26 @@ class SerfAgent:
         self.config = config
         self._process: asyncio.subprocess.Process | None = None
 
-    async def start(self, *, ready_timeout: float = 15.0) -> None:
-        """Start the agent and wait until its RPC answers a handshake."""
+    async def start(self, *, ready_timeout: float = 15.0, rebind: bool = False) -> None:
+        """Start the agent and wait until its RPC answers a handshake.
+
+        With `rebind`, an agent that exits at once (its ports were taken between choosing and
+        binding them) is started again on fresh free ports, up to `BIND_ATTEMPTS` times.
+        """
+        for attempt in range(1, BIND_ATTEMPTS + 1):
+            try:
+                await self._start_once(ready_timeout)
+                return
+            except AgentExited:
+                if not rebind or attempt == BIND_ATTEMPTS:
+                    raise
+                self.config.bind_port = free_port(self.config.host)
+                self.config.rpc_port = free_port(self.config.host)
+
+    async def _start_once(self, ready_timeout: float) -> None:
         if shutil.which(SERF_BINARY) is None:
             raise SerfError("the `serf` binary is not installed (apt-get install serf)")
+        self.config.write_secrets()
         output = (
             open(self.config.log_path, "ab")  # noqa: SIM115 - owned by the child process
             if self.config.log_path
@@ -109,7 +154,7 @@ class SerfAgent:
         while True:
             assert self._process is not None
             if self._process.returncode is not None:
-                raise SerfError(
+                raise AgentExited(
                     f"serf agent {self.config.node} exited with status {self._process.returncode}"
                 )
             try:
@@ -125,7 +170,9 @@ class SerfAgent:
 
     async def connect(self) -> SerfRPC:
         """A new RPC connection to this agent."""
-        return await SerfRPC.connect(self.config.host, self.config.rpc_port, timeout=2.0)
+        return await SerfRPC.connect(
+            self.config.host, self.config.rpc_port, timeout=2.0, auth=self.config.rpc_token
+        )
 
     @property
     def pid(self) -> int | None:

@@ -182,8 +182,10 @@ class SerfRPC:
         self._read_task = asyncio.create_task(self._read_loop())
 
     @classmethod
-    async def connect(cls, host: str, port: int, *, timeout: float = 5.0) -> SerfRPC:
-        """Connect to the agent's RPC address and perform the handshake."""
+    async def connect(
+        cls, host: str, port: int, *, timeout: float = 5.0, auth: str | None = None
+    ) -> SerfRPC:
+        """Connect to the agent's RPC address, perform the handshake and, if given, `auth`."""
         try:
             reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
         except (OSError, TimeoutError) as exc:
@@ -191,6 +193,8 @@ class SerfRPC:
         client = cls(reader, writer)
         try:
             await asyncio.wait_for(client.command("handshake", {"Version": 1}), timeout)
+            if auth is not None:
+                await asyncio.wait_for(client.command("auth", {"AuthKey": auth}), timeout)
         except (SerfError, TimeoutError) as exc:
             await client.close()
             raise SerfError(f"Serf RPC handshake with {host}:{port} failed: {exc}") from exc

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from swarmconf.reference.kvgossip.privacy import private_file
 from swarmconf.spec.kvgossip.grants import Revocation, decode_revocation, grant_id_of
 from swarmconf.spec.kvgossip.records import Record, decode_record
 from swarmconf.spec.kvgossip.treehash import revset_hash, tree_hash
@@ -59,6 +60,8 @@ class SqliteStore:
     def __init__(self, path: Path | str, root: bytes, *, synchronous: str = "FULL") -> None:
         self.path = Path(path)
         self.root = root
+        if str(path) != ":memory:":
+            private_file(self.path)  # SQLite's -wal and -shm files take this file's mode
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(f"PRAGMA synchronous={synchronous}")

@@ -130,14 +130,6 @@ class Reason(StrEnum):
     STRING_TOO_LONG = "STRING_TOO_LONG"
     """Data to be written has a string longer than 4096 bytes (D11)."""
 
-    # The command line's own input and output
-    INPUT_UNREADABLE = "INPUT_UNREADABLE"
-    """An input file could not be read."""
-    INPUT_NOT_HEX = "INPUT_NOT_HEX"
-    """Input read as hex text (`--hex`) is not hex."""
-    OUTPUT_UNWRITABLE = "OUTPUT_UNWRITABLE"
-    """The output file could not be written."""
-
 
 class ConfigError(Exception):
     """A message or value was refused; `.reason` says why."""

@@ -109,8 +109,8 @@ def test_a_client_that_cannot_start_is_an_error(
 ) -> None:
     write_vectors(tmp_path / "v", "basic", [hash_case(1, b"a")])
     argv = ["conformance", "run", "--client", str(tmp_path / "missing"), "--vectors"]
-    assert main([*argv, str(tmp_path / "v")]) == 2
-    assert "failed to start" in capsys.readouterr().err
+    assert main([*argv, str(tmp_path / "v")]) == 3
+    assert "CLIENT_FAILED: the client failed to start" in capsys.readouterr().err
 
 
 VECTORS = Path(__file__).resolve().parents[2] / "vectors" / "v1"
@@ -159,5 +159,5 @@ def test_a_client_speaking_another_protocol_is_an_error(
     write_vectors(tmp_path / "v", "basic", [hash_case(1, b"a")])
     client = shlex.join([sys.executable, str(adapter)])
     argv = ["conformance", "run", "--client", client, "--vectors", str(tmp_path / "v")]
-    assert main(argv) == 2
-    assert "speaks another protocol" in capsys.readouterr().err
+    assert main(argv) == 3
+    assert "CLIENT_FAILED: the client speaks another protocol" in capsys.readouterr().err

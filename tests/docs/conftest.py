@@ -55,7 +55,7 @@ def browser() -> ModuleType:
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site, built with --strict exactly as `make docs` does, into a scratch directory."""
     site = tmp_path_factory.mktemp("site")
-    config = ["--config-file", str(DOCS / "mkdocs.yml"), "--site-dir", str(site)]
+    config = ["--config-file", str(ROOT / "mkdocs.yml"), "--site-dir", str(site)]
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", *config],
         capture_output=True,

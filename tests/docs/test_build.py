@@ -17,8 +17,10 @@ MAIN_PAGES = [
     "kvgossip/simulation/index.html",
     "cli/index.html",
     "api/index.html",
-    "api/spec-merge/index.html",
-    "api/reference/index.html",
+    "api/spec/configmerge/merge/index.html",
+    "api/spec/kvgossip/session/index.html",
+    "api/reference/configmerge/index.html",
+    "api/fuzz/configmerge/shrink/index.html",
 ]
 
 

@@ -14,13 +14,18 @@ import pytest
 from mkdocs.exceptions import PluginError
 
 from swarmconf.cli import build_parser
+from swarmconf.cliutil import CliReason, Exit, meaning
 from swarmconf.spec.configmerge.reasons import Reason
 from swarmconf.spec.kvgossip.reasons import KvReason
 
 
 @pytest.mark.parametrize(
     ("module", "codes"),
-    [("swarmconf.spec.configmerge.reasons", Reason), ("swarmconf.spec.kvgossip.reasons", KvReason)],
+    [
+        ("swarmconf.spec.configmerge.reasons", Reason),
+        ("swarmconf.spec.kvgossip.reasons", KvReason),
+        ("swarmconf.cliutil", CliReason),
+    ],
 )
 def test_reason_table_lists_every_code_with_its_docstring(
     generate: ModuleType, module: str, codes: type[StrEnum]
@@ -41,7 +46,8 @@ def test_reason_table_rows_are_grouped_by_source_comment(generate: ModuleType) -
 
 
 @pytest.mark.parametrize(
-    ("page", "codes"), [("reason-codes", Reason), ("kvgossip/reasons", KvReason)]
+    ("page", "codes"),
+    [("reason-codes", Reason), ("kvgossip/reasons", KvReason), ("cli", CliReason)],
 )
 def test_built_reason_page_shows_every_code(
     built_site: Path, page: str, codes: type[StrEnum]
@@ -76,7 +82,8 @@ def test_rule_registry_table_lists_every_rule_and_function(
         assert f"| [{number}](../errata.md#{number.lower()}) |" in table
         for path in rule.functions:
             module = path.split(".")[0]
-            assert f'href="../api/spec-{module}/#swarmconf.spec.configmerge.{path}"' in page
+            href = f"../api/spec/configmerge/{module}/#swarmconf.spec.configmerge.{path}"
+            assert f'href="{href}"' in page
 
 
 def test_vector_file_table_counts_every_case(built_site: Path, generate: ModuleType) -> None:
@@ -229,3 +236,43 @@ def test_performance_page_shows_the_benchmark_table_and_its_plot(
     svg = page[page.index('<div class="bench-plot">') :]
     for label in labels:
         assert label in svg
+
+
+def test_built_cli_page_shows_the_exit_statuses(built_site: Path) -> None:
+    page = html.unescape((built_site / "cli" / "index.html").read_text())
+    for status in Exit:
+        cell = f'<td style="text-align: right;">{status.value}</td>'
+        assert cell in page and meaning(status).split("`")[0] in page, status
+
+
+def test_api_pages_cover_every_module_of_the_listed_packages(
+    built_site: Path, generate: ModuleType
+) -> None:
+    for package in generate.API_PACKAGES:
+        modules = generate.api_modules(package)
+        assert modules, package
+        package_page = (built_site / generate.api_path(package)).with_suffix(".html")
+        listing = package_page.read_text()
+        for module in modules:
+            page = built_site / generate.api_path(module).removesuffix(".md") / "index.html"
+            assert page.is_file(), module
+            name = module.rsplit(".", 1)[1]
+            assert f'href="{name}/"' in listing, module
+
+
+def test_api_navigation_is_grouped_by_role_then_design(generate: ModuleType) -> None:
+    nav = generate.api_nav()
+    assert [next(iter(role)) for role in nav] == ["spec", "reference", "fuzz"]
+    spec_designs = [next(iter(design)) for design in nav[0]["spec"]]
+    assert spec_designs == ["configmerge", "kvgossip"]
+    first_pages = nav[0]["spec"][0]["configmerge"]
+    assert first_pages[0] == {"swarmconf.spec.configmerge": "api/spec/configmerge/index.md"}
+    assert {"swarmconf.spec.configmerge.merge": "api/spec/configmerge/merge.md"} in first_pages
+
+
+def test_api_pages_need_the_overview_in_the_navigation(generate: ModuleType) -> None:
+    section: list[object] = ["api/index.md"]
+    generate.on_config({"nav": [{"Reference": [{"Python API": section}]}]})
+    assert section == ["api/index.md", *generate.api_nav()]
+    with pytest.raises(PluginError, match=re.escape("api/index.md")):
+        generate.on_config({"nav": [{"Reference": ["cli.md"]}]})

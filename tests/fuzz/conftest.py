@@ -4,7 +4,8 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from swarmconf.fuzz.job import Config, start_spark
+from swarmconf.fuzz.config import Config
+from swarmconf.fuzz.job import start_spark
 
 
 @pytest.fixture(scope="session")

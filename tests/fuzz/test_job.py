@@ -3,8 +3,9 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
+from swarmconf.fuzz.config import Config
 from swarmconf.fuzz.configmerge.campaign import Row
-from swarmconf.fuzz.job import Config, extract, load, rows_locally, transform
+from swarmconf.fuzz.job import extract, load, rows_locally, transform
 from swarmconf.fuzz.report import write_outputs
 
 

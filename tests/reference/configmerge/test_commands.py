@@ -97,11 +97,13 @@ def test_merge_signs_and_verify_checks(
     code, out, err = run(["verify", "--key", f"@{key_file}", str(merged)], capsysbinary)
     assert code == 0 and b"valid signature: seqno 126" in out
     code, _, err = run(["verify", "--key", pub.hex(), str(files["m124"])], capsysbinary)
-    assert code == 1 and err == "swarmconf: error: SIG_MISSING\n"
+    missing = "SIG_MISSING: Verification is required and the message has no signature."
+    assert code == 1 and err == f"swarmconf: error: {missing}\n"
     tampered = tmp_path / "tampered.bin"
     tampered.write_bytes(merged.read_bytes().replace(b"5:hello", b"5:jello"))
     code, _, err = run(["verify", "--key", pub.hex(), str(tampered)], capsysbinary)
-    assert code == 1 and err == "swarmconf: error: SIG_INVALID\n"
+    invalid = "SIG_INVALID: The signature does not verify under the given key."
+    assert code == 1 and err == f"swarmconf: error: {invalid}\n"
 
 
 def test_show_json(files: dict[str, Path], capsysbinary: pytest.CaptureFixture[bytes]) -> None:
@@ -188,7 +190,7 @@ BAD_INPUTS = [
     (["merge", "{junk}", "{deep}"], 1, "NO_VALID_MESSAGE"),
     (["merge", "--lag", "0", "{good}"], 2, "BAD_LAG"),
     (["merge", "--sign-key", "abcd", "{good}"], 2, "BAD_KEY"),
-    (["merge", "--sign-key", "zz", "{good}"], 2, "BAD_KEY"),
+    (["merge", "--sign-key", "zz", "{good}"], 2, "KEY_NOT_HEX"),
     (["verify", "--key", "00" * 32, "{good}"], 1, "SIG_MISSING"),
     (["encrypt", "--key", "00" * 31, "{good}"], 2, "BAD_KEY"),
     (["encrypt", "--key", "00" * 32, "--profile", "libsession", "{good}"], 2, "BAD_DOMAIN"),

@@ -10,6 +10,13 @@ from swarmconf.spec.configmerge.reasons import ConfigError, Reason, UsageError
 
 H = b"32:" + bytes(range(32))
 H2 = b"32:" + bytes(range(1, 33))
+SET_DIFF = b"llelee"
+
+
+def nested(levels: int, innermost: bytes) -> bytes:
+    """`levels` dicts nested under key `a`, the last holding `innermost` under `a`."""
+    return b"1:ad" * levels + b"1:a" + innermost + b"e" * levels
+
 
 BAD_MESSAGES = [
     # bt-encoding (D10), the first violation in reading order
@@ -81,6 +88,20 @@ BAD_MESSAGES = [
     # Signatures (D17)
     (b"d1:#i1e1:&de1:=de1:~3:abce", Reason.SIG_MALFORMED),
     (b"d1:#i1e1:&de1:=de1:~i1ee", Reason.SIG_MALFORMED),
+    # D10's limits where the compiled decoder does not look and the checks must
+    (b"d1:#i10e1:&de1:<lli1ei99999999999999999999eee1:=dee", Reason.BT_INTEGER_RANGE),
+    (b"d1:#i10e1:&de1:<lli1e" + b"l" * 62 + b"e" * 62 + b"ee1:=dee", Reason.BT_TOO_DEEP),
+    (b"d1:#i10e1:&de1:<lli9e" + H + b"d" + nested(61, b"0:") + b"eee1:=dee", Reason.BT_TOO_DEEP),
+    (
+        b"d1:#i10e1:&de1:<lli9e" + H + b"d" + nested(59, SET_DIFF) + b"eee1:=dee",
+        Reason.BT_TOO_DEEP,
+    ),
+    (b"d1:#i1e1:&de1:=d" + nested(61, SET_DIFF) + b"ee", Reason.BT_TOO_DEEP),
+    (
+        b"d1:#i-9223372036854775806e1:&de1:<lli-9223372036854775809e" + H + b"deee1:=dee",
+        Reason.BT_INTEGER_RANGE,
+    ),
+    (b"d1:#i1e1:&de1:=d1:ali99999999999999999999eleeee", Reason.BT_INTEGER_RANGE),
 ]
 
 
@@ -100,6 +121,11 @@ def test_bad_message_reason(data: bytes, reason: Reason) -> None:
         b"d1:#i1e1:$i18446744073709551615e1:&de1:=dee",
         b"d1:#i10e1:&de1:<lli5e1:xi1eee1:=dee",
         b"d1:#i1e1:&d200:" + b"x" * 200 + b"i1ee1:=dee",
+        # At the nesting limit (D10): a lagged entry's diff, a set diff's lists, dropped entries
+        b"d1:#i10e1:&de1:<lli9e" + H + b"d" + nested(60, b"0:") + b"eee1:=dee",
+        b"d1:#i10e1:&de1:<lli9e" + H + b"d" + nested(58, SET_DIFF) + b"eee1:=dee",
+        b"d1:#i1e1:&de1:=d" + nested(60, SET_DIFF) + b"ee",
+        b"d1:#i10e1:&de1:<lli1e" + b"l" * 61 + b"e" * 61 + b"ee1:=dee",
     ],
 )
 def test_valid_message_round_trips(data: bytes) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import struct
 import time
+from asyncio import StreamReader, StreamWriter
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,9 @@ import pytest
 from swarmconf.reference.kvgossip import gossip
 from swarmconf.reference.kvgossip.control import SOCKET_NAME, ControlError
 from swarmconf.reference.kvgossip.frames import read_frame, write_frame
+from swarmconf.reference.kvgossip.limits import MAX_SESSIONS_PER_PEER
 from swarmconf.reference.kvgossip.localcluster import LocalCluster, LocalNode
-from swarmconf.reference.kvgossip.node import MAX_RESPONDER_SESSIONS as MAX_SESSIONS
+from swarmconf.reference.kvgossip.membership import ClusterKey, connect_member
 from swarmconf.reference.kvgossip.reasons import NodeReason
 from swarmconf.spec.kvgossip import messages as m
 from swarmconf.spec.kvgossip.encoding import encode
@@ -44,10 +46,16 @@ def escalated() -> Record:
     return make_record(MALLORY.seed, "/z/escalated", now_ms(), b"x", [ALICE_SUB, MALLORY_ALL])
 
 
-async def offer(node: LocalNode, records: list[Record]) -> list[list[object]]:
+async def member(node: LocalNode, key: ClusterKey) -> tuple[StreamReader, StreamWriter]:
+    """A sync connection to `node` past the handshake: a member gone bad."""
+    port = (await node.status())["sync_port"]
+    return await connect_member("127.0.0.1", port, key, b"attacker-node-01")
+
+
+async def offer(node: LocalNode, key: ClusterKey, records: list[Record]) -> list[list[object]]:
     """Play the initiator of a sync session by hand and offer each record; return RESULTs."""
     status = await node.status()
-    reader, writer = await asyncio.open_connection("127.0.0.1", status["sync_port"])
+    reader, writer = await member(node, key)
     revset = bytes.fromhex(status["revset_hash"])
 
     async def send(*fields: object) -> list[object]:
@@ -64,10 +72,9 @@ async def offer(node: LocalNode, records: list[Record]) -> list[list[object]]:
     return results
 
 
-async def raw(node: LocalNode, data: bytes) -> bytes:
-    """Send raw bytes to the sync port; return whatever comes back before it closes."""
-    port = (await node.status())["sync_port"]
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+async def raw(node: LocalNode, key: ClusterKey, data: bytes) -> bytes:
+    """Send raw bytes to the sync port after the handshake; return what comes back."""
+    reader, writer = await member(node, key)
     writer.write(data)
     await writer.drain()
     answer = await asyncio.wait_for(reader.read(), 10)
@@ -90,7 +97,7 @@ def test_hostile_input_is_refused_and_harms_nothing(tmp_path: Path) -> None:
         before = await a.status()
 
         # A forged record and an escalated grant, offered in a sync session.
-        results = await offer(a, [forged(), escalated()])
+        results = await offer(a, cluster.key, [forged(), escalated()])
         assert [(r[1], r[2]) for r in results] == [
             ("rejected", "VALUE_HASH_MISMATCH"),
             ("rejected", "UNAUTHORIZED"),
@@ -102,21 +109,21 @@ def test_hostile_input_is_refused_and_harms_nothing(tmp_path: Path) -> None:
             assert refused.value.reason == reason
 
         # An oversize frame is refused from its length prefix; a malformed one on decoding.
-        assert await raw(a, struct.pack(">I", 0xFFFFFFFF)) == b""
-        assert await raw(a, struct.pack(">I", 5) + b"\xc1junk") == b""
-        assert await raw(a, b"\x00\x00") == b""
+        assert await raw(a, cluster.key, struct.pack(">I", 0xFFFFFFFF)) == b""
+        assert await raw(a, cluster.key, struct.pack(">I", 5) + b"\xc1junk") == b""
+        assert await raw(a, cluster.key, b"\x00\x00") == b""
         async with asyncio.timeout(10):
             while await failures(a, "SESSION_FRAME_TOO_LARGE") < 1 or (
                 await failures(a, "SESSION_BAD_MESSAGE") < 1
             ):
                 await asyncio.sleep(0.05)
 
-        # Idle connections beyond the session cap are closed at once.
-        port = (await a.status())["sync_port"]
-        idle = [await asyncio.open_connection("127.0.0.1", port) for _ in range(MAX_SESSIONS)]
-        await asyncio.sleep(0.2)
-        assert await raw(a, b"") == b""
-        assert await failures(a, NodeReason.SESSION_LIMIT) == 1
+        # A member holding its share of session slots gets no more.
+        idle = [await member(a, cluster.key) for _ in range(MAX_SESSIONS_PER_PEER)]
+        assert await raw(a, cluster.key, b"") == b""
+        async with asyncio.timeout(10):
+            while (await a.status())["refused_connections"].get(NodeReason.PEER_LIMIT, 0) < 1:
+                await asyncio.sleep(0.05)
         for _, writer in idle:
             writer.close()
 

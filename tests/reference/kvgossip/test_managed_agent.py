@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from swarmconf.reference.kvgossip.control import ControlError, call
-from swarmconf.reference.kvgossip.serf_agent import free_port
+from swarmconf.reference.kvgossip.membership import ClusterKey, write_cluster_key
 from swarmconf.spec.kvgossip.fixtures import ROOT
 from swarmconf.spec.kvgossip.records import make_record
 
@@ -43,10 +43,11 @@ async def ready(data: Path) -> dict[str, object]:
 
 def test_sigkilled_node_takes_its_agent_along_and_restarts(tmp_path: Path) -> None:
     data = tmp_path / "a"
+    write_cluster_key(tmp_path / "cluster.key", ClusterKey.generate())
     args = [
         sys.executable, "-m", "swarmconf.cli", "kv", "agent", "--data", str(data),
-        "--name", "a", "--root", ROOT.pk.hex(), "--serf-port", str(free_port()),
-        "--serf-rpc-port", str(free_port()),
+        "--name", "a", "--root", ROOT.pk.hex(), "--serf-port", "0",
+        "--serf-rpc-port", "0", "--cluster-key", str(tmp_path / "cluster.key"),
     ]  # fmt: skip
 
     async def scenario() -> None:

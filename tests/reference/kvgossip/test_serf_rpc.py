@@ -12,15 +12,24 @@ from swarmconf.reference.kvgossip.serf_agent import AgentConfig, SerfAgent
 from swarmconf.reference.kvgossip.serf_rpc import Query, SerfError, SerfRPC, UserEvent
 
 
+async def both_see_each_other(*clients: SerfRPC, timeout: float = 20.0) -> None:
+    """Wait until every agent lists both members alive (a join is not seen everywhere at once)."""
+    async with asyncio.timeout(timeout):
+        for client in clients:
+            while {m.name for m in await client.members() if m.status == "alive"} != {"a", "b"}:
+                await asyncio.sleep(0.05)
+
+
 @asynccontextmanager
 async def two_agents() -> AsyncIterator[tuple[SerfAgent, SerfAgent, SerfRPC, SerfRPC]]:
     a = SerfAgent(AgentConfig("a", tags={"kvg-port": "9001"}))
     b = SerfAgent(AgentConfig("b", tags={"kvg-port": "9002"}))
-    await a.start()
-    await b.start()
+    await a.start(rebind=True)
+    await b.start(rebind=True)
     ca, cb = await a.connect(), await b.connect()
     try:
         assert await cb.join([a.config.gossip_address]) == 1
+        await both_see_each_other(ca, cb)
         yield a, b, ca, cb
     finally:
         await ca.close()

@@ -1,0 +1,209 @@
+"""Foreign clients in a campaign: one adapter process per Python worker, requests pipelined.
+
+A Spark Python worker is reused across tasks (`spark.python.worker.reuse`), so `pooled(command)`
+keeps its adapter alive from one task to the next. `PooledClient.exchange` writes a whole batch
+of requests ahead on a writer thread and reads the answers in order, each within the timeout: a
+crash, a hang (the process is killed) or a garbled line is that request's answer, the adapter is
+restarted (sending `hello` again) and the rest of the batch is sent to the new process. After
+`MAX_CONSECUTIVE_CLIENT_FAILURES` failures in a row the rest of the batch fails unsent, as the
+conformance runner gives up on a run; the next batch tries again.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from swarmconf.conformance.client import ClientFailure, Message, ProcessClient, make_client
+from swarmconf.conformance.runner import MAX_CONSECUTIVE_CLIENT_FAILURES
+
+DEFAULT_TIMEOUT = 10.0
+START_TIMEOUT = 60.0
+"""Seconds a starting adapter may take to answer `hello` (an interpreter starting on a loaded
+machine), whatever the per-request timeout."""
+Answer = Message | ClientFailure
+
+
+@dataclass
+class PooledClient:
+    """A started adapter process, its `hello`, and what it has cost so far."""
+
+    command: str
+    timeout: float
+    client: ProcessClient
+    hello: Message
+    restarts: int = 0
+    waiting: float = 0.0
+    """Seconds spent waiting for answers (the adapter's answering time, seen from here)."""
+    in_a_row: int = field(default=0)
+    """Failures in a row; at `MAX_CONSECUTIVE_CLIENT_FAILURES` the rest of a batch is not sent."""
+    dead: bool = False
+    """The adapter could not be restarted: nothing more is sent."""
+
+    @property
+    def ops(self) -> frozenset[str] | None:
+        ops = self.hello.get("ops")
+        return frozenset(ops) if isinstance(ops, list) else None
+
+    @property
+    def quirks(self) -> frozenset[str]:
+        quirks = self.hello.get("quirks")
+        return frozenset(quirks) if isinstance(quirks, list) else frozenset()
+
+    def exchange(self, requests: list[Message]) -> list[Answer]:
+        """Every request's answer, in order (see `send`)."""
+        return self.send(requests)()
+
+    def send(self, requests: list[Message]) -> Callable[[], list[Answer]]:
+        """Start sending `requests`; the returned call collects every answer, in order.
+
+        Unsupported ops are answered `skipped` unsent. The caller may work while the adapter
+        answers (the campaign asks the spec meanwhile).
+        """
+        if not self.dead:
+            self.in_a_row = 0  # a new batch tries again
+        answers: list[Answer | None] = [None] * len(requests)
+        supported = self.ops
+        todo = []
+        for index, request in enumerate(requests):
+            if supported is not None and request["op"] not in supported:
+                answers[index] = {"skipped": f"client does not support op {request['op']!r}"}
+            else:
+                todo.append(index)
+        first = self.write([requests[index] for index in todo])
+
+        def collect() -> list[Answer]:
+            nonlocal todo, first
+            while todo:
+                if self.in_a_row >= MAX_CONSECUTIVE_CLIENT_FAILURES:
+                    for index in todo:
+                        answers[index] = ClientFailure(
+                            "given up",
+                            f"not sent: the client failed {self.in_a_row} times in a row",
+                        )
+                    break
+                done, failure = self.read(first, len(todo))
+                for index, answer in zip(todo, done, strict=False):
+                    answers[index] = answer
+                if failure is None:
+                    self.in_a_row = 0
+                    break
+                answers[todo[len(done)]] = failure
+                todo = todo[len(done) + 1 :]
+                self.in_a_row += 1
+                self.restart()
+                first = self.write([requests[index] for index in todo])
+            return [answer for answer in answers if answer is not None]
+
+        return collect
+
+    def write(self, requests: list[Message]) -> int:
+        """Number the requests and write them on a writer thread; the first one's id."""
+        client = self.client
+        first = client.next_id + 1
+        client.next_id += len(requests)
+        lines = [
+            json.dumps({"id": first + i, **request}) + "\n" for i, request in enumerate(requests)
+        ]
+        if lines and self.in_a_row < MAX_CONSECUTIVE_CLIENT_FAILURES:
+            threading.Thread(target=write_lines, args=(client, lines), daemon=True).start()
+        return first
+
+    def read(self, first: int, count: int) -> tuple[list[Message], ClientFailure | None]:
+        """Answers to ids first.. in order, and the failure that ended them early (or None)."""
+        started = time.perf_counter()
+        answers: list[Message] = []
+        try:
+            for expected_id in range(first, first + count):
+                answer = read_answer(self.client, expected_id)
+                if isinstance(answer, ClientFailure):
+                    return answers, answer
+                answers.append(answer)
+            return answers, None
+        finally:
+            self.waiting += time.perf_counter() - started
+
+    def restart(self) -> None:
+        self.restarts += 1
+        try:
+            self.hello = started(self.client, self.client.restart)
+        except ClientFailure:
+            self.dead = True
+            self.in_a_row = MAX_CONSECUTIVE_CLIENT_FAILURES
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def write_lines(client: ProcessClient, lines: list[str]) -> None:
+    """Write the batch; a killed or dead process ends it (its readers report the failure)."""
+    stream = client.process.stdin if client.process is not None else None
+    if stream is None:
+        return
+    with contextlib.suppress(BrokenPipeError, OSError, ValueError):
+        for line in lines:
+            stream.write(line)
+        stream.flush()
+
+
+def read_answer(client: ProcessClient, expected_id: int) -> Message | ClientFailure:
+    """The next answer line, judged as `ProcessClient.request` judges it."""
+    try:
+        line = client.lines.get(timeout=client.timeout)
+    except queue.Empty:
+        return ClientFailure("timeout", f"no answer within {client.timeout:g} s")
+    if line is None:
+        process = client.process
+        code = process.poll() if process is not None else None
+        tail = "".join(client.stderr_tail).strip().splitlines()[-3:]
+        return ClientFailure("crashed", f"exit status {code}" + "".join(f"; {t}" for t in tail))
+    try:
+        answer = json.loads(line)
+    except json.JSONDecodeError:
+        answer = None
+    if not isinstance(answer, dict):
+        return ClientFailure("garbage", f"not a JSON object: {line.strip()[:200]!r}")
+    if answer.get("id") != expected_id:
+        return ClientFailure("garbage", f"answer id {answer.get('id')!r} != {expected_id}")
+    return answer
+
+
+def start(command: str, timeout: float = DEFAULT_TIMEOUT) -> PooledClient:
+    """Start `command` as an adapter process and read its `hello` (raising `ClientFailure`)."""
+    client = make_client(command, timeout)
+    if not isinstance(client, ProcessClient):
+        raise ClientFailure("not a process", f"{command!r}: a campaign runs an adapter command")
+    return PooledClient(command, timeout, client, started(client, client.start))
+
+
+def started(client: ProcessClient, start: Callable[[], Message]) -> Message:
+    """`start()`'s `hello` (without its id), allowed `START_TIMEOUT` seconds."""
+    timeout, client.timeout = client.timeout, max(client.timeout, START_TIMEOUT)
+    try:
+        hello = start()
+    finally:
+        client.timeout = timeout
+    return {key: value for key, value in hello.items() if key != "id"}
+
+
+_POOL: dict[tuple[str, float], PooledClient] = {}
+
+
+def pooled(command: str, timeout: float = DEFAULT_TIMEOUT) -> PooledClient:
+    """This process's adapter for `command`, started on first use and kept for later tasks."""
+    key = (command, timeout)
+    if key not in _POOL:
+        _POOL[key] = start(command, timeout)
+    return _POOL[key]
+
+
+@atexit.register
+def close_pool() -> None:
+    while _POOL:
+        _POOL.popitem()[1].close()

@@ -1,0 +1,26 @@
+"""A campaign's settings, shared by the Spark job, its reports and both designs' campaigns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .configmerge.campaign import DEFAULT_PER_SCENARIO
+
+
+@dataclass(frozen=True)
+class Config:
+    interleavings: int
+    seed: int = 1
+    master: str | None = None
+    out: Path = Path("fuzz-out")
+    mutant: str | None = None
+    per_scenario: int = DEFAULT_PER_SCENARIO
+    differential: bool = True
+    system: str = "config"
+    """`config` (the config-merge design), `kvgossip` (K/V Gossip's simulation) or `parser`
+    (hostile inputs to the config-merge parsers)."""
+    client: str | None = None
+    """A foreign client's adapter command: its answers are checked against the spec's."""
+    client_timeout: float = 10.0
+    """Seconds the adapter may take over one request before it counts as hung."""

@@ -1,0 +1,77 @@
+"""The spec with every distinct parse done once, for the engine and the spec's adapter alike.
+
+A differential task asks the spec the same messages many times: as the engine runs the
+interleavings and again as the oracle answers each adapter request. `CachedSpec` keeps each
+parse (or the refusal) by (bytes, lag, verify key), and merges through the spec's merge of
+already parsed messages, which gives the spec's `merge` byte for byte. Parsed messages are
+never edited in place (an increment or a merge makes a new message), so sharing them is safe.
+"""
+
+from __future__ import annotations
+
+import types
+
+from swarmconf.spec import configmerge as spec
+from swarmconf.spec.configmerge.message import check_lag
+from swarmconf.spec.configmerge.reasons import ConfigError, Reason, require
+from swarmconf.spec.configmerge.signing import check_verify_key, signing_key
+
+from .impl import Implementation
+from .mutants import parsed_merger
+
+
+class CachedSpec:
+    def __init__(self) -> None:
+        self.parsed: dict[tuple[bytes, int, bytes | None], spec.ConfigMessage | ConfigError] = {}
+        self.merge_parsed = parsed_merger(None)
+
+    def parse(
+        self, data: bytes, *, lag: int = 5, verify_key: bytes | None = None
+    ) -> spec.ConfigMessage:
+        key = (data, lag, verify_key)
+        if key not in self.parsed:
+            try:
+                self.parsed[key] = spec.parse(data, lag=lag, verify_key=verify_key)
+            except ConfigError as error:
+                self.parsed[key] = error
+        found = self.parsed[key]
+        if isinstance(found, ConfigError):
+            raise found
+        return found
+
+    def merge(
+        self,
+        messages: list[bytes],
+        *,
+        lag: int = 5,
+        verify_key: bytes | None = None,
+        sign_key: bytes | None = None,
+    ) -> spec.ConfigMessage:
+        """`spec.merge`, each input parsed once (D14, D15, D17)."""
+        check_lag(lag)
+        if verify_key is not None:
+            check_verify_key(verify_key)
+        if sign_key is not None:
+            signing_key(sign_key)
+        valid = []
+        for data in messages:
+            try:
+                valid.append(self.parse(data, lag=lag, verify_key=verify_key))
+            except ConfigError:
+                continue
+        require(valid != [], Reason.NO_VALID_MESSAGE, f"none of {len(messages)} inputs")
+        return self.merge_parsed(valid, lag=lag, verify_key=verify_key, sign_key=sign_key)
+
+    def implementation(self) -> Implementation:
+        """The engine's view: parse and merge cached, merge of parsed messages as the spec's."""
+        return Implementation(
+            "spec", self.parse, self.merge, spec.ConfigMessage.new, self.merge_parsed
+        )
+
+    def module(self) -> types.ModuleType:
+        """The API contract as a module, for `conformance.adapter.Adapter`."""
+        module = types.ModuleType("swarmconf.spec.configmerge")
+        module.__dict__.update(vars(spec))
+        module.parse = self.parse  # type: ignore[attr-defined]
+        module.merge = self.merge  # type: ignore[attr-defined]
+        return module

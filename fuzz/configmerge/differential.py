@@ -1,0 +1,336 @@
+"""Differential campaigns: every operation of every interleaving, through a foreign client.
+
+The spec runs each scenario's interleavings as in any campaign (P1, P2, P4-P6). Every distinct
+operation those interleavings used (the starting message's `new`, each edit's `increment`, each
+`merge`, and a `parse` and a `serialize` of every message involved) becomes one adapter request;
+a task sends its requests in one pipelined batch and, while the adapter answers, asks the spec
+adapter the same requests. An interleaving fails C1 when the client's answer to one of its
+operations differs from the spec's (bytes, hashes, merged or not, reason codes), and C2 when the
+client crashed, hung, garbled or errored on one. Skipped requests and declared quirks are
+counted, not passed silently.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from swarmconf.conformance.adapter import Adapter, bt_hex
+from swarmconf.conformance.client import Message
+
+from ..client import DEFAULT_TIMEOUT, PooledClient, pooled
+from ..verdict import AGREED, FAILED, QUIRK, SKIPPED, Verdict, judge
+from .cached_spec import CachedSpec
+from .campaign import Row
+from .edits import Data
+from .engine import Engine, Published
+from .impl import Implementation
+from .run import Outcome, run_case
+from .scenario import Scenario, generate_scenario
+from .schedule import Schedule, generate_schedule
+
+OpKey = tuple[Any, ...]
+PROPERTIES = {
+    "C1": "the client's answers equal the spec's: bytes, hashes, merged or not, reason codes",
+    "C2": "the client never crashes, hangs, garbles an answer or errors",
+}
+MAX_NOTED = 3
+"""Violations of one property noted per interleaving (its first operations)."""
+
+
+@dataclass
+class RecordingEngine(Engine):
+    """The engine on the cached spec, noting which distinct operations the current
+    interleaving uses; its `oracle` answers adapter requests from the same parses."""
+
+    cache: CachedSpec = field(default_factory=CachedSpec)
+    touched: set[OpKey] = field(default_factory=set)
+    edited: dict[OpKey, Data] = field(default_factory=dict)
+    """Each edit's data after its batch, as the spec computed it."""
+
+    @functools.cached_property
+    def oracle(self) -> Adapter:
+        return Adapter(self.cache.module(), "swarmconf.spec")
+
+    def stable(self, result: bytes, shuffled: list[bytes], sign_key: bytes | None) -> bool:
+        """P2 is the spec's own property, checked by campaigns without a client."""
+        return True
+
+    def check_valid(self, message: bytes, *, merged: bool, client: int | None) -> list[str]:
+        """P6 likewise: here the spec is the oracle, and C1 compares the client's bytes."""
+        return []
+
+    def edit(self, base: bytes, client: int, batch: int) -> Published:
+        self.touched.add(("edit", base, client, batch))
+        return super().edit(base, client, batch)
+
+    def apply_edit(
+        self, impl: Implementation, base: bytes, client: int, batch: int
+    ) -> tuple[bytes, Data, Data]:
+        message, before, after = super().apply_edit(impl, base, client, batch)
+        self.edited[("edit", base, client, batch)] = after
+        return message, before, after
+
+    def merge(self, inputs: frozenset[bytes], signer: bool) -> Any:
+        self.touched.add(("merge", inputs, signer))
+        return super().merge(inputs, signer)
+
+
+def recording_engine(scenario: Scenario) -> RecordingEngine:
+    cache = CachedSpec()
+    return RecordingEngine(scenario, cache.implementation(), None, cache=cache)
+
+
+def with_messages(engine: RecordingEngine, keys: Iterable[OpKey]) -> set[OpKey]:
+    """`keys` and the starting message's `new`, plus a parse and a serialize of each message
+    the operations read or wrote."""
+    result: set[OpKey] = {("new",)}
+    for key in keys:
+        if key[0] == "edit" and key not in engine.edited:
+            continue  # an invalid base: the client was never asked to edit it
+        result.add(key)
+        messages = [key[1]] if key[0] == "edit" else list(key[1])
+        if key[0] == "edit":
+            messages.append(engine.edits[key[1:]].message)
+        for message in messages:
+            result.update((("parse", message), ("serialize", message)))
+    return result
+
+
+def request_of(engine: RecordingEngine, key: OpKey) -> Message:
+    """The adapter request for one distinct operation."""
+    scenario = engine.scenario
+    keys = {"verify_key": engine.verify_key.hex()} if engine.verify_key else {}
+    if key[0] == "new":
+        sign = {"sign_key": engine.sign_key.hex()} if engine.sign_key else {}
+        data = bt_hex(scenario.base_data)
+        return {
+            "op": "new",
+            "seqno": scenario.base_seqno,
+            "lag": scenario.lag,
+            "data": data,
+            **sign,
+        }
+    if key[0] == "edit":
+        _, base, client, _batch = key
+        signer = scenario.clients[client].signer
+        sign_key = engine.sign_key if signer else engine.forged_key
+        sign = {"sign_key": sign_key.hex()} if sign_key else {}
+        data = bt_hex(engine.edited[key])
+        request = {"op": "increment", "msg": base.hex(), "lag": scenario.lag, "data": data}
+        return request | keys | sign
+    if key[0] == "merge":
+        _, inputs, signer = key
+        sign = {"sign_key": engine.sign_key.hex()} if signer and engine.sign_key else {}
+        msgs = [message.hex() for message in sorted(inputs)]
+        return {"op": "merge", "msgs": msgs, "lag": scenario.lag} | keys | sign
+    return {"op": key[0], "msg": key[1].hex(), "lag": scenario.lag} | keys
+
+
+def sort_key(key: OpKey) -> tuple[str, str]:
+    return (key[0], repr(key[1:]))
+
+
+@dataclass
+class Checked:
+    """The verdicts on a set of operations, and what the client cost."""
+
+    verdicts: dict[OpKey, Verdict]
+    requests: int
+    seconds_waiting: float
+
+
+def check_operations(engine: RecordingEngine, keys: set[OpKey], client: PooledClient) -> Checked:
+    """Send the operations to the client in one batch; judge each answer against the spec's."""
+    ordered = sorted(keys, key=sort_key)
+    requests = [request_of(engine, key) for key in ordered]
+    waited = client.waiting
+    pending = client.send(requests)
+    expected = [engine.oracle.handle(request) for request in requests]
+    answers = pending()
+    verdicts = {
+        key: judge(request, want, answer, client.quirks)
+        for key, request, want, answer in zip(ordered, requests, expected, answers, strict=True)
+    }
+    return Checked(verdicts, len(requests), client.waiting - waited)
+
+
+def client_violations(touched: set[OpKey], verdicts: dict[OpKey, Verdict]) -> list[str]:
+    """C1 and C2 violations of one interleaving, from the verdicts on the operations it used."""
+    noted: dict[str, list[str]] = {"C1": [], "C2": []}
+    for key in sorted(touched, key=sort_key):
+        verdict = verdicts[key]
+        if verdict.status in (AGREED, SKIPPED, QUIRK):
+            continue
+        name = "C2" if verdict.status == FAILED else "C1"
+        if len(noted[name]) < MAX_NOTED:
+            noted[name].append(f"{name} {verdict.detail}")
+    return noted["C1"] + noted["C2"]
+
+
+def tally(verdicts: Iterable[Verdict]) -> dict[str, int]:
+    counts = dict.fromkeys(("requests", SKIPPED, QUIRK, FAILED), 0)
+    for verdict in verdicts:
+        counts["requests"] += 1
+        if verdict.status in counts:
+            counts[verdict.status] += 1
+    return counts
+
+
+class ClientTask(NamedTuple):
+    """Schedules [first, first + schedules) of one scenario, checked through `command`."""
+
+    campaign_seed: int
+    scenario: int
+    first: int
+    schedules: int
+    command: str
+    timeout: float = DEFAULT_TIMEOUT
+
+
+CLIENT_FIELDS = ("client_requests", "client_skipped", "client_quirks", "client_failures")
+"""Per task, counted on its first row: distinct requests sent, skipped, judged by a declared
+quirk, failed (crash, hang, garbage, error); then the seconds spent waiting for answers."""
+
+
+def interleavings(
+    engine: RecordingEngine, schedules: Iterable[tuple[int, Schedule]]
+) -> list[tuple[int, Outcome, set[OpKey]]]:
+    """Run each schedule on the spec, with the operations it used."""
+    results = []
+    for index, schedule in schedules:
+        engine.touched = set()
+        outcome = run_case(engine, schedule)
+        results.append((index, outcome, with_messages(engine, engine.touched)))
+    return results
+
+
+def run_client_task(task: ClientTask, client: PooledClient | None = None) -> list[tuple[Any, ...]]:
+    """One scenario's rows: `Row`'s fields, then `CLIENT_FIELDS` and `client_seconds`; through
+    this worker's pooled adapter unless `client` is given."""
+    started = time.perf_counter()
+    scenario = generate_scenario(task.campaign_seed, task.scenario)
+    engine = recording_engine(scenario)
+    schedules = (
+        (index, generate_schedule(scenario, task.campaign_seed, task.scenario, index))
+        for index in range(task.first, task.first + task.schedules)
+    )
+    results = interleavings(engine, schedules)
+    keys = set().union(*(touched for _, _, touched in results))
+    checked = check_operations(engine, keys, client or pooled(task.command, task.timeout))
+    counts = tally(checked.verdicts.values())
+    seconds = (time.perf_counter() - started) / max(1, task.schedules)
+    rows = []
+    for number, (index, outcome, touched) in enumerate(results):
+        outcome.violations.extend(client_violations(touched, checked.verdicts))
+        extra = [counts[name] for name in ("requests", SKIPPED, QUIRK, FAILED)]
+        waited = checked.seconds_waiting
+        rows.append(
+            (
+                *row_of(task.campaign_seed, task.scenario, scenario, index, outcome, seconds),
+                *(extra if number == 0 else [0] * len(extra)),
+                waited if number == 0 else 0.0,
+            )
+        )
+    return rows
+
+
+def row_of(
+    seed: int, scenario_index: int, scenario: Scenario, index: int, outcome: Outcome, seconds: float
+) -> Row:
+    return Row(
+        seed,
+        scenario_index,
+        index,
+        len(scenario.clients),
+        scenario.edit_count,
+        scenario.lag,
+        scenario.signed,
+        outcome.events,
+        outcome.merges,
+        outcome.max_width,
+        outcome.max_depth,
+        outcome.rounds,
+        outcome.lost_dropped,
+        outcome.lost_overwritten,
+        outcome.checked,
+        " ".join(outcome.properties),
+        "\n".join(outcome.violations),
+        seconds,
+    )
+
+
+def plan_client(
+    campaign_seed: int, interleavings: int, per_scenario: int, command: str, timeout: float
+) -> list[ClientTask]:
+    tasks = []
+    for scenario, first in enumerate(range(0, interleavings, per_scenario)):
+        count = min(per_scenario, interleavings - first)
+        tasks.append(ClientTask(campaign_seed, scenario, 0, count, command, timeout))
+    return tasks
+
+
+def client_schema() -> Any:
+    from pyspark.sql.types import DoubleType, LongType, StructField, StructType
+
+    from .schema import row_schema
+
+    extra = [StructField(name, LongType(), False) for name in CLIENT_FIELDS]
+    seconds = StructField("client_seconds", DoubleType(), False)
+    return StructType([*row_schema().fields, *extra, seconds])
+
+
+def replay_with_client(
+    scenario: Scenario, schedule: Schedule, client: PooledClient
+) -> tuple[Outcome, dict[str, int]]:
+    """One interleaving on a fresh engine, its operations through `client`."""
+    engine = recording_engine(scenario)
+    [(_, outcome, touched)] = interleavings(engine, [(0, schedule)])
+    checked = check_operations(engine, touched, client)
+    outcome.violations.extend(client_violations(touched, checked.verdicts))
+    return outcome, tally(checked.verdicts.values())
+
+
+def client_fails(command: str, timeout: float) -> Callable[[tuple[Scenario, Schedule]], list[str]]:
+    """The properties a case fails, each replay on a freshly started adapter (for shrinking)."""
+    from ..client import start
+
+    def properties(case: tuple[Scenario, Schedule]) -> list[str]:
+        client = start(command, timeout)
+        try:
+            return replay_with_client(*case, client)[0].properties
+        finally:
+            client.close()
+
+    return properties
+
+
+def shrink_through_client(
+    case: tuple[Scenario, Schedule], command: str, timeout: float, rounds: int = 2
+) -> tuple[Scenario, Schedule]:
+    """A smaller case failing the same client property (C1 or C2) first, or else the same
+    first property; each candidate is replayed on a freshly started adapter."""
+    from .shrink import drop_base_keys, drop_clients, drop_edits, drop_events
+
+    properties = client_fails(command, timeout)
+    original = properties(case)
+    if not original:
+        raise ValueError("the case does not fail")
+    target = next((name for name in original if name in PROPERTIES), original[0])
+
+    def fails(candidate: tuple[Scenario, Schedule]) -> bool:
+        try:
+            return target in properties(candidate)
+        except ValueError:
+            return False
+
+    for _ in range(rounds):
+        before = case
+        for step in (drop_clients, drop_events, drop_edits, drop_base_keys):
+            case = step(case, fails)
+        if case == before:
+            break
+    return case

@@ -1,0 +1,368 @@
+"""Hostile-input campaigns: mutated and generated messages through every parser.
+
+Each task builds real messages from a few scenarios (a starting message, its increments with
+diffs and lagged entries, a merge, a message with an unknown key), then derives inputs from
+them by seeded mutations (truncations, splices, digit and length edits, hostile lengths and
+integers, deep nesting, byte edits) or generates bt values from nothing. Every distinct input
+is parsed by the spec and the reference, and, with a client, sent to its adapter as a `parse`
+request: every outcome must be equal, reason code included (H1); neither library may raise
+anything but its refusal (H2) or take longer than `SLOW_SECONDS` on one input (H3); the client
+is judged against the spec's answer (C1, C2 as in differential campaigns).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from swarmconf.conformance.adapter import Adapter
+from swarmconf.reference import configmerge as reference
+from swarmconf.spec.configmerge.reasons import ConfigError, UsageError
+
+from ..client import pooled
+from ..verdict import AGREED, FAILED, QUIRK, SKIPPED, judge
+from .cached_spec import CachedSpec
+from .differential import recording_engine
+from .scenario import generate_scenario
+
+PER_TASK = 50_000
+SCENARIOS_PER_TASK = 3
+SLOW_SECONDS = 2.0
+EXAMPLES = 5
+PROPERTIES = {
+    "H1": "the spec and the reference give the same outcome: the same message or reason code",
+    "H2": "neither library raises anything but a refusal with a reason code",
+    "H3": f"no input takes either library over {SLOW_SECONDS:g} s of CPU time",
+    "C1": "the client's answer equals the spec's, reason code included",
+    "C2": "the client never crashes, hangs, garbles an answer or errors",
+}
+HOSTILE_INTEGERS = (
+    b"0",
+    b"-0",
+    b"01",
+    b"9223372036854775807",
+    b"9223372036854775808",
+    b"-9223372036854775808",
+    b"-9223372036854775809",
+    b"18446744073709551616",
+    b"99999999999999999999999999",
+    b"",
+    b"-",
+    b"+1",
+)
+NESTING = (2, 63, 64, 65, 200, 1000)
+NUMBER = re.compile(rb"-?[0-9]+")
+DIGIT = re.compile(rb"[0-9]")
+LAGS = (5,) * 14 + (3, 3, 1, 1, 0, -1)
+"""Lags drawn for inputs: mostly the default; lag 0 or less (a usage error) now and then."""
+
+
+class HostileTask(NamedTuple):
+    campaign_seed: int
+    task: int
+    inputs: int
+    client: str | None = None
+    timeout: float = 10.0
+
+
+class Input(NamedTuple):
+    message: bytes
+    lag: int
+    verify_key: bytes | None
+    mutation: str
+
+
+# Real messages ----------------------------------------------------------------------------
+
+
+def seed_messages(campaign_seed: int, task: int) -> list[tuple[bytes, bytes | None]]:
+    """Messages a campaign's clients publish, with the key that verifies each (or None)."""
+    found: list[tuple[bytes, bytes | None]] = []
+    for number in range(SCENARIOS_PER_TASK):
+        scenario = generate_scenario(campaign_seed, task * SCENARIOS_PER_TASK + number)
+        engine = recording_engine(scenario)
+        key = engine.verify_key
+        messages = [engine.base]
+        for client in range(len(scenario.clients)):
+            base = engine.base
+            for batch in range(len(scenario.clients[client].batches)):
+                base = engine.edit(base, client, batch).message
+                messages.append(base)
+        messages.append(engine.merge(frozenset(messages), True).message)
+        found += [(message, key) for message in dict.fromkeys(messages)]
+    return found
+
+
+# Mutations --------------------------------------------------------------------------------
+
+
+def truncate(rng: random.Random, message: bytes, other: bytes) -> bytes:
+    return message[: rng.randrange(len(message))]
+
+
+def splice(rng: random.Random, message: bytes, other: bytes) -> bytes:
+    return message[: rng.randrange(len(message) + 1)] + other[rng.randrange(len(other) + 1) :]
+
+
+def digit_edit(rng: random.Random, message: bytes, other: bytes) -> bytes:
+    digits = [match.start() for match in DIGIT.finditer(message)]
+    if not digits:
+        return message
+    i = rng.choice(digits)
+    return message[:i] + rng.choice((b"", b"0", b"9", b"1", b"00", b"-")) + message[i + 1 :]
+
+
+def number_spans(message: bytes) -> list[tuple[int, int]]:
+    """(start, end) of the runs of digits (with a leading minus) in `message`."""
+    return [match.span() for match in NUMBER.finditer(message)]
+
+
+def length_edit(rng: random.Random, message: bytes, other: bytes) -> bytes:
+    """A string length or integer made off by one, zero, or hostile."""
+    spans = number_spans(message)
+    if not spans:
+        return message
+    start, end = rng.choice(spans)
+    old = message[start:end]
+    value = int(old) if old.lstrip(b"-").isdigit() else 0
+    new = rng.choice(
+        (
+            b"%d" % (value + 1),
+            b"%d" % max(0, value - 1),
+            b"0",
+            b"0" + old,
+            rng.choice(HOSTILE_INTEGERS),
+            b"%d" % (1 << rng.choice((31, 32, 63, 64))),
+        )
+    )
+    return message[:start] + new + message[end:]
+
+
+def nesting(rng: random.Random, message: bytes, other: bytes) -> bytes:
+    """Deep lists or dicts inserted where a value may start."""
+    depth = rng.choice(NESTING)
+    opener = rng.choice((b"l", b"d1:a"))
+    nested = opener * depth + b"i1e" + b"e" * depth
+    i = rng.randrange(len(message) + 1)
+    return message[:i] + nested + message[i:]
+
+
+def byte_edit(rng: random.Random, message: bytes, other: bytes) -> bytes:
+    i = rng.randrange(len(message))
+    choice = rng.randrange(4)
+    if choice == 0:
+        return message[:i] + bytes([rng.randrange(256)]) + message[i + 1 :]
+    if choice == 1:
+        return message[:i] + bytes([rng.choice(b"ilde:0-~=&<#")]) + message[i:]
+    if choice == 2:
+        return message[:i] + message[i + 1 :]
+    j = rng.randrange(i, len(message) + 1)
+    return message[:j] + message[i:j] + message[j:]
+
+
+def generated(rng: random.Random, message: bytes, other: bytes) -> bytes:
+    """A bt value made from nothing, shaped like a message half the time."""
+    if rng.random() < 0.5:
+        return random_bt(rng, 3)
+    fields = {b"#": rng.randrange(-2, 10), b"&": random_value(rng, 3)}
+    for key in (b"<", b"=", b"~", b"_x"):
+        if rng.random() < 0.4:
+            fields[key] = random_value(rng, 2)
+    return encode(fields)
+
+
+MUTATIONS: dict[str, Callable[[random.Random, bytes, bytes], bytes]] = {
+    "truncate": truncate,
+    "splice": splice,
+    "digit": digit_edit,
+    "length": length_edit,
+    "nesting": nesting,
+    "byte": byte_edit,
+    "generated": generated,
+}
+
+
+def random_value(rng: random.Random, depth: int) -> Any:
+    kind = rng.randrange(4 if depth > 0 else 2)
+    if kind == 0:
+        return rng.choice((0, 1, -1, 2**63 - 1, -(2**63), 2**63, rng.randrange(-99, 99)))
+    if kind == 1:
+        return rng.choice((b"", b"-", b"a", b"=", bytes(32), bytes(rng.randrange(8))))
+    if kind == 2:
+        return [random_value(rng, depth - 1) for _ in range(rng.randrange(4))]
+    return {
+        rng.choice((b"", b"a", b"b", b"=", b"&", b"#")): random_value(rng, depth - 1)
+        for _ in range(rng.randrange(4))
+    }
+
+
+def encode(value: Any) -> bytes:
+    """bt as written, dict keys in the given order (so unsorted dicts occur too)."""
+    if isinstance(value, int):
+        return b"i%de" % value
+    if isinstance(value, bytes):
+        return b"%d:%s" % (len(value), value)
+    if isinstance(value, list):
+        return b"l" + b"".join(encode(item) for item in value) + b"e"
+    return b"d" + b"".join(encode(k) + encode(v) for k, v in value.items()) + b"e"
+
+
+def random_bt(rng: random.Random, depth: int) -> bytes:
+    return encode(random_value(rng, depth))
+
+
+def hostile_inputs(task: HostileTask) -> list[Input]:
+    """The task's inputs: each a mutation (one to three times) of a real message, or generated."""
+    rng = random.Random(f"hostile:{task.campaign_seed}:{task.task}")
+    seeds = seed_messages(task.campaign_seed, task.task)
+    names = list(MUTATIONS)
+    inputs = []
+    for _ in range(task.inputs):
+        message, key = rng.choice(seeds)
+        applied = []
+        for _ in range(rng.choice((1, 1, 1, 2, 3))):
+            name = rng.choice(names)
+            message = MUTATIONS[name](rng, message or b"de", rng.choice(seeds)[0])
+            applied.append(name)
+        lag = rng.choice(LAGS)
+        verify_key = key if rng.random() < 0.5 else None
+        inputs.append(Input(message, lag, verify_key, "+".join(applied)))
+    return inputs
+
+
+# Outcomes ---------------------------------------------------------------------------------
+
+
+Outcome = tuple[str, ...]
+
+
+def outcome(parse: Callable[..., Any], item: Input) -> tuple[Outcome, float]:
+    """("valid", seqno, hash, signature, bytes) or ("invalid", reason) or ("raised", type)."""
+    started = time.thread_time()
+    try:
+        message = parse(item.message, lag=item.lag, verify_key=item.verify_key)
+        signature = "" if message.signature is None else message.signature.hex()
+        found: Outcome = (
+            "valid",
+            str(message.seqno),
+            message.hash.hex(),
+            signature,
+            bytes(message.serialize()).hex(),
+        )
+    except (ConfigError, UsageError) as error:
+        found = ("invalid", str(error.reason))
+    except Exception as error:  # any other exception is what H2 reports
+        found = ("raised", type(error).__name__)
+    return found, time.thread_time() - started
+
+
+def parse_request(item: Input) -> dict[str, Any]:
+    request: dict[str, Any] = {"op": "parse", "msg": item.message.hex(), "lag": item.lag}
+    if item.verify_key is not None:
+        request["verify_key"] = item.verify_key.hex()
+    return request
+
+
+def run_hostile_task(task: HostileTask) -> tuple[Any, ...]:
+    """One row: the task's counts, outcome tally and first failing inputs."""
+    started = time.perf_counter()
+    inputs = hostile_inputs(task)
+    distinct = list({(i.message, i.lag, i.verify_key): i for i in inputs}.values())
+    cache = CachedSpec()
+    tally: Counter[str] = Counter()
+    violations: Counter[str] = Counter()
+    examples: list[dict[str, Any]] = []
+    slowest = 0.0
+
+    def note(name: str, item: Input, detail: str) -> None:
+        violations[name] += 1
+        if len(examples) < EXAMPLES:
+            examples.append(
+                {
+                    "property": name,
+                    "detail": detail,
+                    "mutation": item.mutation,
+                    **parse_request(item),
+                }
+            )
+
+    pending = None
+    client = None
+    if task.client is not None:
+        client = pooled(task.client, task.timeout)
+        pending = client.send([parse_request(item) for item in distinct])
+    for item in distinct:
+        want, spec_seconds = outcome(cache.parse, item)
+        got, reference_seconds = outcome(reference.parse, item)
+        slowest = max(slowest, spec_seconds, reference_seconds)
+        tally[want[0] if want[0] != "invalid" else want[1]] += 1
+        if "raised" in (want[0], got[0]):
+            note("H2", item, f"spec {want[-1]}, reference {got[-1]}")
+        elif want != got:
+            note("H1", item, f"spec {want[0]} {want[1][:16]}, reference {got[0]} {got[1][:16]}")
+        if max(spec_seconds, reference_seconds) > SLOW_SECONDS:
+            note("H3", item, f"spec {spec_seconds:.2f} s, reference {reference_seconds:.2f} s")
+    client_counts = Counter[str]()
+    if client is not None and pending is not None:
+        oracle = Adapter(cache.module(), "swarmconf.spec")
+        for item, answer in zip(distinct, pending(), strict=True):
+            request = parse_request(item)
+            verdict = judge(request, oracle.handle(request), answer, client.quirks)
+            client_counts[verdict.status] += 1
+            if verdict.status not in (AGREED, SKIPPED, QUIRK):
+                note("C2" if verdict.status == FAILED else "C1", item, verdict.detail)
+    return (
+        task.campaign_seed,
+        task.task,
+        len(inputs),
+        len(distinct),
+        json.dumps(dict(sorted(tally.items()))),
+        json.dumps(dict(sorted(violations.items()))),
+        json.dumps(examples),
+        sum(client_counts.values()),
+        client_counts[SKIPPED],
+        client_counts[QUIRK],
+        time.perf_counter() - started,
+        slowest,
+    )
+
+
+HOSTILE_FIELDS = (
+    ("campaign_seed", "long"),
+    ("task", "long"),
+    ("inputs", "long"),
+    ("distinct", "long"),
+    ("outcomes", "string"),
+    ("violations", "string"),
+    ("examples", "string"),
+    ("client_requests", "long"),
+    ("client_skipped", "long"),
+    ("client_quirks", "long"),
+    ("seconds", "double"),
+    ("slowest", "double"),
+)
+"""A task's row: `outcomes` maps "valid", "raised" or a reason code to its count, `violations`
+a property to its count (both JSON), `examples` the first failing inputs as requests."""
+
+
+def hostile_schema() -> Any:
+    from pyspark.sql.types import DoubleType, LongType, StringType, StructField, StructType
+
+    types = {"long": LongType(), "string": StringType(), "double": DoubleType()}
+    return StructType([StructField(name, types[kind], False) for name, kind in HOSTILE_FIELDS])
+
+
+def plan_hostile(
+    campaign_seed: int, inputs: int, client: str | None, timeout: float
+) -> list[HostileTask]:
+    """`inputs` split into tasks of `PER_TASK` (smaller with a client, whose batch is one task)."""
+    per_task = PER_TASK if client is None else PER_TASK // 5
+    return [
+        HostileTask(campaign_seed, number, min(per_task, inputs - first), client, timeout)
+        for number, first in enumerate(range(0, inputs, per_task))
+    ]

@@ -1,0 +1,200 @@
+"""Honest writes while one node is under attack (`make bench-kv`, after the sync figures).
+
+Three nodes with real Serf agents on loopback. For each kind of attack, `--hostile` hostile
+connections (or notices) hit node a while `--writes` honest writes on a are timed until both b
+and c store them; the resident size of every node is sampled before and during the attack, and
+strangers (no cluster key) try to open sessions. Targets: p50 <= 10 ms, p99 <= 50 ms, every
+node under 2x its baseline RSS, no stranger answered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import tempfile
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
+
+from swarmconf.spec.kvgossip.fixtures import ROOT
+
+from . import attacks
+from .bench import propagation
+from .localcluster import LocalCluster, LocalNode
+
+MIB = 1 << 20
+Attack = Callable[[LocalCluster, LocalNode, int], AbstractAsyncContextManager[None]]
+
+
+async def _repeat(stop: asyncio.Event, round_: Callable[[], Awaitable[object]]) -> None:
+    while not stop.is_set():
+        await round_()
+
+
+@asynccontextmanager
+async def _until_stopped(make_round: Callable[[], Awaitable[object]]) -> AsyncIterator[None]:
+    """Run attack rounds back to back while the block runs."""
+    stop = asyncio.Event()
+    task = asyncio.create_task(_repeat(stop, make_round))
+    try:
+        yield
+    finally:
+        stop.set()
+        await task
+
+
+@asynccontextmanager
+async def idle(cluster: LocalCluster, a: LocalNode, count: int) -> AsyncIterator[None]:
+    held = await attacks.idle_strangers(await _port(a), count)
+    yield
+    attacks.close_all(held)
+
+
+@asynccontextmanager
+async def stranger_hellos(cluster: LocalCluster, a: LocalNode, count: int) -> AsyncIterator[None]:
+    held = await attacks.stranger_hellos(await _port(a), count)
+    yield
+    attacks.close_all(held)
+
+
+@asynccontextmanager
+async def storm(cluster: LocalCluster, a: LocalNode, count: int) -> AsyncIterator[None]:
+    stop = asyncio.Event()
+    task = asyncio.create_task(attacks.reconnect_storm(await _port(a), count, stop))
+    yield
+    stop.set()
+    await task
+
+
+@asynccontextmanager
+async def squatters(cluster: LocalCluster, a: LocalNode, count: int) -> AsyncIterator[None]:
+    port = await _port(a)
+    held = await attacks.member_squatters(port, cluster.key, count, b"squatting-node-1")
+    yield
+    attacks.close_all(held)
+
+
+@asynccontextmanager
+async def garbage(cluster: LocalCluster, a: LocalNode, count: int) -> AsyncIterator[None]:
+    port = await _port(a)
+    async with _until_stopped(lambda: attacks.garbage_frames(port, count, 4 * MIB - 1)):
+        yield
+
+
+@asynccontextmanager
+async def control_flood(cluster: LocalCluster, a: LocalNode, count: int) -> AsyncIterator[None]:
+    held = await attacks.control_flood(a.data_dir, count, 2 * MIB)
+    attacks.close_all(held)  # the writes need the control socket too; the burst is the attack
+    yield
+
+
+@asynccontextmanager
+async def notices(cluster: LocalCluster, a: LocalNode, count: int) -> AsyncIterator[None]:
+    a_id = bytes.fromhex((await a.status())["node_id"])
+    rpc = await cluster.nodes["b"].agent.connect()
+    try:
+        async with _until_stopped(
+            lambda: attacks.forged_notices(rpc, a_id, count, time.time_ns() // 1_000_000)
+        ):
+            yield
+    finally:
+        await rpc.close()
+
+
+@asynccontextmanager
+async def nothing(cluster: LocalCluster, a: LocalNode, count: int) -> AsyncIterator[None]:
+    yield
+
+
+ATTACKS: dict[str, Attack] = {
+    "no attack (for comparison)": nothing,
+    "idle connections (strangers)": idle,
+    "HELLO without the key (strangers)": stranger_hellos,
+    "reconnect storm (strangers)": storm,
+    "slot squatting (one member)": squatters,
+    "4 MiB garbage frames (strangers)": garbage,
+    "2 MiB control requests (local)": control_flood,
+    "forged change notices (member)": notices,
+}
+
+
+async def _port(node: LocalNode) -> int:
+    return int((await node.status())["sync_port"])
+
+
+def _rss(node: LocalNode) -> int:
+    assert node.process is not None
+    return attacks.rss_bytes(node.process.pid)
+
+
+@asynccontextmanager
+async def _sampling(nodes: list[LocalNode], peak: dict[str, int]) -> AsyncIterator[None]:
+    """Keep the highest RSS of each node in `peak`, sampled every 20 ms while the block runs."""
+
+    async def sample() -> None:
+        while True:
+            for node in nodes:
+                peak[node.name] = max(peak[node.name], _rss(node))
+            await asyncio.sleep(0.02)
+
+    task = asyncio.create_task(sample())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+def _percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
+
+
+async def main(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory(prefix="kv-bench-attack-") as tmp:
+        cluster = LocalCluster(Path(tmp) / "x", ROOT.pk, resync_interval=600)
+        try:
+            nodes = [await cluster.add(name) for name in "abc"]
+            await cluster.converged()
+            await propagation(cluster, 3)  # warm up
+            a = nodes[0]
+            baseline = {n.name: _rss(n) for n in nodes}
+            print(
+                f"honest writes on a -> stored on b and c while {args.hostile} hostile "
+                f"connections of one kind hit a ({args.writes} writes each; targets p50 <= 10 ms, "
+                "p99 <= 50 ms, RSS < 2x baseline, strangers answered: 0):"
+            )
+            print(
+                "  baseline RSS: " + ", ".join(f"{k} {v / MIB:.0f} MB" for k, v in baseline.items())
+            )
+            for name, attack in ATTACKS.items():
+                peak = dict(baseline)
+                async with _sampling(nodes, peak), attack(cluster, a, args.hostile):
+                    times = await propagation(cluster, args.writes)
+                    answered = await attacks.stranger_replies(await _port(a), 20)
+                ms = [t * 1000 for t in times]
+                ratio = max(peak[k] / baseline[k] for k in peak)
+                print(
+                    f"  {name:36s} p50 {_percentile(ms, 0.5):6.1f} ms  "
+                    f"p99 {_percentile(ms, 0.99):6.1f} ms  max RSS {ratio:.2f}x  "
+                    f"strangers answered {answered}/20"
+                )
+            status = await a.status()
+            print(f"  node a refused connections: {status['refused_connections']}")
+        finally:
+            await cluster.close()
+
+
+def cli() -> None:
+    """Parse arguments and run the benchmark."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--writes", type=int, default=50, help="honest writes per attack")
+    parser.add_argument("--hostile", type=int, default=200, help="hostile connections per attack")
+    asyncio.run(main(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    cli()

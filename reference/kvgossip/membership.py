@@ -1,0 +1,220 @@
+"""Cluster membership: one secret, the keys derived from it, and the sync-port handshake.
+
+The operator creates the cluster secret once (`swarmconf kv cluster-key -o cluster.key`: 32
+random bytes, base64, mode 0600) and gives the file to every node. Three keys are derived from
+it with HMAC-SHA-256 under distinct labels, so none can stand in for another:
+
+- Serf's gossip encryption key (`encrypt_key`): strangers can neither read nor inject gossip,
+  user events or queries;
+- Serf's RPC token (`rpc_auth`): a local user cannot send events or rewrite tags through the
+  agent's RPC port;
+- the handshake key: before a sync connection costs anything beyond its socket, both ends prove
+  they hold it by MACing the other's fresh nonce (below).
+
+Handshake, fixed sizes, done within `HANDSHAKE_TIMEOUT`:
+
+1. initiator → responder: `MAGIC ‖ nonce_i ‖ id_i` (8 + 16 + 16 bytes);
+2. responder → initiator: `nonce_r ‖ id_r ‖ HMAC(k, "R" ‖ transcript)`;
+3. initiator → responder: `HMAC(k, "I" ‖ transcript)`;
+
+where `transcript = nonce_i ‖ nonce_r ‖ id_i ‖ id_r`. The labels keep a reflected MAC from
+passing; the nonces keep a replayed one from passing. The handshake authenticates membership,
+it does not encrypt: records are signed end to end, and the threat model page says what an
+on-path attacker inside the network can still do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .privacy import check_private_file
+from .reasons import NodeReason
+
+SECRET_SIZE = 32
+NONCE_SIZE = 16
+ID_SIZE = 16
+MAC_SIZE = 32
+MAGIC = b"KVGAUTH1"
+HANDSHAKE_TIMEOUT = 2.0
+_GOSSIP_LABEL = b"swarmconf kv serf gossip"
+_RPC_LABEL = b"swarmconf kv serf rpc"
+_HANDSHAKE_LABEL = b"swarmconf kv sync handshake"
+
+
+class MembershipError(Exception):
+    """A key file is unusable or a peer failed the handshake; `.reason` is a stable code."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+
+
+def _derive(secret: bytes, label: bytes) -> bytes:
+    return hmac.new(secret, label, hashlib.sha256).digest()
+
+
+@dataclass(frozen=True)
+class ClusterKey:
+    """The cluster secret and the keys derived from it."""
+
+    secret: bytes
+
+    @property
+    def gossip_key(self) -> str:
+        """Serf's `encrypt_key`: 32 bytes, base64."""
+        return base64.b64encode(_derive(self.secret, _GOSSIP_LABEL)).decode()
+
+    @property
+    def rpc_token(self) -> str:
+        """Serf's `rpc_auth` token."""
+        return _derive(self.secret, _RPC_LABEL).hex()
+
+    @property
+    def handshake_key(self) -> bytes:
+        """The MAC key of the sync-port handshake."""
+        return _derive(self.secret, _HANDSHAKE_LABEL)
+
+    @classmethod
+    def generate(cls) -> ClusterKey:
+        """A fresh random cluster secret."""
+        return cls(os.urandom(SECRET_SIZE))
+
+
+def write_cluster_key(path: Path, key: ClusterKey) -> None:
+    """Create `path` (never overwriting) holding the secret in base64, mode 0600."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        raise MembershipError(
+            NodeReason.BAD_ARGUMENT, f"cannot create {path}: {exc.strerror}"
+        ) from exc
+    with os.fdopen(fd, "w") as out:
+        out.write(base64.b64encode(key.secret).decode() + "\n")
+
+
+def write_serf_secrets(path: Path, key: ClusterKey, *, replace: bool = False) -> None:
+    """Write a Serf agent config file (mode 0600) holding the gossip key and the RPC token."""
+    if replace:
+        path.unlink(missing_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        raise MembershipError(
+            NodeReason.BAD_ARGUMENT, f"cannot create {path}: {exc.strerror}"
+        ) from exc
+    with os.fdopen(fd, "w") as out:
+        json.dump({"encrypt_key": key.gossip_key, "rpc_auth": key.rpc_token}, out)
+
+
+def read_cluster_key(path: Path) -> ClusterKey:
+    """The cluster key in `path`, refused if others may read it or it is not 32 bytes."""
+    check_private_file(path)
+    try:
+        text = path.read_text().strip()
+    except OSError as exc:
+        raise MembershipError(
+            NodeReason.BAD_ARGUMENT, f"cannot read {path}: {exc.strerror}"
+        ) from exc
+    try:
+        secret = base64.b64decode(text, validate=True)
+    except binascii.Error as exc:
+        raise MembershipError(NodeReason.BAD_ARGUMENT, f"{path} is not base64") from exc
+    if len(secret) != SECRET_SIZE:
+        raise MembershipError(
+            NodeReason.BAD_ARGUMENT, f"{path} must hold {SECRET_SIZE} bytes, not {len(secret)}"
+        )
+    return ClusterKey(secret)
+
+
+def _mac(key: bytes, label: bytes, transcript: bytes) -> bytes:
+    return hmac.new(key, label + transcript, hashlib.sha256).digest()
+
+
+async def _read(reader: asyncio.StreamReader, size: int) -> bytes:
+    try:
+        return await reader.readexactly(size)
+    except (asyncio.IncompleteReadError, ConnectionError) as exc:
+        raise MembershipError(NodeReason.HANDSHAKE_FAILED, "closed during the handshake") from exc
+
+
+async def _send(writer: asyncio.StreamWriter, data: bytes) -> None:
+    writer.write(data)
+    try:
+        await writer.drain()
+    except ConnectionError as exc:
+        raise MembershipError(NodeReason.HANDSHAKE_FAILED, "closed during the handshake") from exc
+
+
+async def answer_handshake(
+    key: ClusterKey,
+    node_id: bytes,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+) -> bytes:
+    """Responder side: return the initiator's claimed node id once it has proved membership."""
+    try:
+        async with asyncio.timeout(HANDSHAKE_TIMEOUT):
+            hello = await _read(reader, len(MAGIC) + NONCE_SIZE + ID_SIZE)
+            if not hmac.compare_digest(hello[: len(MAGIC)], MAGIC):
+                raise MembershipError(NodeReason.HANDSHAKE_FAILED, "no membership handshake")
+            nonce_i = hello[len(MAGIC) : len(MAGIC) + NONCE_SIZE]
+            id_i = hello[len(MAGIC) + NONCE_SIZE :]
+            nonce_r = os.urandom(NONCE_SIZE)
+            transcript = nonce_i + nonce_r + id_i + node_id
+            await _send(writer, nonce_r + node_id + _mac(key.handshake_key, b"R", transcript))
+            proof = await _read(reader, MAC_SIZE)
+    except TimeoutError as exc:
+        raise MembershipError(
+            NodeReason.HANDSHAKE_FAILED, f"no handshake within {HANDSHAKE_TIMEOUT} s"
+        ) from exc
+    if not hmac.compare_digest(proof, _mac(key.handshake_key, b"I", transcript)):
+        raise MembershipError(NodeReason.HANDSHAKE_FAILED, "wrong cluster key")
+    return id_i
+
+
+async def open_handshake(
+    key: ClusterKey,
+    node_id: bytes,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+) -> bytes:
+    """Initiator side: return the responder's node id once it has proved membership."""
+    nonce_i = os.urandom(NONCE_SIZE)
+    try:
+        async with asyncio.timeout(HANDSHAKE_TIMEOUT):
+            await _send(writer, MAGIC + nonce_i + node_id)
+            reply = await _read(reader, NONCE_SIZE + ID_SIZE + MAC_SIZE)
+            nonce_r, id_r = reply[:NONCE_SIZE], reply[NONCE_SIZE : NONCE_SIZE + ID_SIZE]
+            transcript = nonce_i + nonce_r + node_id + id_r
+            if not hmac.compare_digest(
+                reply[NONCE_SIZE + ID_SIZE :], _mac(key.handshake_key, b"R", transcript)
+            ):
+                raise MembershipError(NodeReason.HANDSHAKE_FAILED, "peer has another cluster key")
+            await _send(writer, _mac(key.handshake_key, b"I", transcript))
+    except TimeoutError as exc:
+        raise MembershipError(
+            NodeReason.HANDSHAKE_FAILED, f"no handshake within {HANDSHAKE_TIMEOUT} s"
+        ) from exc
+    return id_r
+
+
+async def connect_member(
+    host: str, port: int, key: ClusterKey, node_id: bytes
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A sync connection that has passed the handshake as `node_id` (tools and tests)."""
+    reader, writer = await asyncio.open_connection(host, port)
+    try:
+        await open_handshake(key, node_id, reader, writer)
+    except MembershipError:
+        writer.close()
+        raise
+    return reader, writer
