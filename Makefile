@@ -97,3 +97,12 @@ bench-fuzz: $(STAMP)
 .PHONY: bench
 bench: $(STAMP)
 	nice $(BIN)/python bench/run.py --output bench/results.md
+
+# How strong the config-merge vectors are: 120 mutants of the spec (fixed seed), each run
+# through builtin:spec over vectors/v1; prints the mutants killed and every survivor.
+MUTANTS ?= 120
+MUTATION_SEED ?= 1
+.PHONY: mutation
+mutation: $(STAMP)
+	nice $(BIN)/python -m swarmconf.conformance.configmerge.mutation --sample $(MUTANTS) \
+		--seed $(MUTATION_SEED)

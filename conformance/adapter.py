@@ -100,6 +100,7 @@ class Adapter:
             "encrypt": self.encrypt,
             "decrypt": self.decrypt,
             "pad": self.pad,
+            "unpad": self.unpad,
         }
 
     def handle(self, request: Request) -> Result:
@@ -209,6 +210,9 @@ class Adapter:
 
     def pad(self, request: Request) -> Result:
         return {"padded": self.impl.pad(_bytes(request, "plaintext"), request["overhead"]).hex()}
+
+    def unpad(self, request: Request) -> Result:
+        return {"plaintext": self.impl.unpad(_bytes(request, "padded")).hex()}
 
 
 def builtin_adapter(impl: str) -> Adapter:

@@ -124,6 +124,13 @@ OPS: dict[str, Op] = {
             {},
             {"padded": "hex"},
         ),
+        Op(
+            "unpad",
+            "Strip the leading zero bytes of padding from `padded`.",
+            {"padded": "hex"},
+            {},
+            {"plaintext": "hex"},
+        ),
     )
 }
 

@@ -2,7 +2,8 @@
 
 `schema_for(category, ops)` allows exactly the ops a category uses; every object is closed
 (`additionalProperties: false`). Cross-field rules JSON Schema cannot state (tcIds numbered
-1..n, unique names, every flag used defined in the header) are checked by `check_document`.
+1..n, unique names, every flag used defined in the header, `deployed` exactly on the cases a quirk
+flag marks) are checked by `check_document`.
 """
 
 from __future__ import annotations
@@ -42,10 +43,12 @@ BUG_TYPES = (
     "DEPLOYED_QUIRK",
     "EXHAUSTIVE",
 )
-RULE_PATTERN = "^(D(1[0-9]|20|[1-9])|X[1-5])$"
+QUIRK_PATTERN = "^X(10|[1-9])$"
+RULE_PATTERN = "^(D(1[0-9]|20|[1-9])|X(10|[1-9]))$"
 FLAG_PATTERN = "^[A-Z][A-Za-z0-9]*$"
 NAME_PATTERN = "^[a-z0-9][a-z0-9_.-]*$"
 RESULTS = ("valid", "invalid", "acceptable")
+DEPLOYED_RESULTS = ("valid", "invalid", "hang", "abort")
 
 
 def schema_file_name(category: str) -> str:
@@ -79,6 +82,7 @@ def _case_schema(op_name: str) -> JsonSchema:
             "expected": _object(result, list(op.result)),
             "result": {"enum": list(RESULTS)},
             "reason": {"enum": [reason.value for reason in Reason]},
+            "deployed": _deployed_schema(result),
         },
         ["tcId", "name", "comment", "flags", "rules", "op", "input", "result"],
     )
@@ -92,6 +96,26 @@ def _case_schema(op_name: str) -> JsonSchema:
     return case
 
 
+def _deployed_schema(result: dict[str, JsonSchema]) -> JsonSchema:
+    """What the deployed client does on a case flagged with one of its quirks."""
+    deployed = _object(
+        {
+            "result": {"enum": list(DEPLOYED_RESULTS)},
+            "expected": _object(result, list(result)),
+            "reason": {"enum": [reason.value for reason in Reason]},
+        },
+        ["result"],
+    )
+    deployed["allOf"] = [
+        {
+            "if": {"properties": {"result": {"const": "valid"}}},
+            "then": {"required": ["expected"], "not": {"required": ["reason"]}},
+            "else": {"not": {"required": ["expected"]}},
+        }
+    ]
+    return deployed
+
+
 def schema_for(category: str, ops: list[str]) -> JsonSchema:
     """The schema of `<category>_test.json`, whose cases use the given ops."""
     flag = _object(
@@ -99,6 +123,7 @@ def schema_for(category: str, ops: list[str]) -> JsonSchema:
             "bugType": {"enum": list(BUG_TYPES)},
             "description": {"type": "string", "minLength": 1},
             "effect": {"type": "string", "minLength": 1},
+            "quirk": {"type": "string", "pattern": QUIRK_PATTERN},
         },
         ["bugType", "description"],
     )
@@ -154,4 +179,12 @@ def check_document(document: dict[str, Any]) -> list[str]:
         problems.append(f"flags used but not defined: {sorted(used - defined)}")
     if defined - used:
         problems.append(f"flags defined but not used: {sorted(defined - used)}")
+    quirk_flags = {name for name, flag in document["header"]["flags"].items() if "quirk" in flag}
+    unexplained = [
+        case["name"]
+        for case in cases
+        if bool(quirk_flags & set(case["flags"])) != ("deployed" in case)
+    ]
+    if unexplained:
+        problems.append(f"quirk flags without `deployed`, or the reverse: {unexplained[:5]}")
     return problems

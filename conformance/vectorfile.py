@@ -37,6 +37,8 @@ class Case:
     expected: dict[str, Any] | None
     result: str
     reason: str | None
+    deployed: dict[str, Any] | None = None
+    """What the deployed client does, on a case flagged with one of its quirks."""
 
     @property
     def label(self) -> str:
@@ -72,6 +74,7 @@ def cases_of(document: dict[str, Any]) -> list[Case]:
                 expected=raw.get("expected"),
                 result=raw["result"],
                 reason=raw.get("reason"),
+                deployed=raw.get("deployed"),
             )
         )
     return cases

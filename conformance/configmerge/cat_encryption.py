@@ -21,7 +21,8 @@ def build() -> Suite:
     suite = Suite(
         "encryption",
         "Deterministic XChaCha20-Poly1305 (D18 profile spec, D19 profile libsession with"
-        " derived key and padding); ciphertext || tag || nonce; hashes stay over the plaintext"
+        " derived key); ciphertext || tag || nonce; padding (D19) a step of its own: the"
+        " primitive, pad-then-encrypt, decrypt-then-unpad; hashes stay over the plaintext"
         " (D20).",
         profile="spec",
     )
@@ -43,11 +44,13 @@ def build() -> Suite:
                 f"encrypt {name} ({len(plaintext)} bytes) with profile {profile}",
                 "encrypt",
                 {"plaintext": plaintext.hex(), "key": k.hex(), "profile": profile, **extra},
-                flags=["Encryption"] + (["Padding"] if profile == "libsession" else []),
+                flags=["Encryption"],
                 rules=["D18"] if profile == "spec" else ["D19"],
                 expect="valid",
             )
             ciphertext = bytes.fromhex(answer["result"]["ciphertext"])
+            if domain is not None:
+                padded_round_trip(suite, name, plaintext, k, extra)
             suite.add(
                 f"decrypt-{profile}-{name}",
                 f"decrypt {name} with profile {profile}: the plaintext, whose hash is unchanged",
@@ -145,6 +148,22 @@ def build() -> Suite:
             rules=["D19"] if inputs.get("profile") == "libsession" else ["D18"],
             expect=reason or "valid",
         )
+    for name, padded in [
+        ("all-zero-216", bytes(216)),
+        ("all-zero-1", bytes(1)),
+        ("nothing", b""),
+        ("no-padding", b"d1:#i0e1:&de1:=dee"),
+        ("zeros-then-message", bytes(3) + b"d1:#i0e1:&de1:=dee"),
+    ]:
+        suite.add(
+            f"unpad-{name}",
+            f"unpad {name.replace('-', ' ')}: every leading zero byte goes (D19)",
+            "unpad",
+            {"padded": padded.hex()},
+            flags=["Padding"],
+            rules=["D19"],
+            expect="valid",
+        )
     sizes = [(size, overhead) for size in PAD_SIZES for overhead in (0, 40, 100)]
     for size, overhead in sizes + [(size, 40) for size in LARGE_PAD_SIZES]:
         suite.add(
@@ -157,3 +176,49 @@ def build() -> Suite:
             expect="valid",
         )
     return suite
+
+
+def padded_round_trip(
+    suite: Suite, name: str, plaintext: bytes, k: bytes, extra: dict[str, str]
+) -> None:
+    """Profile libsession as the deployed client pushes and loads: pad, then encrypt; decrypt,
+    then unpad (D19)."""
+    padded = bytes.fromhex(
+        suite.add(
+            f"pad-message-{name}",
+            f"pad {name} to the libsession chunk size before encrypting",
+            "pad",
+            {"plaintext": plaintext.hex(), "overhead": 40},
+            flags=["Padding"],
+            rules=["D19"],
+            expect="valid",
+        )["result"]["padded"]
+    )
+    inputs = {"key": k.hex(), "profile": "libsession", **extra}
+    sealed = suite.add(
+        f"encrypt-padded-{name}",
+        f"encrypt {name} padded to {len(padded)} bytes with profile libsession",
+        "encrypt",
+        {"plaintext": padded.hex(), **inputs},
+        flags=["Encryption", "Padding"],
+        rules=["D19"],
+        expect="valid",
+    )["result"]["ciphertext"]
+    suite.add(
+        f"decrypt-padded-{name}",
+        f"decrypt padded {name}: the padded plaintext, padding included",
+        "decrypt",
+        {"ciphertext": sealed, **inputs},
+        flags=["Encryption", "Padding"],
+        rules=["D19", "D20"],
+        expect="valid",
+    )
+    suite.add(
+        f"unpad-message-{name}",
+        f"unpad {name} after decrypting it",
+        "unpad",
+        {"padded": padded.hex()},
+        flags=["Padding"],
+        rules=["D19"],
+        expect="valid",
+    )

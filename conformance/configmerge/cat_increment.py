@@ -107,7 +107,7 @@ def build() -> Suite:
         "increment",
         {"msg": minimal().hex(), "lag": 0},
         flags=["BadLag"],
-        rules=["D16", "X4"],
+        rules=["D16"],
         expect="BAD_LAG",
     )
     return suite

@@ -9,6 +9,7 @@ import nacl.signing
 
 from swarmconf.conformance.configmerge.suite import Suite
 from swarmconf.conformance.configmerge.values import (
+    data_hex,
     edited,
     minimal,
     new_message,
@@ -249,8 +250,18 @@ def build() -> Suite:
             name.replace("-", " "),
             "increment",
             {"msg": signed.hex(), **inputs},
-            flags=["Signature"],
-            rules=["D13", "D17"],
+            flags=["Signature", "Hash"] if "sign_key" in inputs else ["Signature"],
+            rules=["D1", "D13", "D17"] if "sign_key" in inputs else ["D13", "D17"],
+            expect="valid",
+        )
+    for name, key in [("new-signed-seed", alice), ("new-signed-secret-key", bob + bob_pub)]:
+        suite.add(
+            name,
+            f"{name.replace('-', ' ')}: the hash covers the signature (D1)",
+            "new",
+            {"seqno": 7, "data": data_hex({b"k": b"v"}), "sign_key": key.hex()},
+            flags=["Signature", "Hash"],
+            rules=["D1", "D17"],
             expect="valid",
         )
     merge_cases(suite, rng, alice, alice_pub, bob)

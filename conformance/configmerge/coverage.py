@@ -8,8 +8,8 @@ from swarmconf.conformance.configmerge.suite import Suite
 from swarmconf.spec.configmerge.reasons import Reason
 from swarmconf.spec.configmerge.rules import RULES as DECISIONS
 
-# The decisions of the spec's rule registry, then the deployed client's quirks X1..X5.
-RULES = sorted(DECISIONS, key=lambda rule: int(rule[1:])) + [f"X{n}" for n in range(1, 6)]
+# The decisions of the spec's rule registry, then the deployed client's quirks X1..X10.
+RULES = sorted(DECISIONS, key=lambda rule: int(rule[1:])) + [f"X{n}" for n in range(1, 11)]
 
 # Reason codes no vector can show through the API contract, and why.
 UNREACHABLE = {

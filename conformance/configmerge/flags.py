@@ -13,11 +13,16 @@ class Flag:
     bug_type: str
     description: str
     effect: str = ""
+    quirk: str = ""
+    """For a `DEPLOYED_QUIRK` flag, the decision it cites (X1..X10): a case so flagged says
+    in `deployed` what the deployed client does with it."""
 
     def as_json(self) -> dict[str, str]:
         entry = {"bugType": self.bug_type, "description": self.description}
         if self.effect:
             entry["effect"] = self.effect
+        if self.quirk:
+            entry["quirk"] = self.quirk
         return entry
 
 
@@ -50,21 +55,63 @@ FLAGS: dict[str, Flag] = {
     "DataRules": Flag(
         "BASIC", "Set order, scalar-only sets, no empty sets or nested dicts in the data (D11)."
     ),
-    "DeployedClientAborts": Flag(
-        "DEPLOYED_QUIRK",
-        "The deployed client aborts its whole merge"
-        " or asserts on this input (X2, X4); swarmconf refuses or"
-        " skips it.",
-    ),
     "DeployedClientAccepts": Flag(
         "DEPLOYED_QUIRK",
-        "The deployed client accepts this non-canonical input (X1); swarmconf refuses it (D10).",
+        "The deployed client accepts this non-canonical input, hashing the bytes as received"
+        " (X1); swarmconf refuses it (D10).",
         "Accepting it makes one logical message have many hashes.",
+        quirk="X1",
+    ),
+    "DeployedClientAborts": Flag(
+        "DEPLOYED_QUIRK",
+        "An input that is not a dict, an empty dict, an integer beyond int64 in a set diff or"
+        " an unreplayable set diff aborts the deployed client's whole merge (X2); swarmconf"
+        " skips the input (D14). The deployed parse accepts the unreplayable set diff.",
+        quirk="X2",
     ),
     "DeployedClientLoops": Flag(
         "DEPLOYED_QUIRK",
-        "An integer inside a diff makes the deployed"
-        " client's parser loop forever (X3); swarmconf refuses it.",
+        "An integer value inside a diff makes the deployed client's parser loop forever (X3);"
+        " swarmconf refuses it (D12).",
+        quirk="X3",
+    ),
+    "DeployedClientIgnoresLag": Flag(
+        "DEPLOYED_QUIRK",
+        "Lag below 1: the deployed client asserts in a merge, and parses or increments keeping"
+        " no lagged entry (X4); swarmconf refuses it as a usage error (D16).",
+        quirk="X4",
+    ),
+    "DeployedClientWrapsSeqno": Flag(
+        "DEPLOYED_QUIRK",
+        "At seqno 2^63-1 the deployed client's increment wraps to -2^63 and its merge aborts"
+        " (X6); swarmconf refuses with SEQNO_OVERFLOW.",
+        quirk="X6",
+    ),
+    "DeployedClientNoLimits": Flag(
+        "DEPLOYED_QUIRK",
+        "The deployed client has no writer limits and no nesting limit (X7): it writes keys"
+        " over 128 bytes and strings over 4,096, and parses any depth.",
+        quirk="X7",
+    ),
+    "DeployedClientSignature": Flag(
+        "DEPLOYED_QUIRK",
+        "The deployed client keeps a verified signature over re-signing, and signs with a"
+        " 64-byte key as given even when its public half does not match (X8); swarmconf"
+        " re-signs, and refuses the key (D17).",
+        quirk="X8",
+    ),
+    "DeployedClientZeroPlaintext": Flag(
+        "DEPLOYED_QUIRK",
+        "The deployed client strips padding only when some byte is non-zero (X9): an all-zero"
+        " padded plaintext stays as it is; swarmconf strips it to the empty plaintext (D19).",
+        quirk="X9",
+    ),
+    "DeployedClientCheckOrder": Flag(
+        "DEPLOYED_QUIRK",
+        "The input breaks two rules; the deployed client's streaming pass meets the other one"
+        " first and refuses for it (X10).",
+        "Strict reason codes cannot match the deployed client here; it refuses all the same.",
+        quirk="X10",
     ),
     "DesignTextExample": Flag(
         "DESIGN_TEXT_EXAMPLE",
@@ -162,3 +209,6 @@ FLAGS: dict[str, Flag] = {
         "Accepting it lets anyone forge configuration.",
     ),
 }
+
+QUIRK_FLAGS: dict[str, str] = {flag.quirk: name for name, flag in FLAGS.items() if flag.quirk}
+"""The flag of each deployed-client quirk, by decision (X1..X10)."""

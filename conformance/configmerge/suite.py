@@ -1,7 +1,9 @@
 """Building one vector file: cases are described by their input; the spec computes the answer.
 
 `Suite.add` sends the case's request to the built-in adapter over `swarmconf.spec.configmerge` (the
-oracle) and records its answer as the expected result or reason. A case may state what it is
+oracle) and records its answer as the expected result or reason. It asks the deployed client's
+emulation too: where a quirk (X1..X10) makes that client differ, the case gets the quirk's flag
+and rule, and `deployed` says what the deployed client does. A case may state what it is
 meant to show (`expect`: "valid" or a reason code); if the spec answers otherwise the
 generator stops, because either the case or the spec is wrong.
 """
@@ -12,18 +14,27 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from swarmconf.conformance.adapter import Adapter, builtin_adapter
-from swarmconf.conformance.configmerge.flags import FLAGS
+from swarmconf.conformance.configmerge.deployed import DeployedAdapter
+from swarmconf.conformance.configmerge.flags import FLAGS, QUIRK_FLAGS
 from swarmconf.conformance.protocol import HEADER_DEFAULTS, OPS
 from swarmconf.conformance.schema import schema_file_name
 from swarmconf.conformance.vectorfile import SCHEMA_VERSION
 
 _ORACLE: list[Adapter] = []
+_DEPLOYED: list[DeployedAdapter] = []
 
 
 def oracle() -> Adapter:
     if not _ORACLE:
         _ORACLE.append(builtin_adapter("spec"))
     return _ORACLE[0]
+
+
+def deployed_client() -> DeployedAdapter:
+    """The deployed client's emulation: which quirks make it differ on a case, and how."""
+    if not _DEPLOYED:
+        _DEPLOYED.append(DeployedAdapter())
+    return _DEPLOYED[0]
 
 
 class GeneratorMismatch(AssertionError):
@@ -66,6 +77,12 @@ class Suite:
                 request[key] = defaults[key]
         request.update(inputs)
         answer = oracle().handle(request)
+        if any(FLAGS[flag].quirk for flag in flags):
+            raise ValueError(f"{self.category}/{name}: quirk flags come from the emulation")
+        behaviour = deployed_client().behaviour(request, answer)
+        if behaviour is not None:
+            flags = [*flags, *(QUIRK_FLAGS[quirk] for quirk in behaviour.quirks)]
+            rules = [*rules, *behaviour.quirks]
         case: dict[str, Any] = {
             "name": name,
             "comment": comment,
@@ -83,6 +100,8 @@ class Suite:
             case["reason"] = outcome = answer["reason"]
         else:
             raise GeneratorMismatch(f"{self.category}/{name}: the spec answered {answer}")
+        if behaviour is not None:
+            case["deployed"] = behaviour.deployed
         if expect is not None and expect != outcome:
             raise GeneratorMismatch(
                 f"{self.category}/{name}: meant to be {expect}, the spec says {outcome}"

@@ -165,6 +165,10 @@ def op_pad(request: Request) -> Result:
     return {"padded": client.pad(raw(request, "plaintext"), request["overhead"]).hex()}
 
 
+def op_unpad(request: Request) -> Result:
+    return {"plaintext": client.unpad(raw(request, "padded")).hex()}
+
+
 OPERATIONS: dict[str, Callable[[Request], Result]] = {
     "parse": op_parse,
     "hash": op_hash,
@@ -178,6 +182,7 @@ OPERATIONS: dict[str, Callable[[Request], Result]] = {
     "encrypt": op_encrypt,
     "decrypt": op_decrypt,
     "pad": op_pad,
+    "unpad": op_unpad,
 }
 
 

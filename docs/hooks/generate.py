@@ -171,17 +171,30 @@ def vector_cases(document: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def quirk_vectors() -> str:
-    """For each deployed-client quirk X1..X5: how many vector cases show it, and a few of them."""
-    cited: dict[str, list[str]] = {f"X{number}": [] for number in range(1, 6)}
+    """For each deployed-client quirk X1..X10: how many vector cases its flag marks, what the
+    deployed client does on them, and a few of them."""
+    cited: dict[str, list[str]] = {f"X{number}": [] for number in range(1, 11)}
+    results: dict[str, set[str]] = {quirk: set() for quirk in cited}
     for name, document in vector_documents():
         category = name.removesuffix("_test.json")
+        quirk_of = {
+            flag: entry["quirk"]
+            for flag, entry in document.get("header", {}).get("flags", {}).items()
+            if "quirk" in entry
+        }
         for case in vector_cases(document):
-            for rule in case.get("rules", []):
-                if rule in cited:
-                    cited[rule].append(f"`{category}#{case['tcId']}` {case['name']}")
-    rows = ["| Quirk | Cases | For example |", "| --- | ---: | --- |"]
+            for flag in case.get("flags", []):
+                if flag in quirk_of:
+                    cited[quirk_of[flag]].append(f"`{category}#{case['tcId']}` {case['name']}")
+                    results[quirk_of[flag]].add(case["deployed"]["result"])
+    rows = [
+        "| Quirk | Cases | The deployed client | For example |",
+        "| --- | ---: | --- | --- |",
+    ]
     for rule, cases in cited.items():
-        rows.append(f"| [{rule}](#{rule.lower()}) | {len(cases)} | {'; '.join(cases[:3]) or '-'} |")
+        does = ", ".join(sorted(results[rule])) or "-"
+        examples = "; ".join(cases[:3]) or "-"
+        rows.append(f"| [{rule}](#{rule.lower()}) | {len(cases)} | {does} | {examples} |")
     return "\n".join(rows)
 
 
@@ -336,7 +349,7 @@ EXAMPLE_KEY = bytes(range(32))
 
 def wire_example_values() -> list[tuple[str, bytes]]:
     """(description, bytes) of each wire example, computed by `swarmconf.spec.configmerge`."""
-    from swarmconf.spec.configmerge import ConfigMessage, encrypt, examples, parse
+    from swarmconf.spec.configmerge import ConfigMessage, encrypt, examples, pad, parse
 
     empty = ConfigMessage.new(0).serialize()
     return [
@@ -345,8 +358,8 @@ def wire_example_values() -> list[tuple[str, bytes]]:
         ("The design text's message 118 (see the errata)", examples.m118()),
         ("The empty message encrypted, profile `spec`", encrypt(empty, EXAMPLE_KEY)),
         (
-            "The empty message encrypted, profile `libsession`, domain `convo`",
-            encrypt(empty, EXAMPLE_KEY, profile="libsession", domain=b"convo"),
+            "The empty message padded, then encrypted, profile `libsession`, domain `convo`",
+            encrypt(pad(empty), EXAMPLE_KEY, profile="libsession", domain=b"convo"),
         ),
     ]
 

@@ -188,19 +188,27 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def _padded(args: argparse.Namespace) -> bool:
+    """Profile libsession pads before encrypting and strips after decrypting, unless told not
+    to (D19); profile spec never pads."""
+    return args.profile == "libsession" and not args.no_padding
+
+
 def cmd_encrypt(args: argparse.Namespace) -> int:
     data = read_input(args.file, hex_text=args.hex_in, max_size=args.max_size)
+    plaintext = crypto.pad(data) if _padded(args) else data
     write_output(
-        crypto.encrypt(data, key_argument(args.key), profile=args.profile, domain=args.domain), args
+        crypto.encrypt(plaintext, key_argument(args.key), profile=args.profile, domain=args.domain),
+        args,
     )
     return 0
 
 
 def cmd_decrypt(args: argparse.Namespace) -> int:
     data = read_input(args.file, hex_text=args.hex_in, max_size=args.max_size)
-    write_output(
-        crypto.decrypt(data, key_argument(args.key), profile=args.profile, domain=args.domain), args
-    )
+    key = key_argument(args.key)
+    plaintext = crypto.decrypt(data, key, profile=args.profile, domain=args.domain)
+    write_output(crypto.unpad(plaintext) if _padded(args) else plaintext, args)
     return 0
 
 
@@ -380,6 +388,12 @@ def register(subparsers: Any) -> None:
         p.add_argument("--key", required=True, metavar=KEY_HELP, help="the 32-byte key")
         p.add_argument("--profile", choices=crypto.PROFILES, default="spec", help="default spec")
         p.add_argument("--domain", type=_domain, help="libsession domain, 1 to 24 bytes of text")
+        p.add_argument(
+            "--no-padding",
+            action="store_true",
+            help="libsession: the bare primitive, without padding before encryption or"
+            " stripping it after decryption",
+        )
         _add_input(p)
         _add_output(p)
 

@@ -101,10 +101,11 @@ def _keys(key: object, profile: object, domain: object, size: int) -> tuple[byte
 def encrypt(
     plaintext: bytes, key: bytes, *, profile: str = "spec", domain: bytes | None = None
 ) -> bytes:
-    """Deterministic encryption: ciphertext, tag, then the nonce hashed from the plaintext."""
+    """Deterministic encryption: ciphertext, tag, then the nonce hashed from the plaintext.
+
+    No padding in either profile: `pad` is a step of its own (D19).
+    """
     plaintext = bytes(plaintext)
-    if profile == "libsession":
-        plaintext = pad(plaintext)
     enc_key, nonce_key = _keys(key, profile, domain, len(plaintext))
     nonce = hashlib.blake2b(plaintext, digest_size=NONCE_SIZE, key=nonce_key).digest()
     sealed = bindings.crypto_aead_xchacha20poly1305_ietf_encrypt(plaintext, None, nonce, enc_key)
@@ -114,7 +115,8 @@ def encrypt(
 def decrypt(
     ciphertext: bytes, key: bytes, *, profile: str = "spec", domain: bytes | None = None
 ) -> bytes:
-    """The plaintext of `encrypt`'s output; `DecryptError` if it does not authenticate."""
+    """The plaintext `encrypt` was given, padding included; `DecryptError` if it does not
+    authenticate."""
     ciphertext = bytes(ciphertext)
     enc_key, _nonce_key = _keys(key, profile, domain, max(len(ciphertext) - OVERHEAD, 0))
     if len(ciphertext) < OVERHEAD:
@@ -126,5 +128,4 @@ def decrypt(
         )
     except CryptoError as exc:
         raise DecryptError(Reason.DECRYPT_FAILED, "authentication failed") from exc
-    plaintext = bytes(plaintext)
-    return unpad(plaintext) if profile == "libsession" else plaintext
+    return bytes(plaintext)

@@ -193,6 +193,7 @@ class ConfigMessage:
             return cache[2]
         out = self._sign(self._body(data, diff), secret)
         self._cache = (data, secret, out)
+        self._sign_secret = secret  # an editable message signed once is hashed signed (D1)
         return out
 
     def _serialize_parsed(self, secret: bytes | None) -> bytes:

@@ -51,7 +51,10 @@ def pad(plaintext: bytes, overhead: int = OVERHEAD) -> bytes:
 
 
 def unpad(padded: bytes) -> bytes:
-    """Strip the leading zero bytes of padding; a message starts with `d`, never a zero (D19)."""
+    """Strip the leading zero bytes of padding; a message starts with `d`, never a zero (D19).
+
+    All zeros strip to the empty plaintext (the deployed client keeps them: X9).
+    """
     return padded.lstrip(b"\0")
 
 
@@ -110,20 +113,21 @@ def encrypt(
 ) -> bytes:
     """Encrypt deterministically: the same plaintext and key give the same bytes (D18, D19).
 
-    Profile `libsession` pads the plaintext first, as the deployed client does when it pushes
-    (D19).
+    The primitive only, in both profiles: padding is a step of its own (`pad`), which the
+    deployed client takes before it encrypts when it pushes (D19).
     """
     check_arguments(key, profile, domain)
     if profile == "libsession":
         assert domain is not None
-        return seal_libsession(pad(plaintext), key, domain)
+        return seal_libsession(plaintext, key, domain)
     return seal_spec(plaintext, key)
 
 
 def decrypt(
     ciphertext: bytes, key: bytes, *, profile: Profile = "spec", domain: bytes | None = None
 ) -> bytes:
-    """Decrypt and authenticate, raising `DecryptError`; profile `libsession` strips padding."""
+    """Decrypt and authenticate, raising `DecryptError`: the bytes `encrypt` was given,
+    padding included (`unpad` strips it, D19)."""
     check_arguments(key, profile, domain)
     # Verify the ciphertext holds at least a tag and a nonce
     if len(ciphertext) < OVERHEAD:
@@ -138,4 +142,4 @@ def decrypt(
         )
     except nacl.exceptions.CryptoError as error:
         raise DecryptError(Reason.DECRYPT_FAILED) from error
-    return unpad(plaintext) if profile == "libsession" else plaintext
+    return plaintext

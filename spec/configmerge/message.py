@@ -114,7 +114,8 @@ class ConfigMessage:
 
     @property
     def hash(self) -> bytes:
-        """The message's identity: BLAKE2b-256 of the bytes received, or of `serialize()` (D1)."""
+        """The message's identity: BLAKE2b-256 of the bytes received, or of `serialize()` with
+        the key the message is signed with, if any (D1)."""
         if self._received_hash is not None:
             return self._received_hash
         return message_hash(self.serialize())
@@ -123,7 +124,8 @@ class ConfigMessage:
         """The canonical bytes: `#`, unknown keys in place (D9), `&`, `<`, `=`, then `~` (D17).
 
         With `sign_key` the message is signed; a verified signature is written back verbatim;
-        an unverified one is dropped (D17).
+        an unverified one is dropped (D17). An editable message keeps the key it is signed
+        with, so its hash is of the signed bytes, signature included (D1).
         """
         diff = self.diff
         data = pruned(self.data)
@@ -132,7 +134,10 @@ class ConfigMessage:
         unsigned = encode_message(self.seqno, self.extra, data, self.lagged, diff)
         key = sign_key if sign_key is not None else self._sign_key
         if key is not None:
-            return sign(unsigned, key)
+            signed = sign(unsigned, key)
+            if self.editable:
+                self._sign_key = key
+            return signed
         if self.signature is not None and self._verified:
             return attach_signature(unsigned, self.signature)
         return unsigned

@@ -66,6 +66,7 @@ def requests() -> list[dict[str, Any]]:
             "domain": "6b",
         },
         {"op": "pad", "plaintext": ConfigMessage.new(1).serialize().hex(), "overhead": 40},
+        {"op": "unpad", "padded": "0000" + ConfigMessage.new(1).serialize().hex()},
     ]
 
 

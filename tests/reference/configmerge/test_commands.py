@@ -152,6 +152,25 @@ def test_encrypt_decrypt_round_trip(
     assert code == 1 and err == "swarmconf: error: DECRYPT_FAILED: authentication failed\n"
 
 
+def test_libsession_commands_pad_unless_told_not_to(
+    files: dict[str, Path], capsysbinary: pytest.CaptureFixture[bytes], tmp_path: Path
+) -> None:
+    key = bytes(range(100, 132))
+    args = ["--key", key.hex(), "--profile", "libsession", "--domain", "UserProfile"]
+    message = files["m127"].read_bytes()
+    for padding, plaintext in [([], ref.pad(message)), (["--no-padding"], message)]:
+        sealed = tmp_path / "sealed"
+        code, _, _ = run(
+            ["encrypt", *args, *padding, "-o", str(sealed), str(files["m127"])], capsysbinary
+        )
+        assert code == 0
+        assert sealed.read_bytes() == ref.encrypt(
+            plaintext, key, profile="libsession", domain=b"UserProfile"
+        )
+        code, out, _ = run(["decrypt", *args, "--no-padding", str(sealed)], capsysbinary)
+        assert code == 0 and out == plaintext
+
+
 def test_keygen(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
     code, out, _ = run(["keygen", "--json"], capsysbinary)
     keys = json.loads(out)

@@ -44,10 +44,20 @@ def test_round_trip_and_determinism(profile: str, domain: bytes | None, plaintex
     assert decrypt(sealed, KEY, profile=profile, domain=domain) == message  # type: ignore[arg-type]
 
 
-def test_libsession_pads_to_the_bucket() -> None:
-    sealed = encrypt(m127(), KEY, profile="libsession", domain=b"convo")
+def test_padding_is_a_step_of_its_own() -> None:
+    """The libsession primitive does not pad; pad-then-encrypt is the deployed push, and
+    decrypt returns the padded plaintext for `unpad` (D19)."""
+    assert len(encrypt(m127(), KEY, profile="libsession", domain=b"convo")) == len(m127()) + 40
+    sealed = encrypt(pad(m127()), KEY, profile="libsession", domain=b"convo")
     assert len(sealed) == padded_size(len(m127())) + 40
+    opened = decrypt(sealed, KEY, profile="libsession", domain=b"convo")
+    assert opened == pad(m127()) and unpad(opened) == m127()
     assert len(encrypt(m127(), KEY)) == len(m127()) + 40
+
+
+def test_all_zero_padding_unpads_to_nothing() -> None:
+    """swarmconf strips every leading zero; the deployed client keeps all zeros (X9)."""
+    assert unpad(pad(b"")) == b"" and len(pad(b"")) == 216
 
 
 @pytest.mark.parametrize(("profile", "domain"), PROFILES)

@@ -18,6 +18,7 @@ from swarmconf.spec.configmerge import (
 )
 from swarmconf.spec.configmerge.bt import encode
 from swarmconf.spec.configmerge.data import Data, pruned
+from swarmconf.spec.configmerge.message import DEFAULT_LAG
 
 HASH = bytes(range(32))
 
@@ -269,3 +270,26 @@ def test_the_reported_writer_error_does_not_depend_on_order() -> None:
         with pytest.raises(UsageError) as caught:
             built.serialize()
         assert caught.value.reason == Reason.BAD_VALUE_TYPE
+
+
+def test_the_default_lag_is_5() -> None:
+    """D16: lag 5 unless told otherwise; an entry 5 behind is dropped, 4 behind kept."""
+    assert DEFAULT_LAG == 5
+    entry = [[5, bytes(32), {}], [6, bytes(range(32)), {}]]
+    raw = encode({b"#": 10, b"&": {}, b"<": entry, b"=": {}})
+    assert [e.seqno for e in parse(raw).lagged] == [6]
+    assert ConfigMessage.new(1).lag == 5
+
+
+@pytest.mark.parametrize("seqno", [True, False, 1.0, "1", None])
+def test_new_refuses_a_seqno_that_is_not_an_integer(seqno: object) -> None:
+    with pytest.raises(UsageError) as caught:
+        ConfigMessage.new(seqno)  # type: ignore[arg-type]
+    assert caught.value.reason == Reason.BAD_VALUE_TYPE
+
+
+@pytest.mark.parametrize("data", [bytearray(b"d1:#i1e1:&de1:=dee"), "d1:#i1e1:&de1:=dee", None])
+def test_parse_refuses_what_is_not_bytes(data: object) -> None:
+    with pytest.raises(UsageError) as caught:
+        parse(data)  # type: ignore[arg-type]
+    assert caught.value.reason == Reason.BAD_VALUE_TYPE

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import nacl.signing
 import pytest
 
@@ -105,3 +107,28 @@ def test_unsigned_and_forged_messages_are_skipped_when_verifying() -> None:
     unsigned = fork(base, 3, sign_key=None)
     assert merge([good, forged, unsigned], verify_key=PUBLIC).serialize() == good
     assert merge([forged, unsigned]).merged
+
+
+@pytest.mark.parametrize("key", [SEED, SECRET])
+def test_a_signed_new_message_is_hashed_with_its_signature(key: bytes) -> None:
+    """D1: the hash of an editable message covers the `~` pair `serialize(sign_key)` wrote."""
+    message = ConfigMessage.new(1)
+    message.data[b"k"] = b"v"
+    signed = message.serialize(key)
+    assert signed.endswith(SIGNATURE_SUFFIX + signed[-65:-1] + b"e")
+    assert message.hash == hashlib.blake2b(signed, digest_size=32).digest()
+
+
+def test_a_signed_increment_is_hashed_with_its_signature() -> None:
+    child = parse(signed_first()).increment()
+    signed = child.serialize(SEED)
+    assert child.hash == hashlib.blake2b(signed, digest_size=32).digest()
+    assert parse(signed, verify_key=PUBLIC).hash == child.hash
+
+
+def test_a_refused_signing_key_leaves_the_message_unsigned() -> None:
+    message = ConfigMessage.new(1)
+    with pytest.raises(UsageError):
+        message.serialize(SEED[:31])
+    assert message.hash == hashlib.blake2b(message.serialize(), digest_size=32).digest()
+    assert SIGNATURE_SUFFIX not in message.serialize()

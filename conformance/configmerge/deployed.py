@@ -1,0 +1,431 @@
+"""An emulation of the deployed client: `swarmconf.reference.configmerge` with every quirk
+X1..X10 of decisions.md, hangs and aborts included.
+
+It serves two ends. Run as an adapter process it is a client that declares its quirks in
+`hello`, against which the runner's grading of declared quirks is tested:
+
+    python -m swarmconf.conformance.configmerge.deployed
+
+A hang is a request never answered; an abort is the process exiting with status 134. In
+process, `behaviour(request)` says what the deployed client does with a request and which
+quirks make it differ from swarmconf, so the vector generator flags exactly those cases and
+writes the deployed behaviour into them.
+
+Where the deployed client refuses an input, the emulation answers swarmconf's reason code for
+it (X5: the deployed client's own messages are not comparable), except where its order of
+checks names another rule (X10).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import nacl.bindings
+
+import swarmconf.reference.configmerge as reference
+from swarmconf.conformance.adapter import (
+    Adapter,
+    Request,
+    Result,
+    _bytes,
+    _data,
+    bt_hex,
+    replace_data,
+    serve,
+)
+from swarmconf.conformance.configmerge import deployed_bt
+from swarmconf.reference.configmerge import crypto
+from swarmconf.reference.configmerge import message as reference_message
+from swarmconf.spec.configmerge.diff import check_diff
+from swarmconf.spec.configmerge.reasons import ConfigError, Reason, UsageError
+
+QUIRKS = ("X1", "X2", "X3", "X4", "X6", "X7", "X8", "X9", "X10")
+"""The quirks this emulation has; X5 (message wording) has no behaviour a vector can show."""
+NAME = "deployed-client-emulation"
+VERSION = "libsession-util 8762e9d33f6c (as decisions.md describes it)"
+ABORT_STATUS = 134
+HANG = "hang"
+LATER_REASONS = frozenset(
+    reason
+    for reason in Reason
+    if reason.name.startswith(("LAGGED_", "DIFF_", "SIG_"))
+    or reason in (Reason.MSG_KEY_AFTER_SIGNATURE, Reason.MSG_ENDS_BEFORE_DIFF)
+)
+"""Reasons found at or after `<` in the message: where the deployed client's streaming pass
+may meet a loop (X3) or another rule (X10) first."""
+WRITER_LIMIT_REASONS = (Reason.KEY_TOO_LONG, Reason.STRING_TOO_LONG)
+
+
+class Stop(BaseException):
+    """The deployed client stops answering: it loops forever or aborts (not a refusal)."""
+
+    def __init__(self, result: str, quirk: str) -> None:
+        super().__init__(f"{result} ({quirk})")
+        self.result = result
+        self.quirk = quirk
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """What the deployed client does with one request where it differs from swarmconf."""
+
+    quirks: tuple[str, ...]
+    deployed: dict[str, Any]
+    """`{"result": "valid", "expected": {...}}`, `{"result": "invalid", "reason": ...}`,
+    `{"result": "hang"}` or `{"result": "abort"}`."""
+
+
+def blake2b(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=32).digest()
+
+
+def mismatched_secret(sign_key: bytes) -> bool:
+    """A 64-byte signing key whose public half is not the seed's (used as given: X8)."""
+    if len(sign_key) != 64:
+        return False
+    public, _secret = nacl.bindings.crypto_sign_seed_keypair(sign_key[:32])
+    return bytes(public) != sign_key[32:]
+
+
+def strict_reason(raw: bytes, lag: int, verify_key: bytes | None) -> ConfigError:
+    """swarmconf's refusal of an input the deployed client refuses too (X5)."""
+    try:
+        reference.parse(raw, lag=max(lag, 1), verify_key=verify_key)
+    except ConfigError as error:
+        return error
+    raise AssertionError("the deployed client refuses an input swarmconf accepts")
+
+
+def unreplayable(value: Any) -> bool:
+    """A set diff with a single non-scalar element: parsed, but not replayable (X2)."""
+    if not (isinstance(value, list) and len(value) == 2):
+        return False
+    if not all(isinstance(part, list) for part in value):
+        return False
+    elements = [element for part in value for element in part]
+    return len(elements) == 1 and isinstance(elements[0], list | dict)
+
+
+def diff_verdict(diff: dict[bytes, Any]) -> str | None:
+    """The deployed client reading a diff in order: an integer value loops forever (X3);
+    another broken entry is refused; an unreplayable set diff passes (X2)."""
+    for key, value in diff.items():
+        if isinstance(value, int):
+            return HANG
+        if isinstance(value, dict):
+            verdict = diff_verdict(value)
+            if verdict is not None:
+                return verdict
+        if isinstance(value, list) and unreplayable(value):
+            continue
+        try:
+            check_diff({key: value})
+        except ConfigError as error:
+            return str(error.reason)
+    return None
+
+
+def stream_verdict(top: dict[bytes, Any], lag: int) -> str | None:
+    """`<` and `=` as the deployed client's streaming pass meets them (X3, X10): for a lagged
+    entry the seqno before the hash length, the row order before the diff's content."""
+    seqno = top[b"#"]
+    lagged = top.get(b"<", [])
+    previous: tuple[int, bytes] | None = None
+    for item in lagged if isinstance(lagged, list) else []:
+        if not (isinstance(item, list) and item and isinstance(item[0], int)):
+            return str(Reason.LAGGED_BAD_ENTRY)
+        if item[0] <= seqno - lag:
+            continue
+        if item[0] >= seqno:
+            return str(Reason.LAGGED_SEQNO_TOO_HIGH)
+        if len(item) != 3 or not isinstance(item[1], bytes) or not isinstance(item[2], dict):
+            return str(Reason.LAGGED_BAD_ENTRY)
+        if len(item[1]) != 32:
+            return str(Reason.LAGGED_BAD_HASH)
+        if previous is not None and (item[0], item[1]) <= previous:
+            return str(Reason.LAGGED_UNSORTED)
+        previous = (item[0], item[1])
+        verdict = diff_verdict(item[2])
+        if verdict is not None:
+            return verdict
+    diff = top.get(b"=", {})
+    return diff_verdict(diff) if isinstance(diff, dict) else None
+
+
+def without_unreplayable(value: Any) -> Any:
+    """A copy of a diff with every unreplayable set diff emptied."""
+    if not isinstance(value, dict):
+        return value
+    return {
+        key: [[], []] if unreplayable(item) else without_unreplayable(item)
+        for key, item in value.items()
+    }
+
+
+def has_unreplayable(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    return any(unreplayable(item) or has_unreplayable(item) for item in value.values())
+
+
+def wide_set_element(value: Any, in_set_diff: bool = False) -> bool:
+    """An integer beyond int64 inside a set diff (it aborts a merge: X2)."""
+    if isinstance(value, int):
+        return in_set_diff and value > deployed_bt.INT64_MAX
+    if isinstance(value, dict):
+        return any(wide_set_element(item, False) for item in value.values())
+    if isinstance(value, list):
+        return any(wide_set_element(item, True) for item in value)
+    return False
+
+
+def message_diffs(top: dict[bytes, Any]) -> list[Any]:
+    """The `=` of a decoded message and the diffs of its lagged entries."""
+    lagged = top.get(b"<", [])
+    entries = lagged if isinstance(lagged, list) else []
+    lagged_diffs = [item[2] for item in entries if isinstance(item, list) and len(item) == 3]
+    return [top.get(b"="), *lagged_diffs]
+
+
+class DeployedAdapter(Adapter):
+    """The protocol's operations as the deployed client performs them."""
+
+    def __init__(self) -> None:
+        super().__init__(reference, NAME)
+        self.fired: set[str] = set()
+
+    # ---- in process: the vector generator's view ------------------------------------------
+
+    def behaviour(self, request: Request, swarmconf_answer: Result) -> Behaviour | None:
+        """What the deployed client does where it differs from `swarmconf_answer`, else None."""
+        self.fired = set()
+        try:
+            answer = self.handle(request)
+        except Stop as stop:
+            return Behaviour((stop.quirk,), {"result": stop.result})
+        if "result" in answer and answer == swarmconf_answer:
+            return None
+        if "reason" in answer and answer.get("reason") == swarmconf_answer.get("reason"):
+            return None
+        if not self.fired:
+            raise AssertionError(f"no quirk explains {answer} against {swarmconf_answer}")
+        quirks = tuple(sorted(self.fired, key=lambda quirk: int(quirk[1:])))
+        if "result" in answer:
+            return Behaviour(quirks, {"result": "valid", "expected": answer["result"]})
+        return Behaviour(quirks, {"result": "invalid", "reason": answer["reason"]})
+
+    def handle(self, request: Request) -> Result:
+        if request.get("op") == "hello":
+            return {
+                **super().handle(request),
+                "version": VERSION,
+                "profiles": list(crypto.PROFILES),
+                "quirks": list(QUIRKS),
+            }
+        return super().handle(request)
+
+    # ---- parsing ---------------------------------------------------------------------------
+
+    def _parse(self, request: Request, *, verify: bool = True) -> Any:
+        raw = bytes.fromhex(request["msg"])
+        verify_key = (
+            bytes.fromhex(request["verify_key"]) if verify and "verify_key" in request else None
+        )
+        return self.parse_message(raw, request["lag"], verify_key)
+
+    def parse_message(self, raw: bytes, lag: int, verify_key: bytes | None) -> Any:
+        """A message as the deployed client parses it (X1, X2, X3, X4, X7, X10)."""
+        if verify_key is not None:
+            crypto.check_verify_key(verify_key)
+        try:
+            decoded = deployed_bt.decode_message(raw)
+        except deployed_bt.LenientDecodeError:
+            raise strict_reason(raw, lag, verify_key) from None
+        top = decoded.value
+        try:
+            message = self._build(raw, top, lag, verify_key)
+        except ConfigError as error:
+            if not (error.reason in LATER_REASONS and isinstance(top, dict)):
+                raise strict_reason(raw, lag, verify_key) from None
+            verdict = stream_verdict(top, lag)
+            if verdict == HANG:
+                raise Stop("hang", "X3") from None
+            strict = strict_reason(raw, lag, verify_key)
+            if decoded.canonical and verdict is not None and verdict != strict.reason:
+                self.fired.add("X10")
+                raise ConfigError(Reason(verdict), "the deployed order of checks") from None
+            raise strict from None
+        if not decoded.canonical:
+            self.fired.add("X1")
+        if decoded.depth > deployed_bt.STRICT_DEPTH:
+            self.fired.add("X7")
+        if lag < 1:
+            self.fired.add("X4")
+        return message
+
+    def _build(self, raw: bytes, top: Any, lag: int, verify_key: bytes | None) -> Any:
+        """The reference's checks on the decoded message, with no nesting limit; a message
+        holding an unreplayable set diff is parsed with it (X2)."""
+        if not (isinstance(top, dict) and any(has_unreplayable(d) for d in message_diffs(top))):
+            return self._build_any_depth(raw, top, lag, verify_key)
+        lagged = [item for item in top.get(b"<", []) if isinstance(item, list) and len(item) == 3]
+        originals = {(item[0], item[1]): item[2] for item in lagged}
+        cleaned = dict(top)
+        if b"=" in top:
+            cleaned[b"="] = without_unreplayable(top[b"="])
+        if b"<" in top:
+            cleaned[b"<"] = [[*item[:2], without_unreplayable(item[2])] for item in lagged]
+        message = self._build_any_depth(raw, cleaned, lag, verify_key)
+        message._diff = top.get(b"=", {})
+        message.lagged = [
+            reference.LaggedEntry(e.seqno, e.hash, originals[(e.seqno, e.hash)])
+            for e in message.lagged
+        ]
+        self.fired.add("X2")
+        return message
+
+    def _build_any_depth(self, raw: bytes, top: Any, lag: int, verify_key: bytes | None) -> Any:
+        """The reference's checks, but a `=` deeper than its nesting limit is kept (X7)."""
+        try:
+            return reference_message._build(raw, top, lag, verify_key, bounds=False, alike=None)
+        except ConfigError as error:
+            if error.reason != Reason.BT_TOO_DEEP or not isinstance(top.get(b"="), dict):
+                raise
+        message = reference_message._build(
+            raw, {**top, b"=": {}}, lag, verify_key, bounds=False, alike=None
+        )
+        message._diff = top[b"="]
+        message._raw = None  # written again from its parts
+        self.fired.add("X7")
+        return message
+
+    # ---- writing ---------------------------------------------------------------------------
+
+    def _serialized(self, message: Any, sign_key: bytes | None) -> Result:
+        if sign_key is not None and mismatched_secret(sign_key):
+            message._sign_secret = sign_key  # used as given (X8)
+            sign_key = None
+            self.fired.add("X8")
+        if not message.editable:
+            return {"msg": message.serialize(sign_key).hex(), "hash": message.hash.hex()}
+        try:
+            data = message.serialize(sign_key)
+        except UsageError as error:
+            if error.reason not in WRITER_LIMIT_REASONS:
+                raise
+            self.fired.add("X7")  # no writer limits
+            secret = crypto.signing_secret(sign_key) if sign_key else message._sign_secret
+            state, diff = message._state(limits=False)
+            data = message._sign(message._body(state, diff), secret)
+        return {"msg": data.hex(), "hash": blake2b(data).hex()}
+
+    def new(self, request: Request) -> Result:
+        if request["lag"] >= 1:
+            return super().new(request)
+        self.fired.add("X4")  # only merges assert on the lag
+        message = reference.ConfigMessage.new(request["seqno"])
+        message.lag = request["lag"]
+        return self._new_with(message, request)
+
+    def _new_with(self, message: Any, request: Request) -> Result:
+        replace_data(message, _data(request, "data"))
+        result = self._serialized(message, _bytes(request, "sign_key"))
+        return {**result, "diff": bt_hex(message.diff)}
+
+    def serialize(self, request: Request) -> Result:
+        if "verify_key" in request and "sign_key" in request:
+            self.fired.add("X8")  # the verified signature is kept
+            return self._serialized(self._parse(request), None)
+        return super().serialize(request)
+
+    def increment(self, request: Request) -> Result:
+        parsed = self._parse(request)
+        if parsed.seqno != deployed_bt.INT64_MAX:
+            return super().increment(request)
+        self.fired.add("X6")  # wraps to -2^63, the window keeps nothing
+        message = reference.ConfigMessage(
+            deployed_bt.INT64_MIN, parsed._bt, [], lag=parsed.lag, extra=dict(parsed.extra)
+        )
+        if "data" in request:
+            replace_data(message, _data(request, "data"))
+        return self._serialized(message, _bytes(request, "sign_key"))
+
+    def unpad(self, request: Request) -> Result:
+        padded = bytes.fromhex(request["padded"])
+        if any(padded):
+            return super().unpad(request)
+        self.fired.add("X9")  # padding is stripped only when some byte is non-zero
+        return {"plaintext": padded.hex()}
+
+    def merge(self, request: Request) -> Result:
+        lag = request["lag"]
+        if lag < 1:
+            raise Stop("abort", "X4")  # the multi-message constructor asserts
+        verify_key, sign_key = _bytes(request, "verify_key"), _bytes(request, "sign_key")
+        if verify_key is not None:
+            crypto.check_verify_key(verify_key)
+        if sign_key is not None and not mismatched_secret(sign_key):
+            crypto.signing_secret(sign_key)
+        valid = []
+        for text in request["msgs"]:
+            raw = bytes.fromhex(text)
+            if self.aborts_a_merge(raw):
+                raise Stop("abort", "X2")
+            try:
+                valid.append(self.parse_message(raw, lag, verify_key))
+            except ConfigError:
+                continue
+        if not valid:
+            raise ConfigError(Reason.NO_VALID_MESSAGE, f"none of {len(request['msgs'])}")
+        if any(message.seqno > deployed_bt.INT64_MAX - lag for message in valid):
+            raise Stop("abort", "X6")  # seqno + lag overflows
+        if any(has_unreplayable(d) for m in valid for d in [m.diff, *[e.diff for e in m.lagged]]):
+            raise Stop("abort", "X2")
+        result = reference.merge_parsed(
+            valid,
+            lag=lag,
+            verify_key=verify_key,
+            sign_key=None if sign_key is None else sign_key[:32],
+        )
+        if not result.merged:
+            return {"merged": False, **self._serialized(result, None)}
+        if "data" in request:
+            replace_data(result, _data(request, "data"))
+        return {"merged": True, **self._serialized(result, sign_key)}
+
+    @staticmethod
+    def aborts_a_merge(raw: bytes) -> bool:
+        """An input that is not a dict or is an empty dict, or holds an integer beyond int64
+        in a set diff, aborts the whole merge (X2)."""
+        if not raw.startswith(b"d"):
+            return True
+        try:
+            top = deployed_bt.decode_message(raw, wide=True).value
+        except deployed_bt.LenientDecodeError:
+            return False
+        return top == {} or any(wide_set_element(d) for d in message_diffs(top))
+
+
+class DeployedProcess(DeployedAdapter):
+    """The emulation as a process: a loop is a request never answered, an abort an exit."""
+
+    def handle(self, request: Request) -> Result:
+        try:
+            return super().handle(request)
+        except Stop as stop:
+            if stop.result == "abort":
+                os._exit(ABORT_STATUS)
+            threading.Event().wait()
+            raise
+
+
+def main() -> None:
+    serve(DeployedProcess())
+
+
+if __name__ == "__main__":
+    main()

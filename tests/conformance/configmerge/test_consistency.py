@@ -1,0 +1,100 @@
+"""Every checked-in config-merge vector obeys the internal-consistency rules, and each rule
+catches the kind of wrong vector it is written for."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from swarmconf.conformance.configmerge import consistency
+from swarmconf.conformance.vectorfile import read_vector_file, vector_files
+
+VECTORS = Path(__file__).resolve().parents[3] / "vectors" / "v1"
+
+
+def _case(category: str, name: str) -> tuple[dict[str, Any], int]:
+    document = read_vector_file(VECTORS / f"{category}_test.json")
+    (case,) = [case for case in document["testCases"] if case["name"] == name]
+    return copy.deepcopy(case), document["header"]["lag"]
+
+
+@pytest.mark.parametrize("path", vector_files(VECTORS), ids=lambda path: path.name)
+def test_every_vector_is_consistent(path: Path) -> None:
+    assert consistency.document_problems(read_vector_file(path)) == []
+
+
+def test_a_signed_increment_hashed_without_its_signature_is_caught() -> None:
+    case, lag = _case("signatures", "increment-signed")
+    unsigned = bytes.fromhex(case["expected"]["msg"])[: -(len(b"1:~64:") + 64 + 1)] + b"e"
+    case["expected"]["hash"] = hashlib.blake2b(unsigned, digest_size=32).hexdigest()
+    assert consistency.hash_of_written_bytes(case, lag) != []
+
+
+def test_a_signed_new_message_hashed_without_its_signature_is_caught() -> None:
+    case, lag = _case("signatures", "new-signed-seed")
+    assert consistency.hash_of_written_bytes(case, lag) == []
+    case["expected"]["hash"] = "00" * 32
+    assert consistency.hash_of_written_bytes(case, lag) != []
+
+
+def test_a_parse_hash_not_of_the_input_is_caught() -> None:
+    case, lag = _case("signatures", "parse-signed-unverified")
+    case["input"]["msg"] = case["input"]["msg"][:-2] + "65"  # same length, another byte
+    case["input"]["msg"] = case["input"]["msg"].replace("7e", "7f", 1)
+    assert consistency.hash_of_received_bytes(case, lag) != []
+
+
+def test_lagged_entries_out_of_order_or_window_are_caught() -> None:
+    case, lag = _case("signatures", "increment-signed")
+    assert consistency.lagged_entries_in_order(case, lag) == []
+    assert consistency.lagged_entries_in_order(case, 1) != []  # outside a window of 1
+
+
+def test_a_wrong_seqno_and_a_missing_parent_are_caught() -> None:
+    case, lag = _case("signatures", "increment-signed")
+    case["input"]["msg"] = case["input"]["msg"].replace("693565", "693665", 1)  # seqno 5 -> 6
+    assert consistency.seqno_follows_the_op(case, lag) != []
+    assert consistency.increment_lags_its_parent(case, lag) != []
+
+
+def test_a_non_canonical_written_message_is_caught() -> None:
+    case, lag = _case("signatures", "new-signed-seed")
+    case["expected"]["msg"] = case["expected"]["msg"].replace("693765", "69303765", 1)  # i07e
+    assert consistency.written_message_is_canonical(case, lag) != []
+
+
+def test_an_unmerged_result_that_is_no_input_is_caught() -> None:
+    document = read_vector_file(VECTORS / "ignore_rules_test.json")
+    case = next(
+        copy.deepcopy(case)
+        for case in document["testCases"]
+        if case["result"] == "valid" and not case["expected"]["merged"]
+    )
+    assert consistency.survivor_is_an_input(case, 5) == []
+    case["expected"]["hash"] = "11" * 32
+    assert consistency.survivor_is_an_input(case, 5) != []
+
+
+def test_wrong_ciphertext_lengths_and_padding_are_caught() -> None:
+    document = read_vector_file(VECTORS / "encryption_test.json")
+    by_op = {
+        case["op"]: copy.deepcopy(case)
+        for case in document["testCases"]
+        if case["result"] == "valid" and case["input"].get("profile", "spec") == "spec"
+    }
+    by_op["encrypt"]["expected"]["ciphertext"] += "00"
+    assert consistency.ciphertext_length(by_op["encrypt"], 5) != []
+    by_op["pad"]["expected"]["padded"] = "01" + by_op["pad"]["expected"]["padded"][2:]
+    assert consistency.padding_is_leading_zeros(by_op["pad"], 5) != []
+
+
+@pytest.mark.parametrize(
+    ("size", "overhead", "padded"),
+    [(0, 40, 216), (216, 40, 216), (217, 40, 472), (5080, 40, 5080), (5081, 40, 6104)],
+)
+def test_padded_size_follows_d19(size: int, overhead: int, padded: int) -> None:
+    assert consistency.padded_size(size, overhead) == padded
