@@ -95,13 +95,3 @@ def test_graded_strictly_the_process_fails_exactly_the_flagged_cases(cases: list
     failed = {outcome.case.label for outcome in report.outcomes if outcome.status == FAILED}
     assert failed == {case.label for case in sample if _is_flagged(case)}
     assert len(report.outcomes) == len(sample)
-
-
-def test_with_its_declarations_the_process_fails_nothing(cases: list[Case]) -> None:
-    """Needs the runner's grading of declared quirks: a flagged case the client answers as
-    its `deployed` says counts as acceptable, a case of an op it lacks as not applicable."""
-    sample = _process_sample(cases)
-    report = run_cases(ProcessClient(EMULATION, TIMEOUT), sample)
-    assert report.hello["quirks"] == list(QUIRKS)
-    assert [outcome.case.label for outcome in report.outcomes if outcome.status == FAILED] == []
-    assert len(report.outcomes) == len(sample)
