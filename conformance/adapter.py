@@ -19,7 +19,9 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
+from swarmconf import __version__
 from swarmconf.conformance import btcodec
+from swarmconf.conformance.kvgossip import runner as kv_runner
 from swarmconf.conformance.protocol import PROTOCOL_VERSION
 
 Request = dict[str, Any]
@@ -101,7 +103,10 @@ class Adapter:
             "decrypt": self.decrypt,
             "pad": self.pad,
             "unpad": self.unpad,
+            **dict.fromkeys(kv_runner.RUNNERS, self.kv),
         }
+        self.profiles = ["libsession", "spec"]
+        self.quirks: list[str] = []
 
     def handle(self, request: Request) -> Result:
         """One response: `result`, `reason` (a refusal), or `errored` (a bug in the client)."""
@@ -109,15 +114,20 @@ class Adapter:
         if op == "hello":
             return {
                 "name": self.name,
+                "version": __version__,
                 "language": "python",
                 "protocol": PROTOCOL_VERSION,
                 "ops": sorted(self.handlers),
+                "profiles": self.profiles,
+                "quirks": self.quirks,
             }
         handler = self.handlers.get(op) if isinstance(op, str) else None
         if handler is None:
             return {"skipped": f"unknown op {op!r}"}
         try:
             return {"result": handler(request)}
+        except KvRefusal as refusal:
+            return refusal.answer
         except Exception as error:
             reason = getattr(error, "reason", None)
             if isinstance(reason, str):
@@ -213,6 +223,25 @@ class Adapter:
 
     def unpad(self, request: Request) -> Result:
         return {"plaintext": self.impl.unpad(_bytes(request, "padded")).hex()}
+
+    def kv(self, request: Request) -> Result:
+        """A K/V Gossip operation, answered by `swarmconf.spec.kvgossip` (the K/V node judges
+        records with the same functions)."""
+        outcome = kv_runner.run(request["op"], request, request)
+        if outcome.reason is None:
+            return outcome.expected or {}
+        answer: Result = {"reason": outcome.reason}
+        if outcome.expected is not None:
+            answer["result"] = outcome.expected
+        raise KvRefusal(answer)
+
+
+class KvRefusal(Exception):
+    """A K/V refusal: its reason, and the state the refusal leaves where the op describes one."""
+
+    def __init__(self, answer: Result) -> None:
+        super().__init__(answer["reason"])
+        self.answer = answer
 
 
 def builtin_adapter(impl: str) -> Adapter:

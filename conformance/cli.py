@@ -18,17 +18,15 @@ from swarmconf.cliutil import (
 from swarmconf.conformance.client import ClientFailure, make_client
 from swarmconf.conformance.configmerge import generate as generate_vectors
 from swarmconf.conformance.configmerge.coverage import missing
-from swarmconf.conformance.report import failure_lines, junit_xml, summary_lines
-from swarmconf.conformance.runner import PASSED, run_cases
-from swarmconf.conformance.vectorfile import load_cases
+from swarmconf.conformance.report import failure_lines, json_report, junit_xml, summary_lines
+from swarmconf.conformance.runner import run_cases
+from swarmconf.conformance.vectors import DESIGNS, bundled_vectors, load_cases
 
-# The checked-in vectors, found next to this package in a source checkout.
-DEFAULT_VECTORS = Path(__file__).resolve().parent.parent / "vectors" / "v1"
-
-GENERATE_EXAMPLE = "swarmconf vectors generate -o vectors/v1"
+GENERATE_EXAMPLE = "swarmconf vectors generate -o my-vectors"
 RUN_EXAMPLES = (
     "swarmconf conformance run --client builtin:reference",
     "swarmconf conformance run --client 'node my-adapter.js' --category merges --junit out.xml",
+    "swarmconf conformance run --client ./kv-adapter --design kvgossip --json report.json",
     "swarmconf conformance run --client ./adapter --lenient-reasons --show 5",
 )
 
@@ -50,7 +48,7 @@ def register(subparsers: Any) -> None:
         **examples(GENERATE_EXAMPLE),
     )
     generate.add_argument(
-        "-o", "--output", type=Path, default=DEFAULT_VECTORS, metavar="DIR", help="vector directory"
+        "-o", "--output", type=Path, required=True, metavar="DIR", help="vector directory"
     )
     generate.set_defaults(handler=guarded(generate_command))
 
@@ -77,9 +75,27 @@ def register(subparsers: Any) -> None:
         default=[],
         help="run only this category (repeatable); default: all",
     )
-    run.add_argument("--vectors", type=Path, default=DEFAULT_VECTORS, help="vector directory")
+    run.add_argument(
+        "--design",
+        action="append",
+        default=[],
+        choices=sorted(DESIGNS),
+        help="run only this design's vectors (repeatable); default: both",
+    )
+    run.add_argument(
+        "--vectors",
+        type=Path,
+        help="vector directory; default: the vectors installed with swarmconf",
+    )
     run.add_argument("--junit", type=Path, help="write JUnit XML to this file")
+    run.add_argument("--json", type=Path, help="write every case's grade as JSON to this file")
     run.add_argument("--timeout", type=float, default=10.0, help="seconds per request")
+    run.add_argument(
+        "--hang-timeout",
+        type=float,
+        default=2.0,
+        help="seconds to wait on a case where a declared quirk makes the deployed client hang",
+    )
     run.add_argument(
         "--lenient-reasons",
         action="store_true",
@@ -93,7 +109,8 @@ def register(subparsers: Any) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     try:
-        cases = load_cases(args.vectors, args.category)
+        vectors = bundled_vectors() if args.vectors is None else args.vectors
+        cases = load_cases(vectors, args.category, args.design)
     except (OSError, ValueError) as error:
         raise CommandError(CliReason.BAD_VECTORS, str(error), Exit.USAGE) from error
     try:
@@ -101,7 +118,12 @@ def run_command(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as error:
         raise CommandError(CliReason.BAD_CLIENT, str(error), Exit.USAGE) from error
     try:
-        report = run_cases(client, cases, strict_reasons=not args.lenient_reasons)
+        report = run_cases(
+            client,
+            cases,
+            strict_reasons=not args.lenient_reasons,
+            hang_timeout=args.hang_timeout,
+        )
     except ClientFailure as failure:
         detail = f"the client {failure}"
         raise CommandError(CliReason.CLIENT_FAILED, detail, Exit.UNAVAILABLE) from failure
@@ -113,11 +135,19 @@ def run_command(args: argparse.Namespace) -> int:
     print("\n".join(summary_lines(report)))
     if args.junit is not None:
         write_file(str(args.junit), junit_xml(report))
-    # A case the client skipped was never checked: that fails the run too.
-    unchecked = [outcome for outcome in report.outcomes if outcome.status != PASSED]
-    if unchecked:
-        detail = f"{len(unchecked)} of {len(report.outcomes)} cases failed or were skipped"
-        raise CommandError(CliReason.CONFORMANCE_FAILED, detail)
+    if args.json is not None:
+        write_file(str(args.json), json_report(report))
+    # A case the client skipped was never checked: that fails the run too, as does a run that
+    # checked nothing.
+    if not report.ok:
+        totals = report.totals()
+        if totals["failed"] or totals["skipped"]:
+            detail = f"{totals['failed']} failed and {totals['skipped']} skipped"
+        else:
+            detail = "no case was checked: the client supports none of them"
+        raise CommandError(
+            CliReason.CONFORMANCE_FAILED, f"{detail} of {len(report.outcomes)} cases"
+        )
     return Exit.OK
 
 

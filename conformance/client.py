@@ -36,8 +36,9 @@ class Client(Protocol):
     def start(self) -> Message:
         """Start the client and return its `hello` answer."""
 
-    def request(self, message: Message) -> Message:
-        """Send one request and return the answer (raising `ClientFailure`)."""
+    def request(self, message: Message, timeout: float | None = None) -> Message:
+        """Send one request and return the answer (raising `ClientFailure`); `timeout`
+        overrides the client's own limit for this request."""
 
     def restart(self) -> Message: ...
 
@@ -57,7 +58,7 @@ class InProcessClient:
     def start(self) -> Message:
         return self.adapter.handle(hello_request())
 
-    def request(self, message: Message) -> Message:
+    def request(self, message: Message, timeout: float | None = None) -> Message:
         return self.adapter.handle(message)
 
     def restart(self) -> Message:
@@ -100,7 +101,7 @@ class ProcessClient:
         self.stderr_reader = _drain(self.process.stderr, self.stderr_tail.append)
         return self.request(hello_request())
 
-    def request(self, message: Message) -> Message:
+    def request(self, message: Message, timeout: float | None = None) -> Message:
         process = self.process
         assert process is not None and process.stdin is not None
         self.next_id += 1
@@ -110,10 +111,11 @@ class ProcessClient:
         except (BrokenPipeError, OSError):
             raise ClientFailure("crashed", self._exit_detail()) from None
         try:
-            line = self.lines.get(timeout=self.timeout)
+            limit = self.timeout if timeout is None else timeout
+            line = self.lines.get(timeout=limit)
         except queue.Empty:
             self._kill()
-            raise ClientFailure("timeout", f"no answer within {self.timeout:g} s") from None
+            raise ClientFailure("timeout", f"no answer within {limit:g} s") from None
         if line is None:
             raise ClientFailure("crashed", self._exit_detail())
         try:

@@ -1,4 +1,5 @@
-"""Presenting a run: per-category summary, readable failure details, JUnit XML."""
+"""Presenting a run: the client, per-category counts of every grade, readable failure details,
+JUnit XML and a JSON report."""
 
 from __future__ import annotations
 
@@ -9,32 +10,43 @@ from typing import Any
 
 from swarmconf.conformance import btcodec
 from swarmconf.conformance.protocol import OPS
-from swarmconf.conformance.runner import FAILED, PASSED, SKIPPED, Outcome, RunReport
+from swarmconf.conformance.runner import (
+    ACCEPTABLE,
+    FAILED,
+    GRADES,
+    NOT_APPLICABLE,
+    SKIPPED,
+    Outcome,
+    RunReport,
+)
+
+
+def client_line(hello: dict[str, Any]) -> str:
+    """The client as its `hello` names it: name, version, language and declared quirks."""
+    line = f"client: {hello.get('name', '?')} {hello.get('version', '')}".rstrip()
+    line += f" ({hello.get('language', '?')})"
+    quirks = hello.get("quirks")
+    if quirks:
+        line += f"; declares quirks {', '.join(map(str, quirks))}"
+    return line
+
+
+def _counts_line(label: str, counts: dict[str, int]) -> str:
+    return f"  {label:<28}" + "".join(f" {counts[grade]:>6} {grade}" for grade in GRADES)
 
 
 def summary_lines(report: RunReport) -> list[str]:
-    """One line per category and a total line."""
-    hello = report.hello
-    lines = [f"client: {hello.get('name', '?')} ({hello.get('language', '?')})"]
-    totals = dict.fromkeys((PASSED, FAILED, SKIPPED), 0)
-    for category, counts in report.by_category().items():
-        lines.append(
-            f"  {category:<28} {counts[PASSED]:>6} passed {counts[FAILED]:>6} failed"
-            f" {counts[SKIPPED]:>6} skipped"
-        )
-        for status, count in counts.items():
-            totals[status] += count
-    lines.append(
-        f"  {'total':<28} {totals[PASSED]:>6} passed {totals[FAILED]:>6} failed"
-        f" {totals[SKIPPED]:>6} skipped"
-    )
+    """The client, one line per category and a total line."""
+    lines = [client_line(report.hello)]
+    lines += [_counts_line(name, counts) for name, counts in report.by_category().items()]
+    lines.append(_counts_line("total", report.totals()))
     if report.client_failures:
         lines.append(f"client crashed or hung {report.client_failures} time(s) and was restarted")
     return lines
 
 
 def _field_lines(kind: str, value: Any) -> list[str]:
-    if kind == "bt":
+    if kind == "bt" and isinstance(value, str):
         return btcodec.render_hex(value)
     if kind == "btlist" and isinstance(value, list):
         return [line for item in value for line in btcodec.render_hex(item)]
@@ -45,7 +57,7 @@ def _side_lines(outcome: Outcome, side: str) -> list[str]:
     """Expected or actual answer as readable lines, bt fields decoded."""
     case = outcome.case
     if side == "expected":
-        if case.result == "invalid":
+        if case.result == "invalid" and case.expected is None:
             return [f"reason: {case.reason}"]
         answer: Any = case.expected
     else:
@@ -57,14 +69,14 @@ def _side_lines(outcome: Outcome, side: str) -> list[str]:
         answer = answer.get("result")
         if not isinstance(answer, dict):
             return ["(no answer)"]
-    kinds = OPS[case.op].result
+    kinds = OPS[case.op].result if case.op in OPS else {}
     names = case.expected if case.expected is not None else kinds
     lines = []
     for name in names:
         if name not in answer:
             lines.append(f"{name}: (missing)")
             continue
-        shown = _field_lines(kinds.get(name, "str"), answer[name])
+        shown = _field_lines(kinds.get(name, "json"), answer[name])
         lines.append(f"{name}: {shown[0]}")
         lines.extend("  " + line for line in shown[1:])
     return lines
@@ -77,14 +89,16 @@ def failure_lines(outcome: Outcome) -> list[str]:
         f"FAIL {case.label}: {outcome.message}",
         f"  comment: {case.comment}",
         f"  flags: {', '.join(case.flags) or '-'}; rules: {', '.join(case.rules) or '-'}",
-        f"  result: {case.result}",
+        f"  result: {case.result}" + (f" ({case.reason})" if case.reason else ""),
     ]
-    kinds = OPS[case.op].request_kinds()
+    if case.deployed is not None:
+        lines.append(f"  the deployed client ({', '.join(case.quirks)}): {case.deployed['result']}")
+    kinds = OPS[case.op].request_kinds() if case.op in OPS else {}
     lines.append(f"  request ({case.op}):")
     for name, value in case.request.items():
         if name == "op":
             continue
-        shown = _field_lines(kinds.get(name, "str"), value)
+        shown = _field_lines(kinds.get(name, "json"), value)
         lines.append(f"    {name}: {shown[0]}")
         lines.extend("      " + line for line in shown[1:])
     diff = difflib.unified_diff(
@@ -118,14 +132,38 @@ def junit_xml(report: RunReport) -> bytes:
         if outcome.status == FAILED:
             failure = ElementTree.SubElement(element, "failure", message=outcome.message)
             failure.text = "\n".join(failure_lines(outcome))
-        elif outcome.status == SKIPPED:
+        elif outcome.status in (SKIPPED, NOT_APPLICABLE):
             ElementTree.SubElement(element, "skipped", message=outcome.message)
+        elif outcome.status == ACCEPTABLE:
+            ElementTree.SubElement(element, "system-out").text = outcome.message
     table = report.by_category()
     for name, suite in suites.items():
         counts = table[name]
         suite.set("tests", str(sum(counts.values())))
         suite.set("failures", str(counts[FAILED]))
-        suite.set("skipped", str(counts[SKIPPED]))
+        suite.set("skipped", str(counts[SKIPPED] + counts[NOT_APPLICABLE]))
         suite.set("errors", "0")
     xml: bytes = ElementTree.tostring(root, encoding="utf-8", xml_declaration=True)
     return xml
+
+
+def json_report(report: RunReport) -> bytes:
+    """The client's `hello`, the counts per category and every case's grade, as JSON."""
+    document = {
+        "client": report.hello,
+        "ok": bool(report.ok),
+        "totals": report.totals(),
+        "categories": report.by_category(),
+        "clientFailures": report.client_failures,
+        "cases": [
+            {
+                "category": outcome.case.category,
+                "tcId": outcome.case.tc_id,
+                "name": outcome.case.name,
+                "grade": outcome.status,
+                **({"message": outcome.message} if outcome.message else {}),
+            }
+            for outcome in report.outcomes
+        ],
+    }
+    return (json.dumps(document, indent=1) + "\n").encode()

@@ -1,9 +1,21 @@
-"""Drive a client through vector cases and judge each answer against the vector.
+"""Drive a client through vector cases of either design and grade each answer.
 
-A case passes when a `valid` case gets a result whose fields equal `expected`, an `invalid` case
-gets a reason (the same code, unless reasons are compared leniently), and an `acceptable` case
-gets either. Hex is compared case-insensitively. A client that crashes or hangs fails the case it
-was answering and is restarted for the next one.
+The grades:
+
+- `passed`: a `valid` case got a result whose fields equal `expected`; an `invalid` case got a
+  reason (the same code, unless reasons are compared leniently) and, where the case has an
+  `expected` state, that state too; an `acceptable` case got either;
+- `acceptable`: the case is flagged with quirks of the deployed client, the client declared
+  every one of them in its `hello`, and it did what the case's `deployed` says (a result, a
+  refusal, a hang or an abort);
+- `failed`: anything else, including a crash, a hang or garbage;
+- `skipped`: the client answered `skipped` to an operation it claims (never checked, so the run
+  fails);
+- `not applicable`: the client's `hello` lists the operations or encryption profiles it
+  supports, and the case needs another one.
+
+A client that crashes or hangs is restarted for the next case. Hex is compared
+case-insensitively.
 """
 
 from __future__ import annotations
@@ -14,16 +26,57 @@ from typing import Any
 
 from swarmconf.conformance.client import Client, ClientFailure, Message
 from swarmconf.conformance.protocol import OPS, PROTOCOL_VERSION
-from swarmconf.conformance.vectorfile import Case
+from swarmconf.conformance.vectors import Case
 
-PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
-# After this many crashes or timeouts in a row the remaining cases are failed without running.
+PASSED, ACCEPTABLE, FAILED, SKIPPED, NOT_APPLICABLE = (
+    "passed",
+    "acceptable",
+    "failed",
+    "skipped",
+    "not applicable",
+)
+GRADES = (PASSED, ACCEPTABLE, FAILED, SKIPPED, NOT_APPLICABLE)
+# After this many unexpected crashes or timeouts in a row the remaining cases fail unrun.
 MAX_CONSECUTIVE_CLIENT_FAILURES = 10
+FAILURE_BEHAVIOUR = {"timeout": "hang", "crashed": "abort"}
+PROFILES = ("libsession", "spec")
+"""The encryption profiles of the design; a case naming another tests its refusal."""
+"""A client failure and the deployed behaviour it matches."""
+
+
+@dataclass(frozen=True)
+class Declarations:
+    """What a client says of itself in `hello`: unlisted means unrestricted (ops, profiles)."""
+
+    ops: frozenset[str] | None = None
+    profiles: frozenset[str] | None = None
+    quirks: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, hello: Message) -> Declarations:
+        def names(key: str) -> frozenset[str] | None:
+            value = hello.get(key)
+            return frozenset(map(str, value)) if isinstance(value, list) else None
+
+        return cls(names("ops"), names("profiles"), names("quirks") or frozenset())
+
+    def not_applicable(self, case: Case) -> str:
+        """Why the client cannot take the case, or "" when it can."""
+        if self.ops is not None and case.op not in self.ops:
+            return f"client does not support op {case.op!r}"
+        profile = case.request.get("profile")
+        if self.profiles is not None and profile in PROFILES and profile not in self.profiles:
+            return f"client does not support profile {profile!r}"
+        return ""
+
+    def excuses(self, case: Case) -> bool:
+        """True when the case's quirks are all declared: its `deployed` behaviour is acceptable."""
+        return bool(case.quirks) and case.deployed is not None and self.quirks >= set(case.quirks)
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """The verdict on one case: `status`, a one-line `message`, and the client's answer."""
+    """The grade of one case, a one-line `message`, and the client's answer."""
 
     case: Case
     status: str
@@ -41,15 +94,26 @@ class RunReport:
     def failed(self) -> list[Outcome]:
         return [outcome for outcome in self.outcomes if outcome.status == FAILED]
 
+    @property
+    def ok(self) -> bool:
+        """No case failed or was skipped, and at least one was checked."""
+        counts = self.totals()
+        checked = counts[PASSED] + counts[ACCEPTABLE]
+        return not counts[FAILED] and not counts[SKIPPED] and checked > 0
+
     def by_category(self) -> dict[str, dict[str, int]]:
-        """Counts of passed, failed and skipped cases per category, in first-seen order."""
+        """Counts of every grade per category, in first-seen order."""
         table: dict[str, dict[str, int]] = {}
         for outcome in self.outcomes:
-            counts = table.setdefault(
-                outcome.case.category, dict.fromkeys((PASSED, FAILED, SKIPPED), 0)
-            )
+            counts = table.setdefault(outcome.case.category, dict.fromkeys(GRADES, 0))
             counts[outcome.status] += 1
         return table
+
+    def totals(self) -> dict[str, int]:
+        totals = dict.fromkeys(GRADES, 0)
+        for outcome in self.outcomes:
+            totals[outcome.status] += 1
+        return totals
 
 
 def _normal(kind: str, value: Any) -> Any:
@@ -60,39 +124,82 @@ def _normal(kind: str, value: Any) -> Any:
     return value
 
 
-def mismatched_fields(case: Case, result: Message) -> list[str]:
+def mismatched_fields(op: str, expected: dict[str, Any], result: Message) -> list[str]:
     """Names of expected fields the result gets wrong (missing counts as wrong)."""
-    assert case.expected is not None
-    kinds = OPS[case.op].result
+    kinds = OPS[op].result if op in OPS else {}
     return [
         name
-        for name, value in case.expected.items()
-        if name not in result or _normal(kinds[name], result[name]) != value
+        for name, value in expected.items()
+        if name not in result or _normal(kinds.get(name, "json"), result[name]) != value
     ]
 
 
-def judge(case: Case, answer: Message, *, strict_reasons: bool = True) -> Outcome:
-    """The verdict on `answer` (a protocol response) to `case`."""
-    if "skipped" in answer:
-        return Outcome(case, SKIPPED, f"client skipped: {answer['skipped']}", answer)
-    if "errored" in answer:
-        return Outcome(case, FAILED, "client errored", answer)
+def strict_grade(case: Case, answer: Message, *, strict_reasons: bool = True) -> tuple[str, str]:
+    """(PASSED or FAILED, why) for an answer judged against the vector alone."""
     reason = answer.get("reason")
     result = answer.get("result")
     if reason is not None:
         if case.result == "valid":
-            return Outcome(case, FAILED, f"refused a valid input with {reason}", answer)
+            return FAILED, f"refused a valid input with {reason}"
         if case.result == "invalid" and strict_reasons and reason != case.reason:
-            return Outcome(case, FAILED, f"reason {reason}, expected {case.reason}", answer)
-        return Outcome(case, PASSED, answer=answer)
+            return FAILED, f"reason {reason}, expected {case.reason}"
+        if case.result == "invalid" and case.expected is not None:
+            wrong = mismatched_fields(case.op, case.expected, result or {})
+            if wrong:
+                return FAILED, f"refused as expected, but wrong {', '.join(wrong)}"
+        return PASSED, ""
     if not isinstance(result, dict):
-        return Outcome(case, FAILED, "answer holds neither a result nor a reason", answer)
+        return FAILED, "answer holds neither a result nor a reason"
     if case.result == "invalid":
-        return Outcome(case, FAILED, f"accepted an invalid input (expected {case.reason})", answer)
-    wrong = mismatched_fields(case, result)
+        return FAILED, f"accepted an invalid input (expected {case.reason})"
+    assert case.expected is not None
+    wrong = mismatched_fields(case.op, case.expected, result)
     if wrong:
-        return Outcome(case, FAILED, "wrong " + ", ".join(wrong), answer)
-    return Outcome(case, PASSED, answer=answer)
+        return FAILED, "wrong " + ", ".join(wrong)
+    return PASSED, ""
+
+
+def behaves_as_deployed(case: Case, answer: Message, *, strict_reasons: bool = True) -> bool:
+    """Does the answer do what the case's `deployed` says the deployed client does?"""
+    deployed = case.deployed or {}
+    if deployed.get("result") == "valid":
+        result = answer.get("result")
+        return isinstance(result, dict) and not mismatched_fields(
+            case.op, deployed["expected"], result
+        )
+    if deployed.get("result") == "invalid" and "reason" in answer:
+        return not strict_reasons or answer["reason"] == deployed.get("reason")
+    return False
+
+
+def judge(
+    case: Case,
+    answer: Message,
+    *,
+    strict_reasons: bool = True,
+    declared: Declarations = Declarations(),
+) -> Outcome:
+    """The grade of `answer` (a protocol response) to `case`."""
+    if "skipped" in answer:
+        return Outcome(case, SKIPPED, f"client skipped: {answer['skipped']}", answer)
+    if "errored" in answer:
+        return Outcome(case, FAILED, "client errored", answer)
+    status, message = strict_grade(case, answer, strict_reasons=strict_reasons)
+    if status == FAILED and declared.excuses(case):
+        if behaves_as_deployed(case, answer, strict_reasons=strict_reasons):
+            return Outcome(case, ACCEPTABLE, f"as declared quirks {', '.join(case.quirks)}", answer)
+        return Outcome(case, FAILED, f"{message}; nor as its declared quirks", answer)
+    return Outcome(case, status, message, answer)
+
+
+def judge_failure(case: Case, failure: ClientFailure, declared: Declarations) -> Outcome:
+    """The grade of a case the client crashed or hung on."""
+    behaviour = FAILURE_BEHAVIOUR.get(failure.kind)
+    if declared.excuses(case) and behaviour == (case.deployed or {}).get("result"):
+        return Outcome(
+            case, ACCEPTABLE, f"{behaviour}s, as declared quirks {', '.join(case.quirks)}"
+        )
+    return Outcome(case, FAILED, f"client {failure.kind}: {failure.detail}")
 
 
 def run_cases(
@@ -100,32 +207,42 @@ def run_cases(
     cases: Iterable[Case],
     *,
     strict_reasons: bool = True,
+    hang_timeout: float | None = None,
     on_outcome: Callable[[Outcome], None] | None = None,
 ) -> RunReport:
-    """Run every case on a started-here client; the client is closed at the end."""
+    """Run every case on a started-here client; the client is closed at the end.
+
+    A case whose declared quirks make the deployed client hang waits `hang_timeout` seconds (the
+    client's own timeout when None) before the hang is taken as the declared behaviour.
+    """
     report = RunReport(hello=client.start())
     if report.hello.get("protocol", PROTOCOL_VERSION) != PROTOCOL_VERSION:
         client.close()
         raise ClientFailure("speaks another protocol", f"hello: {report.hello}")
-    supported = report.hello.get("ops")
+    declared = Declarations.of(report.hello)
     given_up = ""
     in_a_row = 0
     try:
         for case in cases:
-            if given_up:
+            why_not = declared.not_applicable(case)
+            if why_not:
+                outcome = Outcome(case, NOT_APPLICABLE, why_not)
+            elif given_up:
                 outcome = Outcome(case, FAILED, given_up)
-            elif isinstance(supported, list) and case.op not in supported:
-                outcome = Outcome(case, SKIPPED, f"client does not support op {case.op!r}")
             else:
+                expects_hang = declared.excuses(case) and (case.deployed or {}).get("result") in (
+                    "hang",
+                    "abort",
+                )
+                timeout = hang_timeout if expects_hang else None
                 try:
-                    outcome = judge(
-                        case, client.request(case.request), strict_reasons=strict_reasons
-                    )
+                    answer = client.request(case.request, timeout=timeout)
+                    outcome = judge(case, answer, strict_reasons=strict_reasons, declared=declared)
                     in_a_row = 0
                 except ClientFailure as failure:
                     report.client_failures += 1
-                    in_a_row += 1
-                    outcome = Outcome(case, FAILED, f"client {failure.kind}: {failure.detail}")
+                    outcome = judge_failure(case, failure, declared)
+                    in_a_row = 0 if outcome.status == ACCEPTABLE else in_a_row + 1
                     if in_a_row >= MAX_CONSECUTIVE_CLIENT_FAILURES:
                         given_up = f"not run: the client failed {in_a_row} times in a row"
                     else:

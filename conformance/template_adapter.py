@@ -8,8 +8,11 @@ Copy this file (or translate it, some forty lines, into your client's language),
 
 Each operation receives the request (a dict; bytes arrive as lowercase hex strings, see
 PROTOCOL.md for each op's fields) and returns the result dict. To refuse an input, raise
-`Refused("REASON_CODE")` with one of the reason codes in PROTOCOL.md. Ops missing from
-`OPERATIONS` are reported to the runner as unsupported, so their cases show up as skipped.
+`Refused("REASON_CODE")` with one of the reason codes in PROTOCOL.md. `hello` lists the ops
+in `OPERATIONS`, so the runner counts the cases of every other op as not applicable; a run
+passes once at least one case was checked and none failed. Fill in `QUIRKS` with the deployed
+client's quirks (X1..X10 of the errata) your client shares, to have its cases graded
+acceptable where it behaves as the quirk says.
 """
 
 import json
@@ -30,12 +33,22 @@ class Refused(Exception):
 #         return {"hash": message.hash.hex()}
 #     OPERATIONS = {"hash": hash_op}
 OPERATIONS: dict[str, Callable[[Request], dict[str, Any]]] = {}
+PROFILES: list[str] = ["libsession", "spec"]  # the encryption profiles the client supports
+QUIRKS: list[str] = []  # e.g. ["X1", "X3"]
 
 
 def answer(request: Request) -> dict[str, Any]:
     op = request.get("op")
     if op == "hello":
-        return {"name": "my-client", "language": "python", "protocol": 1, "ops": list(OPERATIONS)}
+        return {
+            "name": "my-client",
+            "version": "0.0.1",
+            "language": "python",
+            "protocol": 1,
+            "ops": list(OPERATIONS),
+            "profiles": PROFILES,
+            "quirks": QUIRKS,
+        }
     if op not in OPERATIONS:
         return {"skipped": f"op {op} not implemented"}
     try:

@@ -1,9 +1,12 @@
-"""A config-merge mutant as a conformance adapter process: the spec with one merge rule broken.
+"""A mutant as a conformance adapter process: the spec with one rule broken.
 
     python -m swarmconf.fuzz.mutant_adapter ties
+    python -m swarmconf.fuzz.mutant_adapter unbound-chain
 
-Differential campaigns are proven on it: each mutant must be caught through the adapter
-protocol as it is caught in-process (`swarmconf.fuzz.configmerge.mutants`).
+A config-merge mutant (`swarmconf.fuzz.configmerge.mutants`) breaks the merge; a K/V Gossip
+mutant (`swarmconf.fuzz.kvgossip.mutants`, the Go holes) swaps one spec function for the whole
+process. Differential campaigns and the conformance runner are proven on them: each mutant must
+be caught through the adapter protocol as it is caught in-process.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from swarmconf.spec import configmerge as spec
 
 from .configmerge.impl import mutated
 from .configmerge.mutants import MUTANTS
+from .kvgossip.mutants import MUTANTS as KV_MUTANTS
+from .kvgossip.mutants import active
 
 
 def mutant_adapter(name: str) -> Adapter:
@@ -27,8 +32,13 @@ def mutant_adapter(name: str) -> Adapter:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mutant", choices=sorted(MUTANTS))
-    serve(mutant_adapter(parser.parse_args(argv).mutant))
+    parser.add_argument("mutant", choices=sorted({*MUTANTS, *KV_MUTANTS}))
+    name = parser.parse_args(argv).mutant
+    if name in KV_MUTANTS:
+        with active(name):
+            serve(Adapter(spec, f"swarmconf.spec+{name}"))
+    else:
+        serve(mutant_adapter(name))
 
 
 if __name__ == "__main__":

@@ -41,3 +41,71 @@ def test_wheel_contains_the_linked_parts(tmp_path: Path) -> None:
     assert {"swarmconf/cli.py", "swarmconf/cliutil.py", "swarmconf/__main__.py"} <= names
     # The version is declared once, in swarmconf/__init__.py.
     assert wheel.name.startswith(f"swarmconf-{swarmconf.__version__}-")
+
+
+def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False)
+
+
+def test_the_installed_wheel_stands_alone(tmp_path: Path) -> None:
+    """A fresh venv outside the checkout, with only the wheel (and its dependencies) installed,
+    runs the README's conformance and merge commands over the vectors it ships."""
+    wheels = tmp_path / "wheels"
+    built = _run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(ROOT)],
+        tmp_path,
+    )
+    assert built.returncode == 0, built.stderr
+    (wheel,) = wheels.glob("swarmconf-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert {
+        "swarmconf/conformance/PROTOCOL.md",
+        "swarmconf/conformance/VECTORS.md",
+        "swarmconf/conformance/vectors/merges_test.json",
+        "swarmconf/conformance/vectors/kvgossip_chains_test.json",
+        "swarmconf/conformance/vectors/schemas/merges_schema_v2.json",
+    } <= names
+    venv, away = tmp_path / "venv", tmp_path / "elsewhere"
+    away.mkdir()
+    assert _run([sys.executable, "-m", "venv", str(venv)], away).returncode == 0
+    installed = _run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", str(wheel)], away)
+    assert installed.returncode == 0, installed.stderr
+    swarmconf_command = str(venv / "bin" / "swarmconf")
+
+    conformance = _run(
+        [swarmconf_command, "conformance", "run", "--client", "builtin:reference"], away
+    )
+    assert conformance.returncode == 0, conformance.stdout[-2000:] + conformance.stderr
+    total = conformance.stdout.splitlines()[-1].split()
+    assert total[0] == "total" and int(total[1]) > 20_000 and total[2] == "passed"
+    assert "kvgossip_sessions" in conformance.stdout and "merges_exhaustive" in conformance.stdout
+
+    make = (
+        "from swarmconf.reference.configmerge import ConfigMessage, parse\n"
+        "first = ConfigMessage.new(1)\n"
+        "first.data[b'name'] = b'swarm'\n"
+        "base = first.serialize()\n"
+        "for name, key, value in (('a', b'colour', b'blue'), ('b', b'tags', {1, b'x'})):\n"
+        "    message = parse(base).increment()\n"
+        "    message.data[key] = value\n"
+        "    open(name + '.msg', 'wb').write(message.serialize())\n"
+    )
+    assert _run([str(venv / "bin" / "python"), "-c", make], away).returncode == 0
+    merged = _run([swarmconf_command, "merge", "a.msg", "b.msg", "-o", "merged.msg"], away)
+    assert merged.returncode == 0, merged.stderr
+    shown = _run([swarmconf_command, "show", "merged.msg", "--json"], away)
+    assert shown.returncode == 0 and '"seqno": 3' in shown.stdout, shown.stdout + shown.stderr
+
+    documents = (
+        "from importlib import metadata, resources\n"
+        "text = (resources.files('swarmconf.conformance') / 'PROTOCOL.md').read_text()\n"
+        "assert 'kv_scripted' in text\n"
+        "meta = metadata.metadata('swarmconf')\n"
+        "assert 'MIT' in str(meta.get_all('Classifier')) and meta['Summary']\n"
+        "assert any(name.endswith('LICENSE') for name in meta.get_all('License-File') or [])\n"
+    )
+    checked = _run([str(venv / "bin" / "python"), "-c", documents], away)
+    assert checked.returncode == 0, checked.stderr
+    # Generating vectors needs a destination: nothing is written into site-packages.
+    refused = _run([swarmconf_command, "vectors", "generate"], away)
+    assert refused.returncode == 2 and "-o/--output" in refused.stderr

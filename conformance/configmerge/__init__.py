@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,8 +30,13 @@ from swarmconf.conformance.configmerge import (
 )
 from swarmconf.conformance.configmerge.coverage import coverage_markdown
 from swarmconf.conformance.configmerge.suite import Suite
-from swarmconf.conformance.schema import schema_file_name, schema_for
-from swarmconf.conformance.vectorfile import FOREIGN_PREFIX, VECTOR_SUFFIX, dump_vector_file
+from swarmconf.conformance.vectors import (
+    VECTOR_SUFFIX,
+    dump,
+    dump_schema,
+    schema_file_name,
+    vector_file_name,
+)
 
 BUILDERS: list[Callable[[], Suite]] = [
     cat_bt.build,
@@ -69,16 +73,15 @@ def generate(root: Path) -> list[Suite]:
     schemas.mkdir(parents=True, exist_ok=True)
     written: set[Path] = set()
     for suite in suites:
-        vector_path = root / f"{suite.category}{VECTOR_SUFFIX}"
-        _write(vector_path, dump_vector_file(suite.document()))
+        vector_path = root / vector_file_name(suite.category)
+        _write(vector_path, dump(suite.document()))
         schema_path = schemas / schema_file_name(suite.category)
-        schema = schema_for(suite.category, suite.ops())
-        _write(schema_path, json.dumps(schema, indent=2, sort_keys=True) + "\n")
+        _write(schema_path, dump_schema(suite.schema()))
         written |= {vector_path, schema_path}
+    if importlib.util.find_spec(KVGOSSIP_MODULE) is not None:
+        written |= importlib.import_module(KVGOSSIP_MODULE).write_all(root)
     for stale in [*root.glob("*" + VECTOR_SUFFIX), *schemas.glob("*.json")]:
-        if stale not in written and not stale.name.startswith(FOREIGN_PREFIX):
+        if stale not in written:
             stale.unlink()
     _write(root / COVERAGE_FILE, coverage_markdown(suites))
-    if importlib.util.find_spec(KVGOSSIP_MODULE) is not None:
-        importlib.import_module(KVGOSSIP_MODULE).write_all(root)
     return suites

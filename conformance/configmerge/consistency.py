@@ -2,8 +2,9 @@
 own, checked without any implementation under test.
 
 A differential test cannot see a bug that the spec and the reference share; these rules can.
-Each check takes one case (as written in a vector file, with the header's lag filled in) and
-returns the problems it finds, an empty list when the case obeys the rule.
+Each check takes one case (its op, its full request as `input`, its result and expected
+answer) and its lag, and returns the problems it finds, an empty list when the case obeys the
+rule.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ from collections.abc import Callable
 from typing import Any
 
 from swarmconf.conformance import btcodec
+from swarmconf.conformance.vectors import Case, cases_of
 
 VectorCase = dict[str, Any]
 Check = Callable[[VectorCase, int], list[str]]
-"""A rule: one case and its lag (the case's own, else the header's) to the problems found."""
+"""A rule: one case and its lag to the problems found."""
 
 MESSAGE_OPS = ("new", "increment", "merge", "serialize", "sign")
 """Ops whose expected answer holds a serialized message `msg` and its `hash`."""
@@ -213,18 +215,21 @@ CHECKS: tuple[Check, ...] = (
 )
 
 
-def problems_of(case: VectorCase, header: dict[str, Any]) -> list[str]:
+def as_checked(case: Case) -> VectorCase:
+    """The case as the checks read it: `op`, the full request as `input`, `result`, `expected`."""
+    return {"op": case.op, "input": case.request, "result": case.result, "expected": case.expected}
+
+
+def problems_of(case: Case) -> list[str]:
     """Every rule's problems with one case, each prefixed with the rule's name."""
-    case = {**case, "input": {"profile": header["profile"], **case["input"]}}
-    lag = case["input"].get("lag", header["lag"])
-    return [f"{check.__name__}: {problem}" for check in CHECKS for problem in check(case, lag)]
+    checked, lag = as_checked(case), case.request.get("lag", 0)
+    return [f"{check.__name__}: {problem}" for check in CHECKS for problem in check(checked, lag)]
 
 
-def document_problems(document: dict[str, Any]) -> list[str]:
+def document_problems(document: dict[str, Any], category: str) -> list[str]:
     """The problems of every case of a vector file, each labelled `category#tcId name`."""
-    header = document["header"]
     return [
-        f"{header['category']}#{case['tcId']} {case['name']}: {problem}"
-        for case in document["testCases"]
-        for problem in problems_of(case, header)
+        f"{case.label}: {problem}"
+        for case in cases_of(document, category)
+        for problem in problems_of(case)
     ]

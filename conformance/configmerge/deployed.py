@@ -38,6 +38,7 @@ from swarmconf.conformance.adapter import (
     serve,
 )
 from swarmconf.conformance.configmerge import deployed_bt
+from swarmconf.conformance.protocol import CONFIG_OPS
 from swarmconf.reference.configmerge import crypto
 from swarmconf.reference.configmerge import message as reference_message
 from swarmconf.spec.configmerge.diff import check_diff
@@ -223,7 +224,8 @@ class DeployedAdapter(Adapter):
             return {
                 **super().handle(request),
                 "version": VERSION,
-                "profiles": list(crypto.PROFILES),
+                "ops": sorted(CONFIG_OPS),
+                "profiles": ["libsession"],
                 "quirks": list(QUIRKS),
             }
         return super().handle(request)

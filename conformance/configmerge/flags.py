@@ -1,30 +1,11 @@
 """Every flag a vector may carry: its bug type (Wycheproof style) and what it means.
 
-A vector file's header defines exactly the flags its cases use, copied from here.
+A vector file's `notes` define exactly the flags its cases use, copied from here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True)
-class Flag:
-    bug_type: str
-    description: str
-    effect: str = ""
-    quirk: str = ""
-    """For a `DEPLOYED_QUIRK` flag, the decision it cites (X1..X10): a case so flagged says
-    in `deployed` what the deployed client does with it."""
-
-    def as_json(self) -> dict[str, str]:
-        entry = {"bugType": self.bug_type, "description": self.description}
-        if self.effect:
-            entry["effect"] = self.effect
-        if self.quirk:
-            entry["quirk"] = self.quirk
-        return entry
-
+from swarmconf.conformance.vectors import Flag
 
 _DIVERGE = "Clients that disagree here compute different data or hashes and stop converging."
 

@@ -10,15 +10,41 @@ generator stops, because either the case or the spec is wrong.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+from swarmconf.conformance import vectors
 from swarmconf.conformance.adapter import Adapter, builtin_adapter
 from swarmconf.conformance.configmerge.deployed import DeployedAdapter
 from swarmconf.conformance.configmerge.flags import FLAGS, QUIRK_FLAGS
-from swarmconf.conformance.protocol import HEADER_DEFAULTS, OPS
-from swarmconf.conformance.schema import schema_file_name
-from swarmconf.conformance.vectorfile import SCHEMA_VERSION
+from swarmconf.conformance.protocol import CONFIG_OPS, HOISTED, OPS
+from swarmconf.spec.configmerge.reasons import Reason
+
+RULE_PATTERN = "^(D(1[0-9]|20|[1-9])|X(10|[1-9]))$"
+"""A config-merge case's rules: the decisions D1..D20 and the deployed client's quirks X1..X10."""
+
+
+def _kind(op: str) -> vectors.GroupKind:
+    """The schema parts of a config-merge op, its lag and profile hoisted into the group."""
+    spec = CONFIG_OPS[op]
+    request = {name: KIND_SCHEMAS[kind] for name, kind in spec.request_kinds().items()}
+    params = {name: request.pop(name) for name in HOISTED if name in request}
+    return vectors.GroupKind(
+        params=params,
+        input=vectors.obj(request, optional=spec.optional),
+        expected=vectors.obj({name: KIND_SCHEMAS[kind] for name, kind in spec.result.items()}),
+    )
+
+
+KIND_SCHEMAS: dict[str, vectors.Json] = {
+    "int": {"type": "integer"},
+    "bool": {"type": "boolean"},
+    "str": {"type": "string"},
+    "hex": vectors.HEX,
+    "hex?": {"anyOf": [vectors.HEX, {"type": "null"}]},
+    "bt": vectors.HEX,
+    "btlist": vectors.hexlist(),
+}
+KINDS = {op: _kind(op) for op in CONFIG_OPS}
 
 _ORACLE: list[Adapter] = []
 _DEPLOYED: list[DeployedAdapter] = []
@@ -41,16 +67,23 @@ class GeneratorMismatch(AssertionError):
     """The spec's answer to a case is not what the case was written to show."""
 
 
-@dataclass
-class Suite:
-    """The cases of one category, in the order added; tcIds are assigned on `document()`."""
+class Suite(vectors.Suite):
+    """The cases of one config-merge category; `lag` and `profile` fill requests that omit them."""
 
-    category: str
-    description: str
-    lag: int = 5
-    profile: str | None = None
-    cases: list[dict[str, Any]] = field(default_factory=list)
-    names: set[str] = field(default_factory=set)
+    def __init__(
+        self, category: str, description: str, lag: int = 5, profile: str | None = None
+    ) -> None:
+        super().__init__(
+            "configmerge",
+            category,
+            description,
+            FLAGS,
+            KINDS,
+            rule_pattern=RULE_PATTERN,
+            reasons=[reason.value for reason in Reason],
+        )
+        self.lag = lag
+        self.profile = profile
 
     def add(
         self,
@@ -65,71 +98,48 @@ class Suite:
         acceptable: bool = False,
     ) -> dict[str, Any]:
         """Add a case; return the spec's answer (`result` or `reason`)."""
-        if name in self.names:
-            raise ValueError(f"{self.category}: duplicate case name {name}")
-        unknown = [flag for flag in flags if flag not in FLAGS]
-        if unknown or set(inputs) - set(OPS[op].request_kinds()):
-            raise ValueError(f"{self.category}/{name}: unknown flags {unknown} or input fields")
-        request: dict[str, Any] = {"op": op}
+        if set(inputs) - set(OPS[op].request_kinds()):
+            raise ValueError(f"{self.category}/{name}: unknown input fields")
         defaults = {"lag": self.lag, "profile": self.profile}
-        for key in HEADER_DEFAULTS:
-            if key in OPS[op].request_kinds() and defaults[key] is not None:
-                request[key] = defaults[key]
-        request.update(inputs)
+        shared = {name: inputs.get(name, defaults[name]) for name in KINDS[op].params}
+        request: dict[str, Any] = {"op": op, **inputs, **shared}
         answer = oracle().handle(request)
-        if any(FLAGS[flag].quirk for flag in flags):
+        if any(FLAGS[flag].quirk for flag in flags if flag in FLAGS):
             raise ValueError(f"{self.category}/{name}: quirk flags come from the emulation")
         behaviour = deployed_client().behaviour(request, answer)
         if behaviour is not None:
             flags = [*flags, *(QUIRK_FLAGS[quirk] for quirk in behaviour.quirks)]
             rules = [*rules, *behaviour.quirks]
-        case: dict[str, Any] = {
-            "name": name,
-            "comment": comment,
-            "flags": sorted(set(flags)),
-            "rules": sorted(set(rules), key=_rule_order),
-            "op": op,
-            "input": inputs,
-        }
         if "result" in answer:
-            case["result"] = "acceptable" if acceptable else "valid"
-            case["expected"] = answer["result"]
-            outcome = "valid"
+            result, expected, reason, outcome = (
+                "acceptable" if acceptable else "valid",
+                answer["result"],
+                None,
+                "valid",
+            )
         elif "reason" in answer:
-            case["result"] = "invalid"
-            case["reason"] = outcome = answer["reason"]
+            result, expected, reason = "invalid", None, answer["reason"]
+            outcome = reason
         else:
             raise GeneratorMismatch(f"{self.category}/{name}: the spec answered {answer}")
-        if behaviour is not None:
-            case["deployed"] = behaviour.deployed
         if expect is not None and expect != outcome:
             raise GeneratorMismatch(
                 f"{self.category}/{name}: meant to be {expect}, the spec says {outcome}"
                 f"\n  request: {request}\n  answer: {answer}"
             )
-        self.names.add(name)
-        self.cases.append(case)
+        self.case(
+            self.group(op, **shared),
+            name,
+            comment,
+            flags=sorted(set(flags)),
+            rules=sorted(set(rules), key=_rule_order),
+            input={key: value for key, value in inputs.items() if key not in shared},
+            result=result,
+            expected=expected,
+            reason=reason,
+            deployed=None if behaviour is None else behaviour.deployed,
+        )
         return answer
-
-    def document(self) -> dict[str, Any]:
-        used = sorted({flag for case in self.cases for flag in case["flags"]})
-        cases = [{"tcId": index, **case} for index, case in enumerate(self.cases, start=1)]
-        return {
-            "schema": schema_file_name(self.category),
-            "header": {
-                "schemaVersion": SCHEMA_VERSION,
-                "category": self.category,
-                "description": self.description,
-                "lag": self.lag,
-                "profile": self.profile,
-                "flags": {flag: FLAGS[flag].as_json() for flag in used},
-            },
-            "numberOfTests": len(cases),
-            "testCases": cases,
-        }
-
-    def ops(self) -> list[str]:
-        return sorted({case["op"] for case in self.cases})
 
 
 def _rule_order(rule: str) -> tuple[str, int]:

@@ -10,6 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from swarmconf.conformance.vectors import (
+    dump,
+    dump_schema,
+    schema_file_name,
+    vector_file_name,
+)
+
 from . import (
     suite_chains,
     suite_encoding,
@@ -21,7 +28,7 @@ from . import (
     suite_store,
     suite_treehash,
 )
-from .base import Json, Suite, dump, schema_file, vector_file
+from .base import Suite
 
 SUITES: dict[str, Callable[[bool], Suite]] = {
     "encoding": suite_encoding.build,
@@ -41,14 +48,14 @@ def build_all(strict: bool = True) -> dict[str, Suite]:
     return {name: build(strict) for name, build in SUITES.items()}
 
 
-def documents(strict: bool = True) -> dict[str, tuple[Json, Json]]:
-    """Every suite's vector document and schema, by suite name."""
-    return {name: (s.document(), s.schema()) for name, s in build_all(strict).items()}
-
-
-def write_all(root: Path) -> None:
-    """Write every kvgossip vector file and schema under `root` (e.g. `vectors/v1`)."""
+def write_all(root: Path) -> set[Path]:
+    """Write every kvgossip vector file and schema under `root`; the paths written."""
     (root / "schemas").mkdir(parents=True, exist_ok=True)
-    for name, (document, schema) in documents().items():
-        (root / vector_file(name)).write_text(dump(document), encoding="utf-8")
-        (root / "schemas" / schema_file(name)).write_text(dump(schema), encoding="utf-8")
+    written = set()
+    for suite in build_all().values():
+        vector_path = root / vector_file_name(suite.category)
+        vector_path.write_text(dump(suite.document()), encoding="utf-8")
+        schema_path = root / "schemas" / schema_file_name(suite.category)
+        schema_path.write_text(dump_schema(suite.schema()), encoding="utf-8")
+        written |= {vector_path, schema_path}
+    return written

@@ -192,7 +192,15 @@ OPERATIONS: dict[str, Callable[[Request], Result]] = {
 def answer(request: Request) -> dict[str, Any]:
     op = request.get("op")
     if op == "hello":
-        return {"name": "worked-example", "language": "python", "protocol": 1, "ops": [*OPERATIONS]}
+        return {
+            "name": "worked-example",
+            "version": "1",
+            "language": "python",
+            "protocol": 1,
+            "ops": [*OPERATIONS],
+            "profiles": ["libsession", "spec"],
+            "quirks": [],  # none: this client is swarmconf's reference
+        }
     if op not in OPERATIONS:
         return {"skipped": f"op {op!r} is not implemented"}
     try:

@@ -163,11 +163,8 @@ def vector_documents() -> list[tuple[str, dict[str, Any]]]:
 
 
 def vector_cases(document: dict[str, Any]) -> list[dict[str, Any]]:
-    """The cases of a vector file, flat (`testCases`) or grouped (`testGroups[].tests`)."""
-    if "testCases" in document:
-        cases: list[dict[str, Any]] = document["testCases"]
-        return cases
-    return [case for group in document.get("testGroups", []) for case in group["tests"]]
+    """The cases of a vector file, its groups' `tests` in order."""
+    return [case for group in document["testGroups"] for case in group["tests"]]
 
 
 def quirk_vectors() -> str:
@@ -178,9 +175,7 @@ def quirk_vectors() -> str:
     for name, document in vector_documents():
         category = name.removesuffix("_test.json")
         quirk_of = {
-            flag: entry["quirk"]
-            for flag, entry in document.get("header", {}).get("flags", {}).items()
-            if "quirk" in entry
+            flag: entry["quirk"] for flag, entry in document["notes"].items() if "quirk" in entry
         }
         for case in vector_cases(document):
             for flag in case.get("flags", []):
@@ -222,8 +217,7 @@ def vector_flags() -> str:
     """Every flag defined in the vector files, with its bug type and description."""
     rows = ["| File | Flag | Bug type | Description |", "| --- | --- | --- | --- |"]
     for name, document in vector_documents():
-        flags = document.get("header", {}).get("flags") or document.get("notes") or {}
-        for flag, note in sorted(flags.items()):
+        for flag, note in sorted(document["notes"].items()):
             rows.append(
                 f"| `{name}` | `{flag}` | {note['bugType']} | {cell(note['description'])} |"
             )
@@ -257,7 +251,7 @@ class _SloppyClient:
 
     restart = start
 
-    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+    def request(self, message: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
         from swarmconf.reference.configmerge import ConfigError, parse
 
         data = bytes.fromhex(message["msg"])
@@ -274,7 +268,7 @@ class _SloppyClient:
 
 def example_cases() -> list[Any]:
     """Three `hash` cases: a small valid message and two invalid ones."""
-    from swarmconf.conformance.vectorfile import Case
+    from swarmconf.conformance.vectors import Case
     from swarmconf.spec.configmerge import ConfigMessage, parse
 
     first = ConfigMessage.new(1)
@@ -284,6 +278,7 @@ def example_cases() -> list[Any]:
     def case(tc_id: int, name: str, comment: str, msg: bytes, **outcome: Any) -> Case:
         return Case(
             category="example",
+            design="configmerge",
             tc_id=tc_id,
             name=name,
             comment=comment,

@@ -7,9 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from swarmconf.conformance.vectorfile import dump_vector_file
+from swarmconf.conformance import vectors
+from swarmconf.conformance.configmerge.suite import KINDS, RULE_PATTERN
+from swarmconf.spec.configmerge.reasons import Reason
 
-FLAGS = {"Ktv": {"bugType": "BASIC", "description": "A known test vector."}}
+FLAGS = {"Ktv": vectors.Flag("BASIC", "A known test vector.")}
 
 
 def hash_case(tc_id: int, msg: bytes, *, valid: bool = True) -> dict[str, Any]:
@@ -20,7 +22,6 @@ def hash_case(tc_id: int, msg: bytes, *, valid: bool = True) -> dict[str, Any]:
         "comment": f"hash of {msg!r}",
         "flags": ["Ktv"],
         "rules": ["D1"],
-        "op": "hash",
         "input": {"msg": msg.hex()},
     }
     if valid:
@@ -32,25 +33,32 @@ def hash_case(tc_id: int, msg: bytes, *, valid: bool = True) -> dict[str, Any]:
     return case
 
 
+def suite(category: str, cases: list[dict[str, Any]]) -> vectors.Suite:
+    """A config-merge suite of these cases (lag 5), each of the op it names, else `hash`."""
+    built = vectors.Suite(
+        "configmerge",
+        category,
+        "Test vectors for the runner's tests.",
+        FLAGS,
+        KINDS,
+        rule_pattern=RULE_PATTERN,
+        reasons=[reason.value for reason in Reason],
+    )
+    for case in cases:
+        left_out = ("tcId", "name", "comment", "op")
+        fields = {key: value for key, value in case.items() if key not in left_out}
+        group = built.group(case.get("op", "hash"), lag=5)
+        built.case(group, case["name"], case["comment"], **fields)
+    return built
+
+
 def document(category: str, cases: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "schema": f"{category}_schema_v1.json",
-        "header": {
-            "schemaVersion": 1,
-            "category": category,
-            "description": "Test vectors for the runner's tests.",
-            "lag": 5,
-            "profile": None,
-            "flags": FLAGS,
-        },
-        "numberOfTests": len(cases),
-        "testCases": cases,
-    }
+    return suite(category, cases).document()
 
 
 def write_vectors(root: Path, category: str, cases: list[dict[str, Any]]) -> Path:
     root.mkdir(parents=True, exist_ok=True)
-    path = root / f"{category}_test.json"
-    path.write_text(dump_vector_file(document(category, cases)), encoding="utf-8")
+    path = root / vectors.vector_file_name(category)
+    path.write_text(vectors.dump(document(category, cases)), encoding="utf-8")
     json.loads(path.read_text(encoding="utf-8"))
     return path

@@ -4,13 +4,43 @@ from __future__ import annotations
 
 from typing import Any
 
-from swarmconf.conformance.runner import FAILED, PASSED, SKIPPED, judge
-from swarmconf.conformance.vectorfile import Case
+from swarmconf.conformance.client import ClientFailure
+from swarmconf.conformance.runner import (
+    ACCEPTABLE,
+    FAILED,
+    PASSED,
+    SKIPPED,
+    Declarations,
+    judge,
+    judge_failure,
+)
+from swarmconf.conformance.vectors import Case
 
 
-def case(result: str, expected: dict[str, Any] | None = None, reason: str | None = None) -> Case:
+def case(
+    result: str,
+    expected: dict[str, Any] | None = None,
+    reason: str | None = None,
+    *,
+    deployed: dict[str, Any] | None = None,
+    quirks: tuple[str, ...] = (),
+    request: dict[str, Any] | None = None,
+) -> Case:
     return Case(
-        "basic", 1, "one", "a case", ("Ktv",), ("D1",), "hash", {}, expected, result, reason
+        category="basic",
+        design="configmerge",
+        tc_id=1,
+        name="one",
+        comment="a case",
+        flags=("Ktv",),
+        rules=("D1",),
+        op="hash",
+        request=request or {"op": "hash"},
+        result=result,
+        expected=expected,
+        reason=reason,
+        deployed=deployed,
+        quirks=quirks,
     )
 
 
@@ -49,3 +79,50 @@ def test_skipped_errored_and_empty_answers() -> None:
     assert judge(case("valid", HASH), {"errored": "boom"}).message == "client errored"
     empty = judge(case("valid", HASH), {})
     assert empty.message == "answer holds neither a result nor a reason"
+
+
+DECLARES_X1 = Declarations(quirks=frozenset({"X1"}))
+QUIRKY = case(
+    "invalid",
+    reason="BT_KEYS_UNSORTED",
+    deployed={"result": "valid", "expected": HASH},
+    quirks=("X1",),
+)
+
+
+def test_a_declared_quirk_is_acceptable_only_when_the_client_behaves_as_it_says() -> None:
+    as_deployed = {"result": {"hash": "AB" * 32}}
+    assert judge(QUIRKY, as_deployed, declared=DECLARES_X1).status == ACCEPTABLE
+    assert judge(QUIRKY, as_deployed).status == FAILED  # undeclared: graded strictly
+    otherwise = judge(QUIRKY, {"result": {"hash": "00" * 32}}, declared=DECLARES_X1)
+    assert (otherwise.status, otherwise.message) == (
+        FAILED,
+        "accepted an invalid input (expected BT_KEYS_UNSORTED); nor as its declared quirks",
+    )
+    # Stricter than the deployed client is a plain pass.
+    assert judge(QUIRKY, {"reason": "BT_KEYS_UNSORTED"}, declared=DECLARES_X1).status == PASSED
+
+
+def test_a_case_needs_every_quirk_it_names_declared() -> None:
+    both = case("invalid", reason="MSG_NOT_DICT", deployed={"result": "hang"}, quirks=("X1", "X3"))
+    hang = ClientFailure("timeout", "no answer within 2 s")
+    assert judge_failure(both, hang, DECLARES_X1).status == FAILED
+    declares_both = Declarations(quirks=frozenset({"X1", "X3"}))
+    assert judge_failure(both, hang, declares_both).status == ACCEPTABLE
+    crash = ClientFailure("crashed", "exit status 134")
+    assert judge_failure(both, crash, declares_both).status == FAILED
+
+
+def test_declarations_make_cases_not_applicable() -> None:
+    hello = {"ops": ["hash"], "profiles": ["libsession"], "quirks": ["X2"]}
+    declared = Declarations.of(hello)
+    assert declared.quirks == {"X2"}
+    assert declared.not_applicable(case("valid", HASH)) == ""
+    merge = Case(**{**vars(case("valid", HASH)), "op": "merge"})
+    assert declared.not_applicable(merge) == "client does not support op 'merge'"
+    spec = case("valid", HASH, request={"op": "hash", "profile": "spec"})
+    assert declared.not_applicable(spec) == "client does not support profile 'spec'"
+    # A profile outside the design tests its refusal: every client takes that case.
+    bogus = case("invalid", reason="BAD_PROFILE", request={"op": "hash", "profile": "rot13"})
+    assert declared.not_applicable(bogus) == ""
+    assert Declarations.of({}).not_applicable(merge) == ""

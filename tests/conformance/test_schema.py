@@ -7,22 +7,24 @@ from typing import Any
 
 import jsonschema
 import pytest
-from conformance_helpers import document, hash_case
+from conformance_helpers import hash_case, suite
 
-from swarmconf.conformance.schema import check_document, schema_for
+from swarmconf.conformance.vectors import check_document
+
+CASES = [hash_case(1, b"a"), hash_case(2, b"b", valid=False)]
 
 
 def errors(doc: dict[str, Any]) -> list[str]:
-    validator = jsonschema.Draft202012Validator(schema_for(doc["header"]["category"], ["hash"]))
+    validator = jsonschema.Draft202012Validator(suite("basic", CASES).schema())
     return [error.message for error in validator.iter_errors(doc)]
 
 
 def good() -> dict[str, Any]:
-    return document("basic", [hash_case(1, b"a"), hash_case(2, b"b", valid=False)])
+    return suite("basic", CASES).document()
 
 
 def test_schema_is_valid_json_schema() -> None:
-    jsonschema.Draft202012Validator.check_schema(schema_for("basic", ["parse", "merge"]))
+    jsonschema.Draft202012Validator.check_schema(suite("basic", CASES).schema())
 
 
 def test_well_formed_document_passes() -> None:
@@ -34,17 +36,19 @@ def test_well_formed_document_passes() -> None:
     "path, value",
     [
         (("extraTopLevel",), 1),
-        (("header", "lag"), 0),
-        (("header", "category"), "other"),
-        (("testCases", 0, "surprise"), True),
-        (("testCases", 0, "input", "verify_key"), "00"),
-        (("testCases", 0, "expected", "hash"), "ABCD"),
-        (("testCases", 0, "rules"), ["D21"]),
-        (("testCases", 0, "result"), "maybe"),
-        (("testCases", 0, "reason"), "MSG_NOT_DICT"),
-        (("testCases", 1, "reason"), "NOT_A_REASON"),
-        (("testCases", 1, "expected"), {"hash": "00"}),
-        (("testCases", 0, "op"), "parse"),
+        (("header", "design"), "kvgossip"),
+        (("header", "suite"), "other"),
+        (("testGroups", 0, "lag"), "5"),
+        (("testGroups", 0, "type"), "parse"),
+        (("testGroups", 0, "tests", 0, "surprise"), True),
+        (("testGroups", 0, "tests", 0, "input", "verify_key"), "00"),
+        (("testGroups", 0, "tests", 0, "expected", "hash"), "ABCD"),
+        (("testGroups", 0, "tests", 0, "rules"), ["D21"]),
+        (("testGroups", 0, "tests", 0, "flags"), ["Undefined"]),
+        (("testGroups", 0, "tests", 0, "result"), "maybe"),
+        (("testGroups", 0, "tests", 0, "reason"), "MSG_NOT_DICT"),
+        (("testGroups", 0, "tests", 1, "reason"), "NOT_A_REASON"),
+        (("testGroups", 0, "tests", 0, "deployed"), {"result": "maybe"}),
     ],
 )
 def test_malformed_document_is_refused(path: tuple[Any, ...], value: Any) -> None:
@@ -58,14 +62,15 @@ def test_malformed_document_is_refused(path: tuple[Any, ...], value: Any) -> Non
 
 def test_missing_reason_on_invalid_case_is_refused() -> None:
     doc = good()
-    del doc["testCases"][1]["reason"]
+    del doc["testGroups"][0]["tests"][1]["reason"]
     assert errors(doc) != []
 
 
 def test_cross_field_rules() -> None:
     doc = good()
-    doc["testCases"][1]["tcId"] = 7
-    doc["testCases"][1]["name"] = "case-1"
-    doc["testCases"][1]["flags"] = ["Undefined"]
+    case = doc["testGroups"][0]["tests"][1]
+    case["tcId"] = 7
+    case["name"] = "case-1"
+    case["flags"] = ["Undefined"]
     doc["numberOfTests"] = 3
     assert len(check_document(doc)) == 4

@@ -24,7 +24,7 @@ from swarmconf.conformance.runner import (
     RunReport,
     run_cases,
 )
-from swarmconf.conformance.vectorfile import Case, load_cases
+from swarmconf.conformance.vectors import Case, load_cases
 from swarmconf.spec.configmerge.reasons import Reason, require
 
 VECTORS = Path(__file__).resolve().parents[2] / "vectors" / "v1"

@@ -11,20 +11,28 @@ from typing import Any
 import pytest
 
 from swarmconf.conformance.configmerge import consistency
-from swarmconf.conformance.vectorfile import read_vector_file, vector_files
+from swarmconf.conformance.vectors import Case, category_of, load_cases, read_document, vector_files
 
 VECTORS = Path(__file__).resolve().parents[3] / "vectors" / "v1"
+FILES = [path for path in vector_files(VECTORS) if not path.name.startswith("kvgossip_")]
+
+
+def _cases(category: str) -> list[Case]:
+    return load_cases(VECTORS, [category])
+
+
+def _checked(case: Case) -> dict[str, Any]:
+    return copy.deepcopy(consistency.as_checked(case))
 
 
 def _case(category: str, name: str) -> tuple[dict[str, Any], int]:
-    document = read_vector_file(VECTORS / f"{category}_test.json")
-    (case,) = [case for case in document["testCases"] if case["name"] == name]
-    return copy.deepcopy(case), document["header"]["lag"]
+    (case,) = [case for case in _cases(category) if case.name == name]
+    return _checked(case), case.request["lag"]
 
 
-@pytest.mark.parametrize("path", vector_files(VECTORS), ids=lambda path: path.name)
+@pytest.mark.parametrize("path", FILES, ids=lambda path: path.name)
 def test_every_vector_is_consistent(path: Path) -> None:
-    assert consistency.document_problems(read_vector_file(path)) == []
+    assert consistency.document_problems(read_document(path), category_of(path)) == []
 
 
 def test_a_signed_increment_hashed_without_its_signature_is_caught() -> None:
@@ -68,11 +76,10 @@ def test_a_non_canonical_written_message_is_caught() -> None:
 
 
 def test_an_unmerged_result_that_is_no_input_is_caught() -> None:
-    document = read_vector_file(VECTORS / "ignore_rules_test.json")
     case = next(
-        copy.deepcopy(case)
-        for case in document["testCases"]
-        if case["result"] == "valid" and not case["expected"]["merged"]
+        _checked(case)
+        for case in _cases("ignore_rules")
+        if case.result == "valid" and case.expected and not case.expected["merged"]
     )
     assert consistency.survivor_is_an_input(case, 5) == []
     case["expected"]["hash"] = "11" * 32
@@ -80,11 +87,10 @@ def test_an_unmerged_result_that_is_no_input_is_caught() -> None:
 
 
 def test_wrong_ciphertext_lengths_and_padding_are_caught() -> None:
-    document = read_vector_file(VECTORS / "encryption_test.json")
     by_op = {
-        case["op"]: copy.deepcopy(case)
-        for case in document["testCases"]
-        if case["result"] == "valid" and case["input"].get("profile", "spec") == "spec"
+        case.op: _checked(case)
+        for case in _cases("encryption")
+        if case.result == "valid" and case.request.get("profile", "spec") == "spec"
     }
     by_op["encrypt"]["expected"]["ciphertext"] += "00"
     assert consistency.ciphertext_length(by_op["encrypt"], 5) != []

@@ -13,9 +13,15 @@ import pytest
 
 from swarmconf.conformance.client import Message, ProcessClient
 from swarmconf.conformance.configmerge.deployed import QUIRKS, DeployedAdapter, Stop
-from swarmconf.conformance.configmerge.flags import FLAGS
-from swarmconf.conformance.runner import FAILED, PASSED, judge, run_cases
-from swarmconf.conformance.vectorfile import Case, load_cases
+from swarmconf.conformance.runner import (
+    ACCEPTABLE,
+    FAILED,
+    NOT_APPLICABLE,
+    PASSED,
+    judge,
+    run_cases,
+)
+from swarmconf.conformance.vectors import Case, load_cases
 
 VECTORS = Path(__file__).resolve().parents[3] / "vectors" / "v1"
 EMULATION = [sys.executable, "-m", "swarmconf.conformance.configmerge.deployed"]
@@ -25,11 +31,11 @@ TIMEOUT = 10.0
 
 @pytest.fixture(scope="module")
 def cases() -> list[Case]:
-    return load_cases(VECTORS)
+    return load_cases(VECTORS, designs=["configmerge"])
 
 
 def _is_flagged(case: Case) -> bool:
-    return any(FLAGS[flag].quirk for flag in case.flags)
+    return bool(case.quirks)
 
 
 def _deployed_answer(adapter: DeployedAdapter, case: Case) -> dict[str, Any]:
@@ -56,8 +62,8 @@ def test_the_emulation_does_what_every_case_says(cases: list[Case]) -> None:
 
 
 def test_every_quirk_but_x5_has_cases_of_its_own(cases: list[Case]) -> None:
-    quirks = Counter(FLAGS[flag].quirk for case in cases for flag in case.flags)
-    assert {quirk for quirk in quirks if quirk} == set(QUIRKS)
+    quirks = Counter(quirk for case in cases for quirk in case.quirks)
+    assert set(quirks) == set(QUIRKS)
     results = Counter(case.deployed["result"] for case in cases if case.deployed is not None)
     assert set(results) == {"valid", "invalid", "hang", "abort"}
 
@@ -66,7 +72,8 @@ def test_hello_declares_the_quirks() -> None:
     hello = DeployedAdapter().handle({"op": "hello", "protocol": 1})
     assert hello["quirks"] == list(QUIRKS)
     assert {"name", "version", "ops", "profiles"} <= set(hello)
-    assert "merge" in hello["ops"] and "libsession" in hello["profiles"]
+    assert "merge" in hello["ops"] and hello["profiles"] == ["libsession"]
+    assert not any(op.startswith("kv_") for op in hello["ops"])
 
 
 class WithoutDeclarations(ProcessClient):
@@ -77,16 +84,20 @@ class WithoutDeclarations(ProcessClient):
         return {key: value for key, value in hello.items() if key != "quirks"}
 
 
+def _libsession_only(case: Case) -> bool:
+    """A case of the `spec` profile, which the deployed client does not have."""
+    return case.request.get("profile") == "spec"
+
+
 def _process_sample(cases: list[Case]) -> list[Case]:
-    """Every flagged case, the case after each, and every 25th other one (a process run costs
-    seconds per hang); runs of flagged cases stay as long as in the files, which the runner's
-    limit on client failures in a row allows."""
-    flagged = [_is_flagged(case) for case in cases]
-    return [
-        case
-        for index, case in enumerate(cases)
-        if flagged[index] or (index and flagged[index - 1]) or index % 25 == 0
-    ]
+    """Every flagged case, each followed by one of every 25th other case (a process run costs
+    seconds per hang, and the runner gives up after ten client failures in a row)."""
+    flagged = [case for case in cases if _is_flagged(case)]
+    others = [case for case in cases if not _is_flagged(case)][::25]
+    sample = []
+    for index, case in enumerate(flagged):
+        sample += [case, *others[index : index + 1]]
+    return sample + others[len(flagged) :]
 
 
 def test_graded_strictly_the_process_fails_exactly_the_flagged_cases(cases: list[Case]) -> None:
@@ -95,3 +106,17 @@ def test_graded_strictly_the_process_fails_exactly_the_flagged_cases(cases: list
     failed = {outcome.case.label for outcome in report.outcomes if outcome.status == FAILED}
     assert failed == {case.label for case in sample if _is_flagged(case)}
     assert len(report.outcomes) == len(sample)
+    not_applicable = {o.case.label for o in report.outcomes if o.status == NOT_APPLICABLE}
+    assert not_applicable == {case.label for case in sample if _libsession_only(case)}
+
+
+def test_with_its_declarations_the_process_fails_nothing(cases: list[Case]) -> None:
+    sample = _process_sample(cases)
+    report = run_cases(ProcessClient(EMULATION, TIMEOUT), sample, hang_timeout=1.0)
+    grades = Counter(outcome.status for outcome in report.outcomes)
+    assert report.failed == []
+    assert grades[ACCEPTABLE] == sum(
+        1 for case in sample if _is_flagged(case) and not _libsession_only(case)
+    )
+    assert grades[PASSED] + grades[ACCEPTABLE] + grades[NOT_APPLICABLE] == len(sample)
+    assert report.ok

@@ -1,0 +1,488 @@
+"""The vector format of both designs, in Wycheproof's shape: building, writing, reading, checking.
+
+A file `<category>_test.json` (`merges_test.json`, `kvgossip_chains_test.json`) holds:
+
+- `schema`: its JSON Schema's file name, under `schemas/`;
+- `header`: `schemaVersion`, `design` (`configmerge` or `kvgossip`), `suite`, `description`;
+- `notes`: every flag its cases use, once: `bugType`, `description`, and `effect` (what a client
+  that gets the case wrong breaks) or `quirk` (the deployed client's decision X1..X10) if any;
+- `numberOfTests`, and `testGroups`: each group's `type` is the adapter protocol's operation,
+  its other fields are request fields shared by its `tests` (Wycheproof's hoisted parameters).
+
+A case holds `tcId` (1..n in file order), `name` (unique in the file), `comment`, `flags`,
+`rules` (the design's rules it exercises), `input` (the rest of the request), `result` (`valid`,
+`invalid` or `acceptable`), `expected` (the result's fields; also on an invalid case whose
+refusal leaves a state to compare), `reason` (when invalid) and, on a case flagged with a quirk
+of the deployed client, `deployed`: what that client does instead. The request a runner sends
+is `{"op": type, **group fields, **input}`.
+
+Files are written with the outer structure indented and one case per line, keys sorted, so the
+same suite gives the same bytes and diffs stay readable.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 2
+VECTOR_SUFFIX = "_test.json"
+DESIGNS = {"configmerge": "", "kvgossip": "kvgossip_"}
+"""Each design and the prefix of its files' categories."""
+
+BUG_TYPES = (
+    "BASIC",
+    "EDGE_CASE",
+    "MALLEABILITY",
+    "AUTH_BYPASS",
+    "MODIFIED_PARAMETER",
+    "FUNCTIONALITY",
+    "NONCANONICAL_ENCODING",
+    "ORDERING",
+    "CONFLICT",
+    "STALE",
+    "DESIGN_TEXT_EXAMPLE",
+    "DEPLOYED_QUIRK",
+    "EXHAUSTIVE",
+)
+RESULTS = ("valid", "invalid", "acceptable")
+DEPLOYED_RESULTS = ("valid", "invalid", "hang", "abort")
+NAME_PATTERN = "^[a-z0-9][a-z0-9_.-]*$"
+FLAG_PATTERN = "^[A-Z][A-Za-z0-9]*$"
+QUIRK_PATTERN = "^X(10|[1-9])$"
+REASON_PATTERN = "^[A-Z][A-Z0-9_]*$"
+
+Json = dict[str, Any]
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+HEX: Json = {"type": "string", "pattern": "^([0-9a-f]{2})*$"}
+HEX32: Json = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+
+
+def hexlist() -> Json:
+    """Schema of a list of hex strings."""
+    return {"type": "array", "items": HEX}
+
+
+def obj(properties: dict[str, Json], optional: Iterable[str] = ()) -> Json:
+    """A closed object schema: every property required except the `optional` ones."""
+    left_out = set(optional)
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": [name for name in properties if name not in left_out],
+        "properties": properties,
+    }
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A flag's note: why a case exists (Wycheproof's bug types)."""
+
+    bug_type: str
+    description: str
+    effect: str = ""
+    quirk: str = ""
+    """For a `DEPLOYED_QUIRK` flag, the decision it cites (X1..X10): a case so flagged says in
+    `deployed` what the deployed client does with it."""
+
+    def as_json(self) -> Json:
+        note = {"bugType": self.bug_type, "description": self.description}
+        if self.effect:
+            note["effect"] = self.effect
+        if self.quirk:
+            note["quirk"] = self.quirk
+        return note
+
+
+@dataclass(frozen=True)
+class GroupKind:
+    """The schema parts of one operation: the hoisted group fields, the input, the result."""
+
+    params: dict[str, Json]
+    input: Json
+    expected: Json
+
+
+@dataclass
+class Group:
+    """A test group: its operation, the request fields its cases share, and its cases."""
+
+    type: str
+    params: Json
+    tests: list[Json] = field(default_factory=list)
+
+
+class Suite:
+    """The cases of one vector file, grouped by operation and shared fields, in the order added."""
+
+    def __init__(
+        self,
+        design: str,
+        name: str,
+        description: str,
+        flags: dict[str, Flag],
+        kinds: dict[str, GroupKind],
+        *,
+        rule_pattern: str,
+        reasons: Iterable[str] = (),
+    ) -> None:
+        if design not in DESIGNS:
+            raise ValueError(f"unknown design {design!r}")
+        self.design = design
+        self.name = name
+        self.description = description
+        self.flags = flags
+        self.kinds = kinds
+        self.rule_pattern = rule_pattern
+        self.reasons = sorted(reasons)
+        self.groups: list[Group] = []
+        self.names: set[str] = set()
+
+    @property
+    def category(self) -> str:
+        """The file's category: the suite's name after its design's prefix."""
+        return DESIGNS[self.design] + self.name
+
+    @property
+    def cases(self) -> list[Json]:
+        return [case for group in self.groups for case in group.tests]
+
+    def group(self, type_: str, **params: Any) -> Group:
+        """The group of `type_` with exactly these shared fields, created on first use."""
+        if type_ not in self.kinds or set(params) != set(self.kinds[type_].params):
+            raise ValueError(f"{self.category}: no group {type_} with fields {sorted(params)}")
+        for group in self.groups:
+            if group.type == type_ and group.params == params:
+                return group
+        self.groups.append(Group(type_, params))
+        return self.groups[-1]
+
+    def case(
+        self,
+        group: Group,
+        name: str,
+        comment: str,
+        *,
+        flags: Iterable[str],
+        rules: Iterable[str],
+        input: Json,
+        result: str,
+        expected: Json | None = None,
+        reason: str | None = None,
+        deployed: Json | None = None,
+    ) -> Json:
+        """Add one case: names unique, flags defined, `reason` iff invalid, `expected` iff not."""
+        flags, rules = list(flags), list(rules)
+        if name in self.names:
+            raise ValueError(f"{self.category}: duplicate case name {name}")
+        undefined = [flag for flag in flags if flag not in self.flags]
+        if undefined:
+            raise ValueError(f"{self.category}/{name}: undefined flags {undefined}")
+        if (reason is not None) != (result == "invalid"):
+            raise ValueError(f"{self.category}/{name}: a reason goes with an invalid result")
+        if expected is None and result != "invalid":
+            raise ValueError(f"{self.category}/{name}: a {result} case needs `expected`")
+        case: Json = {
+            "name": name,
+            "comment": comment,
+            "flags": flags,
+            "rules": rules,
+            "input": input,
+            "result": result,
+        }
+        if expected is not None:
+            case["expected"] = expected
+        if reason is not None:
+            case["reason"] = reason
+        if deployed is not None:
+            case["deployed"] = deployed
+        self.names.add(name)
+        group.tests.append(case)
+        return case
+
+    def ops(self) -> list[str]:
+        return sorted({group.type for group in self.groups})
+
+    def document(self) -> Json:
+        """The vector document, tcIds numbered 1..n in group order."""
+        groups, tc_id = [], 0
+        for group in self.groups:
+            tests = []
+            for case in group.tests:
+                tc_id += 1
+                tests.append({"tcId": tc_id, **case})
+            groups.append({"type": group.type, **group.params, "tests": tests})
+        used = sorted({flag for case in self.cases for flag in case["flags"]})
+        return {
+            "schema": schema_file_name(self.category),
+            "header": {
+                "schemaVersion": SCHEMA_VERSION,
+                "design": self.design,
+                "suite": self.name,
+                "description": self.description,
+            },
+            "notes": {flag: self.flags[flag].as_json() for flag in used},
+            "numberOfTests": tc_id,
+            "testGroups": groups,
+        }
+
+    def schema(self) -> Json:
+        """The file's JSON Schema (draft 2020-12, every object closed); only the ops it uses."""
+        used_flags = sorted({flag for case in self.cases for flag in case["flags"]})
+        reason: Json = {"enum": self.reasons} if self.reasons else {"pattern": REASON_PATTERN}
+        reason = {"type": "string", **reason}
+        groups = [
+            obj({"type": {"const": op}, **self.kinds[op].params, "tests": _tests(kind, reason)})
+            for op, kind in ((op, self.kinds[op]) for op in self.ops())
+        ]
+        note = obj(
+            {
+                "bugType": {"enum": list(BUG_TYPES)},
+                "description": {"type": "string", "minLength": 1},
+                "effect": {"type": "string", "minLength": 1},
+                "quirk": {"type": "string", "pattern": QUIRK_PATTERN},
+            },
+            optional=("effect", "quirk"),
+        )
+        for group in groups:
+            case = group["properties"]["tests"]["items"]
+            case["properties"]["flags"]["items"] = {"enum": used_flags}
+            case["properties"]["rules"]["items"]["pattern"] = self.rule_pattern
+        return {
+            "$schema": DRAFT,
+            "$id": schema_file_name(self.category),
+            "title": f"swarmconf conformance vectors: {self.category}",
+            **obj(
+                {
+                    "schema": {"const": schema_file_name(self.category)},
+                    "header": obj(
+                        {
+                            "schemaVersion": {"const": SCHEMA_VERSION},
+                            "design": {"const": self.design},
+                            "suite": {"const": self.name},
+                            "description": {"type": "string", "minLength": 1},
+                        }
+                    ),
+                    "notes": {
+                        "type": "object",
+                        "propertyNames": {"enum": used_flags},
+                        "additionalProperties": note,
+                    },
+                    "numberOfTests": {"type": "integer", "minimum": 0},
+                    "testGroups": {"type": "array", "items": {"oneOf": groups}},
+                }
+            ),
+        }
+
+
+def _tests(kind: GroupKind, reason: Json) -> Json:
+    """The schema of a group's `tests`."""
+    case = obj(
+        {
+            "tcId": {"type": "integer", "minimum": 1},
+            "name": {"type": "string", "pattern": NAME_PATTERN},
+            "comment": {"type": "string", "minLength": 1},
+            "flags": {"type": "array", "items": {}},
+            "rules": {"type": "array", "items": {"type": "string"}},
+            "input": kind.input,
+            "result": {"enum": list(RESULTS)},
+            "expected": kind.expected,
+            "reason": reason,
+            "deployed": _deployed_schema(kind.expected, reason),
+        },
+        optional=("expected", "reason", "deployed"),
+    )
+    case["allOf"] = [
+        {
+            "if": {"properties": {"result": {"const": "invalid"}}},
+            "then": {"required": ["reason"]},
+            "else": {"required": ["expected"], "not": {"required": ["reason"]}},
+        }
+    ]
+    return {"type": "array", "items": case}
+
+
+def _deployed_schema(expected: Json, reason: Json) -> Json:
+    """What the deployed client does on a case flagged with one of its quirks."""
+    deployed = obj(
+        {"result": {"enum": list(DEPLOYED_RESULTS)}, "expected": expected, "reason": reason},
+        optional=("expected", "reason"),
+    )
+    deployed["allOf"] = [
+        {
+            "if": {"properties": {"result": {"const": "valid"}}},
+            "then": {"required": ["expected"], "not": {"required": ["reason"]}},
+            "else": {"not": {"required": ["expected"]}},
+        }
+    ]
+    return deployed
+
+
+def schema_file_name(category: str) -> str:
+    return f"{category}_schema_v{SCHEMA_VERSION}.json"
+
+
+def vector_file_name(category: str) -> str:
+    return category + VECTOR_SUFFIX
+
+
+def dump(document: Json) -> str:
+    """The file's text: indented outer structure, one case per line, sorted keys, final newline."""
+    groups = document["testGroups"]
+    outer = {key: value for key, value in document.items() if key != "testGroups"}
+    head = json.dumps(outer, indent=2, sort_keys=True, ensure_ascii=False)
+    texts = []
+    for group in groups:
+        fields = {key: value for key, value in group.items() if key != "tests"}
+        lines = ",\n        ".join(
+            json.dumps(case, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+            for case in group["tests"]
+        )
+        fields_text = json.dumps(fields, sort_keys=True, ensure_ascii=False)[1:-1]
+        texts.append("{" + fields_text + ', "tests": [\n        ' + lines + "\n      ]}")
+    body = (
+        '"testGroups": [\n    ' + ",\n    ".join(texts) + "\n  ]" if texts else '"testGroups": []'
+    )
+    return head[:-2] + ",\n  " + body + "\n}\n"
+
+
+def dump_schema(schema: Json) -> str:
+    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
+
+
+# Reading.
+
+
+@dataclass(frozen=True)
+class Case:
+    """One test case as a runner sees it: the request to send and what to judge the answer by."""
+
+    category: str
+    design: str
+    tc_id: int
+    name: str
+    comment: str
+    flags: tuple[str, ...]
+    rules: tuple[str, ...]
+    op: str
+    request: Json
+    result: str
+    expected: Json | None
+    reason: str | None
+    deployed: Json | None = None
+    """What the deployed client does, on a case flagged with one of its quirks."""
+    quirks: tuple[str, ...] = ()
+    """The deployed client's quirks (X1..X10) the case's flags name."""
+
+    @property
+    def label(self) -> str:
+        return f"{self.category}#{self.tc_id} {self.name}"
+
+
+def category_of(path: Path | Traversable) -> str:
+    return path.name.removesuffix(VECTOR_SUFFIX)
+
+
+def read_document(path: Path | Traversable) -> Json:
+    document: Json = json.loads(path.read_text(encoding="utf-8"))
+    return document
+
+
+def cases_of(document: Json, category: str) -> Iterator[Case]:
+    """The document's cases, each with its full request."""
+    design = document["header"]["design"]
+    quirk_of = {name: note.get("quirk", "") for name, note in document["notes"].items()}
+    for group in document["testGroups"]:
+        shared = {key: value for key, value in group.items() if key not in ("type", "tests")}
+        for raw in group["tests"]:
+            yield Case(
+                category=category,
+                design=design,
+                tc_id=raw["tcId"],
+                name=raw["name"],
+                comment=raw["comment"],
+                flags=tuple(raw["flags"]),
+                rules=tuple(raw["rules"]),
+                op=group["type"],
+                request={"op": group["type"], **shared, **raw["input"]},
+                result=raw["result"],
+                expected=raw.get("expected"),
+                reason=raw.get("reason"),
+                deployed=raw.get("deployed"),
+                quirks=tuple(quirk_of[flag] for flag in raw["flags"] if quirk_of.get(flag)),
+            )
+
+
+def bundled_vectors() -> Traversable:
+    """The vectors shipped inside the package (`swarmconf/conformance/vectors`)."""
+    return resources.files("swarmconf.conformance") / "vectors"
+
+
+def vector_files(root: Path | Traversable) -> list[Path | Traversable]:
+    """Every vector file directly under `root`, by name."""
+    if not root.is_dir():
+        return []
+    files = (path for path in root.iterdir() if path.name.endswith(VECTOR_SUFFIX))
+    return sorted(files, key=lambda path: path.name)
+
+
+def design_of(category: str) -> str:
+    """The design a category belongs to, by its prefix."""
+    return next(
+        design
+        for design, prefix in sorted(DESIGNS.items(), key=lambda item: -len(item[1]))
+        if category.startswith(prefix)
+    )
+
+
+def load_cases(
+    root: Path | Traversable, categories: Iterable[str] = (), designs: Iterable[str] = ()
+) -> list[Case]:
+    """The cases under `root`: all, or those of the named categories and designs."""
+    files = {category_of(path): path for path in vector_files(root)}
+    if not files:
+        raise ValueError(f"no vector files in {root} (use --vectors DIR)")
+    wanted_designs = set(designs)
+    unknown = sorted(wanted_designs - set(DESIGNS))
+    if unknown:
+        raise ValueError(f"unknown designs {unknown}: use {' or '.join(DESIGNS)}")
+    wanted = list(categories) or list(files)
+    unknown = sorted(set(wanted) - set(files))
+    if unknown:
+        raise ValueError(f"no vector file for categories {unknown} in {root}")
+    if wanted_designs:
+        wanted = [name for name in wanted if design_of(name) in wanted_designs]
+    return [case for name in wanted for case in cases_of(read_document(files[name]), name)]
+
+
+def check_document(document: Json) -> list[str]:
+    """Problems the JSON Schema cannot state; an empty list when the file is consistent."""
+    problems = []
+    cases = [case for group in document["testGroups"] for case in group["tests"]]
+    if document["numberOfTests"] != len(cases):
+        problems.append(f"numberOfTests {document['numberOfTests']} != {len(cases)} cases")
+    if [case["tcId"] for case in cases] != list(range(1, len(cases) + 1)):
+        problems.append("tcIds are not 1..n in order")
+    names = [case["name"] for case in cases]
+    if len(set(names)) != len(names):
+        problems.append("case names are not unique")
+    defined = set(document["notes"])
+    used = {flag for case in cases for flag in case["flags"]}
+    if used - defined:
+        problems.append(f"flags used but not defined: {sorted(used - defined)}")
+    if defined - used:
+        problems.append(f"flags defined but not used: {sorted(defined - used)}")
+    quirk_flags = {name for name, note in document["notes"].items() if "quirk" in note}
+    unexplained = [
+        case["name"]
+        for case in cases
+        if bool(quirk_flags & set(case["flags"])) != ("deployed" in case)
+    ]
+    if unexplained:
+        problems.append(f"quirk flags without `deployed`, or the reverse: {unexplained[:5]}")
+    return problems
