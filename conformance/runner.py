@@ -159,14 +159,13 @@ def strict_grade(case: Case, answer: Message, *, strict_reasons: bool = True) ->
     return PASSED, ""
 
 
-def behaves_as_deployed(case: Case, answer: Message, *, strict_reasons: bool = True) -> bool:
-    """Does the answer do what the case's `deployed` says the deployed client does?"""
-    deployed = case.deployed or {}
+def behaves_as_deployed(
+    op: str, deployed: dict[str, Any], answer: Message, *, strict_reasons: bool = True
+) -> bool:
+    """Does the answer do what `deployed` (a case's field) says the deployed client does?"""
     if deployed.get("result") == "valid":
         result = answer.get("result")
-        return isinstance(result, dict) and not mismatched_fields(
-            case.op, deployed["expected"], result
-        )
+        return isinstance(result, dict) and not mismatched_fields(op, deployed["expected"], result)
     if deployed.get("result") == "invalid" and "reason" in answer:
         return not strict_reasons or answer["reason"] == deployed.get("reason")
     return False
@@ -186,7 +185,8 @@ def judge(
         return Outcome(case, FAILED, "client errored", answer)
     status, message = strict_grade(case, answer, strict_reasons=strict_reasons)
     if status == FAILED and declared.excuses(case):
-        if behaves_as_deployed(case, answer, strict_reasons=strict_reasons):
+        deployed = case.deployed or {}
+        if behaves_as_deployed(case.op, deployed, answer, strict_reasons=strict_reasons):
             return Outcome(case, ACCEPTABLE, f"as declared quirks {', '.join(case.quirks)}", answer)
         return Outcome(case, FAILED, f"{message}; nor as its declared quirks", answer)
     return Outcome(case, status, message, answer)

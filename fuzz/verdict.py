@@ -3,22 +3,23 @@
 The spec (`builtin:spec`) is the oracle: a client agrees when it gives the same kind of answer
 and, for a result, equal fields (hex compared case-insensitively), for a refusal the same reason
 code. A declared quirk (the `quirks` of its `hello`) is judged as the conformance runner judges
-it: when the request triggers that quirk and the client does what the deployed client does
-(`valid`, `invalid`, `hang`, `abort`), the answer is acceptable; anything else still fails.
+it: the emulation of the deployed client (the same one that writes the vectors' `deployed`
+fields) says which quirks a request triggers and what the deployed client does; when the client
+declared every one of them and does the same (`valid`, `invalid`, `hang`, `abort`), the answer
+is acceptable; anything else still fails.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from swarmconf.conformance import btcodec
 from swarmconf.conformance.client import ClientFailure, Message
+from swarmconf.conformance.configmerge.deployed import Behaviour, DeployedAdapter
 from swarmconf.conformance.protocol import OPS
+from swarmconf.conformance.runner import FAILURE_BEHAVIOUR, behaves_as_deployed
 
 AGREED, DISAGREED, FAILED, SKIPPED, QUIRK = "agreed", "disagreed", "failed", "skipped", "quirk"
-PARSING_OPS = frozenset(("parse", "hash", "serialize", "increment", "verify", "sign", "merge"))
 
 
 @dataclass(frozen=True)
@@ -64,8 +65,10 @@ def judge(
     op = request["op"]
     if isinstance(answer, ClientFailure):
         behaviour = declared_behaviour(request, expected, quirks)
-        if (behaviour, answer.kind) in (("hang", "timeout"), ("abort", "crashed")):
-            return Verdict(QUIRK, f"{op}: {answer.kind} as its declared quirk says")
+        if behaviour is not None and behaviour.deployed["result"] == FAILURE_BEHAVIOUR.get(
+            answer.kind
+        ):
+            return Verdict(QUIRK, f"{op}: {answer.kind} as its declared quirks say")
         return Verdict(FAILED, f"{op}: client {answer.kind}: {answer.detail}")
     kind = answer_kind(answer)
     if kind == "skipped":
@@ -78,8 +81,8 @@ def judge(
     if kind == want == "result" and not differences(op, expected["result"], answer["result"]):
         return Verdict(AGREED)
     behaviour = declared_behaviour(request, expected, quirks)
-    if (behaviour, kind) in (("valid", "result"), ("invalid", "reason")):
-        return Verdict(QUIRK, f"{op}: {kind} as its declared quirk says")
+    if behaviour is not None and behaves_as_deployed(op, behaviour.deployed, answer):
+        return Verdict(QUIRK, f"{op}: {kind} as its declared quirks say")
     return Verdict(DISAGREED, f"{op}: {describe(op, expected, answer)}")
 
 
@@ -96,68 +99,27 @@ def describe(op: str, expected: Message, answer: Message) -> str:
     return "differs in " + ", ".join(differences(op, expected["result"], answer["result"]))
 
 
-# Quirks a fuzzed request can trigger (decisions X1, X3, X4, X10) -------------------------------
+# The deployed client's quirks ----------------------------------------------------------------
+
+_EMULATION: list[DeployedAdapter] = []
 
 
-def declared_behaviour(request: Message, expected: Message, quirks: frozenset[str]) -> str | None:
-    """What the deployed client does on `request`, for the first triggered quirk it declares."""
+def deployed_behaviour(request: Message, expected: Message) -> Behaviour | None:
+    """What the deployed client does on `request` where it differs from the spec's `expected`
+    answer, and the quirks that make it differ; None where it agrees."""
+    if not _EMULATION:
+        _EMULATION.append(DeployedAdapter())
+    return _EMULATION[0].behaviour(dict(request), expected)
+
+
+def declared_behaviour(
+    request: Message, expected: Message, quirks: frozenset[str]
+) -> Behaviour | None:
+    """The deployed client's behaviour on `request`, when the client declared every quirk it
+    rests on; else None."""
     if not quirks:
         return None
-    for quirk, behaviour in triggered(request, expected):
-        if quirk in quirks:
-            return behaviour
-    return None
-
-
-def triggered(request: Message, expected: Message) -> Iterator[tuple[str, str]]:
-    """(quirk, deployed behaviour) for each quirk `request` triggers."""
-    op = request["op"]
-    reason = expected.get("reason")
-    messages = request_messages(request)
-    if op in PARSING_OPS and any(integer_in_diff(message) for message in messages):
-        yield "X3", "hang"
-    lag = request.get("lag")
-    if op in PARSING_OPS and isinstance(lag, int) and lag <= 0:
-        yield "X4", "abort" if op == "merge" and len(messages) > 1 else "valid"
-    if isinstance(reason, str) and reason.startswith("BT_") and any(map(lenient, messages)):
-        yield "X1", "valid"
-    if isinstance(reason, str):
-        yield "X10", "invalid"
-
-
-def request_messages(request: Message) -> list[bytes]:
-    texts = request.get("msgs") if request["op"] == "merge" else [request.get("msg")]
-    if not isinstance(texts, list):
-        return []
-    return [bytes.fromhex(text) for text in texts if isinstance(text, str)]
-
-
-def lenient(message: bytes) -> bool:
-    """X1: the deployed client's decoder reads a dict from the message, trailing bytes ignored."""
-    try:
-        value, _ = btcodec._decode_at(message, 0, 0)
-    except (btcodec.BtDecodeError, RecursionError):
-        return False
-    return isinstance(value, dict)
-
-
-def integer_in_diff(message: bytes) -> bool:
-    """X3: an integer value anywhere inside the `=` diff or a lagged entry's diff."""
-    try:
-        top = btcodec.decode(message)
-    except (btcodec.BtDecodeError, RecursionError):
-        return False
-    if not isinstance(top, dict):
-        return False
-    diffs = [top.get(b"=")]
-    lagged = top.get(b"<")
-    if isinstance(lagged, list):
-        diffs += [entry[2] for entry in lagged if isinstance(entry, list) and len(entry) == 3]
-    return any(isinstance(diff, dict) and holds_integer_value(diff) for diff in diffs)
-
-
-def holds_integer_value(diff: dict[bytes, Any]) -> bool:
-    return any(
-        isinstance(value, int) or (isinstance(value, dict) and holds_integer_value(value))
-        for value in diff.values()
-    )
+    behaviour = deployed_behaviour(request, expected)
+    if behaviour is None or not quirks >= set(behaviour.quirks):
+        return None
+    return behaviour

@@ -1,7 +1,18 @@
 """Judging a client's answer against the spec's: agreement, failures, skips, declared quirks."""
 
+import hashlib
+
 from swarmconf.conformance.client import ClientFailure
-from swarmconf.fuzz.verdict import AGREED, DISAGREED, FAILED, QUIRK, SKIPPED, judge, triggered
+from swarmconf.fuzz.verdict import (
+    AGREED,
+    DISAGREED,
+    FAILED,
+    QUIRK,
+    SKIPPED,
+    deployed_behaviour,
+    judge,
+)
+from swarmconf.spec.configmerge import examples
 
 PARSE = {"op": "parse", "msg": b"de".hex(), "lag": 5}
 REFUSED = {"reason": "MSG_MISSING_SEQNO"}
@@ -33,23 +44,43 @@ def test_crashes_errors_and_skips() -> None:
 
 def test_a_declared_quirk_is_acceptable_only_when_the_client_does_what_it_says() -> None:
     expected = {"reason": "DIFF_INTEGER"}
-    assert ("X3", "hang") in list(triggered(LOOPING, expected))
+    behaviour = deployed_behaviour(LOOPING, expected)
+    assert behaviour is not None and behaviour.quirks == ("X3",)
+    assert behaviour.deployed == {"result": "hang"}
     hang = ClientFailure("timeout", "no answer")
     assert judge(LOOPING, expected, hang, frozenset({"X3"})).status == QUIRK
     assert judge(LOOPING, expected, hang).status == FAILED  # not declared
+    assert judge(LOOPING, expected, hang, frozenset({"X1"})).status == FAILED  # another quirk
+    crash = ClientFailure("crashed", "exit 134")
+    assert judge(LOOPING, expected, crash, frozenset({"X3"})).status == FAILED  # not a hang
     accepted = {"result": {"seqno": 1}}
     assert judge(LOOPING, expected, accepted, frozenset({"X3"})).status == DISAGREED
 
 
-def test_check_order_quirk_accepts_another_reason_code() -> None:
+def test_a_lenient_decoder_quirk_is_acceptable_with_the_deployed_hash() -> None:
+    trailing = examples.m123() + b"x"
+    request = {"op": "hash", "msg": trailing.hex(), "lag": 5}
+    expected = {"reason": "BT_TRAILING_BYTES"}
+    as_deployed = {"result": {"hash": hashlib.blake2b(trailing, digest_size=32).hexdigest()}}
+    assert judge(request, expected, as_deployed, frozenset({"X1"})).status == QUIRK
+    assert judge(request, expected, {"result": {"hash": "00" * 32}}, frozenset({"X1"})).status == (
+        DISAGREED
+    )
+
+
+def test_no_quirk_excuses_a_request_the_deployed_client_answers_as_the_spec() -> None:
+    assert deployed_behaviour(PARSE, REFUSED) is None
     other = {"reason": "MSG_NOT_DICT"}
-    assert judge(PARSE, REFUSED, other, frozenset({"X10"})).status == QUIRK
-    assert judge(PARSE, REFUSED, {"result": {}}, frozenset({"X10"})).status == DISAGREED
+    assert judge(PARSE, REFUSED, other, frozenset({"X10"})).status == DISAGREED
 
 
 def test_lag_zero_quirk() -> None:
-    merge = {"op": "merge", "msgs": ["de", "de"], "lag": 0}
-    found = dict(triggered(merge, {"reason": "BAD_LAG"}))
-    assert found["X4"] == "abort"
-    parse = dict(triggered({**PARSE, "lag": 0}, {"reason": "BAD_LAG"}))
-    assert parse["X4"] == "valid"
+    m123 = examples.m123().hex()
+    merge = {"op": "merge", "msgs": [m123, m123], "lag": 0}
+    behaviour = deployed_behaviour(merge, {"reason": "BAD_LAG"})
+    assert behaviour is not None and behaviour.deployed == {"result": "abort"}
+    crash = ClientFailure("crashed", "exit 134")
+    assert judge(merge, {"reason": "BAD_LAG"}, crash, frozenset({"X4"})).status == QUIRK
+    parse = {"op": "parse", "msg": m123, "lag": 0}
+    behaviour = deployed_behaviour(parse, {"reason": "BAD_LAG"})
+    assert behaviour is not None and behaviour.deployed["result"] == "valid"
