@@ -31,6 +31,8 @@ class KvRow(NamedTuple):
     case: int
     nodes: int
     attacker: bool
+    churn: bool
+    """One honest node left and joined again, or joined late."""
     ops: int
     sessions: int
     events: int
@@ -60,6 +62,7 @@ def run_kv_task(task: KvTask) -> list[KvRow]:
                 case=index,
                 nodes=int(result.get("nodes", 0)),
                 attacker=bool(result.get("attacker", False)),
+                churn=bool(result.get("churn", False)),
                 ops=int(result.get("ops", 0)),
                 sessions=int(result.get("sessions", 0)),
                 events=int(result.get("events", 0)),
@@ -81,7 +84,12 @@ def kv_schema() -> StructType:
         StructType,
     )
 
-    kinds = {"attacker": BooleanType(), "violations": StringType(), "seconds": DoubleType()}
+    kinds = {
+        "attacker": BooleanType(),
+        "churn": BooleanType(),
+        "violations": StringType(),
+        "seconds": DoubleType(),
+    }
     return StructType(
         [StructField(name, kinds.get(name, LongType()), False) for name in KvRow._fields]
     )

@@ -1,7 +1,7 @@
 """Running one scenario and checking the convergence properties (notes section 5 case 32).
 
-After every scripted operation and the partition's end, the run goes on until the honest
-nodes agree and no session is running (or a time limit passes). Then:
+After every scripted operation, the partition's end and the churned node's return, the run
+goes on until the honest nodes agree and no session is running (or a time limit passes). Then:
 - every honest node has the same records and the same revocation set;
 - every key holds the oracle's record: the LWW maximum, compared as plain `(ts, entry_hash)`
   tuples, over the records honest nodes created whose chain holds no revoked grant (under the
@@ -38,6 +38,10 @@ def build_world(scenario: Scenario) -> World:
         if name != scenario.attacker:
             world.honest.add(name)
     sched = world.scheduler
+    if scenario.churn is not None:
+        name, leave, back = scenario.churn
+        sched.at(leave, world.nodes[name].leave)
+        sched.at(back, world.nodes[name].join)
     for op in scenario.ops:
         sched.at(op.at, partial(_perform, world, scenario, op))
     if scenario.partition is not None:
@@ -104,7 +108,9 @@ def run_scenario(scenario: Scenario) -> dict[str, Any]:
     """Run a scenario to quiescence and check it; the JSON-able result."""
     world = build_world(scenario)
     last = max(
-        [op.at for op in scenario.ops] + [scenario.partition[1] if scenario.partition else 0]
+        [op.at for op in scenario.ops]
+        + [scenario.partition[1] if scenario.partition else 0]
+        + [scenario.churn[2] if scenario.churn else 0]
     )
     world.scheduler.run_until(last)
     deadline = last + scenario.settle_limit_ms
@@ -128,6 +134,7 @@ def run_scenario(scenario: Scenario) -> dict[str, Any]:
     return {
         "seed": scenario.seed,
         "violations": world.violations,
+        "churn": scenario.churn is not None,
         "nodes": len(world.honest),
         "attacker": scenario.attacker is not None,
         "ops": len(scenario.ops),

@@ -32,12 +32,16 @@ class Network:
     latency: dict[tuple[str, str], int] = field(default_factory=dict)
     groups: list[frozenset[str]] = field(default_factory=list)
     """Current partition: nodes in different groups cannot reach each other (empty: none)."""
+    down: set[str] = field(default_factory=set)
+    """Nodes out of the cluster: nothing reaches them and nothing they send arrives."""
 
     def reachable(self, a: str, b: str) -> bool:
-        """True iff `a` and `b` are on the same side of the current partition."""
-        if a == b or not self.groups:
+        """True iff `a` and `b` are both up and on the same side of the current partition."""
+        if a == b:
             return True
-        return any(a in g and b in g for g in self.groups)
+        if a in self.down or b in self.down:
+            return False
+        return not self.groups or any(a in g and b in g for g in self.groups)
 
     def rtt_ms(self, a: str, b: str) -> int:
         """The round-trip time Serf's coordinates would estimate."""

@@ -121,6 +121,33 @@ class SimNode:
         self.store = WatchedStore(self.name, self.world)
         self.world.serf.join(self.name, Member(self.on_event, self.on_query))
 
+    # Membership
+
+    @property
+    def away(self) -> bool:
+        """Out of the cluster: it neither writes nor gossips nor syncs."""
+        return self.name not in self.world.serf.members
+
+    def leave(self) -> None:
+        """Stop, keeping the store: the cluster no longer reaches it."""
+        self.world.network.down.add(self.name)
+        self.world.serf.leave(self.name)
+        self.queue.clear()
+
+    def join(self) -> None:
+        """Join (again): reconcile with the nearest member at once, then ask who disagrees."""
+        self.world.network.down.discard(self.name)
+        self.world.serf.join(self.name, Member(self.on_event, self.on_query))
+        peers = self._peers_nearest_first()
+        if peers:
+            self.dial(peers[0])
+        self.state_query()
+
+    def _peers_nearest_first(self) -> list[str]:
+        net = self.world.network
+        peers = (p for p in self.world.serf.members if p != self.name)
+        return sorted(peers, key=lambda p: (net.rtt_ms(self.name, p), p))
+
     # Time
 
     def clock(self) -> int:
@@ -130,7 +157,10 @@ class SimNode:
     # Local operations
 
     def write(self, key: str, value: bytes | None, ts: int | None = None) -> Record | None:
-        """Write with the shortest chain this node holds; None if it holds none or it is stale."""
+        """Write with the shortest chain this node holds; None if it holds none, it is stale, or
+        the node is away."""
+        if self.away:
+            return None
         root, revoked = self.world.root.pk, self.store.revoked_ids()
         stamp = self.clock() if ts is None else ts
         chain = find_chain(key, stamp, self.entity.pk, self.grants, root, revoked)
@@ -150,7 +180,9 @@ class SimNode:
         return record
 
     def revoke(self, grant: Grant, revoker: Entity) -> None:
-        """Revoke `grant` (this node holds the revoker's key) and announce it."""
+        """Revoke `grant` (this node holds the revoker's key) and announce it; not while away."""
+        if self.away:
+            return
         revocation = revoke_grant(revoker.seed, grant, self.clock(), self.world.root.pk)
         self.world.revoked(revocation)
         apply_revocation(self.store, revocation.encode(), self.world.root.pk)
@@ -178,7 +210,7 @@ class SimNode:
 
     def state_query(self) -> None:
         """Ask who disagrees; dial them in RTT order when the query times out."""
-        if self.world.draining:
+        if self.world.draining or self.away:
             return
         payload = self.store.tree_hash() + self.store.revset_hash()
         self.world.serf.query(self.name, STATE_QUERY, payload, QUERY_TIMEOUT_MS, self._answers)
@@ -201,14 +233,9 @@ class SimNode:
         return local is None or lww_greater((ts, entry_hash), local.lww_key)
 
     def push(self, record: Record) -> None:
-        """Send a new record to the nearest peers; the answers change nothing here."""
-        net = self.world.network
-        peers = sorted(
-            (p for p in self.world.nodes if p != self.name),
-            key=lambda p: (net.rtt_ms(self.name, p), p),
-        )
+        """Send a new record to the nearest members; the answers change nothing here."""
         frame = m.message(m.PUSH, [record.encode()])
-        for peer in peers[:PUSH_FANOUT]:
+        for peer in self._peers_nearest_first()[:PUSH_FANOUT]:
             self.world.request(self, self.world.nodes[peer], frame, lambda reply: None)
 
     def fetch(self, origin: str, key: str, ts: int, entry_hash: bytes) -> None:
@@ -227,8 +254,8 @@ class SimNode:
     # Sessions
 
     def dial(self, peer: str) -> None:
-        """Queue a session with `peer` unless one is queued or running."""
-        if self.world.draining:
+        """Queue a session with `peer` unless one is queued or running, or this node is away."""
+        if self.world.draining or self.away:
             return
         busy = self.outgoing is not None and self.outgoing.responder.name == peer
         if peer != self.name and peer not in self.queue and not busy:

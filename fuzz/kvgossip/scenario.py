@@ -49,13 +49,20 @@ class Scenario:
     ops: list[Op]
     partition: tuple[int, int, list[frozenset[str]]] | None
     attacker: str | None
+    churn: tuple[str, int, int] | None = None
+    """(node, leave, back): the honest node leaves the cluster at `leave` and joins again at
+    `back` with the store it had; one leaving at 0 is a node joining late, with an empty store."""
     query_period_ms: int = 5000
     settle_limit_ms: int = 150_000
     notes: dict[str, object] = field(default_factory=dict)
 
 
-def generate(seed: int, skew_ms: int = 30_000, fast_clock_rate: float = 0.15) -> Scenario:
-    """The scenario of `seed`: 3-5 honest nodes, maybe an attacker, 3-14 operations."""
+def generate(
+    seed: int, skew_ms: int = 30_000, fast_clock_rate: float = 0.15, churn_rate: float = 0.25
+) -> Scenario:
+    """The scenario of `seed`: 3-5 honest nodes, maybe an attacker, 3-14 operations, and in a
+    share `churn_rate` of scenarios one honest node that leaves and joins again, or joins
+    late."""
     rng = random.Random(seed)
     root = entity("root")
     honest = [f"n{i}" for i in range(rng.randint(3, 5))]
@@ -149,6 +156,12 @@ def generate(seed: int, skew_ms: int = 30_000, fast_clock_rate: float = 0.15) ->
     clock_rng = random.Random(f"{seed}/clock")
     if clock_rng.random() < fast_clock_rate:
         offsets[clock_rng.choice(honest)] = skew_ms + clock_rng.randint(1, 20_000)
+    # Membership churn, from a stream of its own too.
+    churn_rng = random.Random(f"{seed}/members")
+    churn = None
+    if churn_rng.random() < churn_rate:
+        leave = 0 if churn_rng.random() < 0.3 else churn_rng.randint(0, 15_000)
+        churn = (churn_rng.choice(honest), leave, leave + churn_rng.randint(1_000, 15_000))
     return Scenario(
         seed,
         root,
@@ -161,4 +174,5 @@ def generate(seed: int, skew_ms: int = 30_000, fast_clock_rate: float = 0.15) ->
         sorted(ops, key=lambda o: (o.at, o.kind, o.node)),
         partition,
         attacker,
+        churn=churn,
     )

@@ -56,6 +56,10 @@ class Serf:
     def join(self, name: str, member: Member) -> None:
         self.members[name] = member
 
+    def leave(self, name: str) -> Member:
+        """`name` leaves the cluster: no event or query reaches it until it joins again."""
+        return self.members.pop(name)
+
     def user_event(self, origin: str, name: str, payload: bytes, *, coalesce: bool) -> None:
         """Broadcast a user event (fire and forget)."""
         if len(name) + len(payload) + EVENT_OVERHEAD > EVENT_ENCODED_LIMIT:
@@ -93,7 +97,10 @@ class Serf:
         deadline = self.scheduler.now + timeout_ms
 
         def receive(dst: str) -> None:
-            answer = self.members[dst].on_query(origin, name, payload)
+            member = self.members.get(dst)
+            if member is None:
+                return  # it left the cluster while the query was under way
+            answer = member.on_query(origin, name, payload)
             if answer is None or len(answer) > RESPONSE_LIMIT:
                 return
 

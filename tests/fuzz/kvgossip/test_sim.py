@@ -1,5 +1,6 @@
 """The simulated network: the Serf model, the properties under Hypothesis, and the mutants."""
 
+import dataclasses
 import random
 
 import pytest
@@ -8,9 +9,9 @@ from hypothesis import strategies as st
 
 from swarmconf.fuzz.kvgossip import case_seed, run_case, run_seed
 from swarmconf.fuzz.kvgossip.events import Scheduler
-from swarmconf.fuzz.kvgossip.harness import run_scenario
+from swarmconf.fuzz.kvgossip.harness import build_world, run_scenario
 from swarmconf.fuzz.kvgossip.network import Faults, Network
-from swarmconf.fuzz.kvgossip.scenario import generate
+from swarmconf.fuzz.kvgossip.scenario import Scenario, generate
 from swarmconf.fuzz.kvgossip.serf import Member, Serf, SerfLimitError
 
 
@@ -133,3 +134,31 @@ def test_fast_clock_rate_sets_the_share_of_clocks_beyond_the_skew(rate: float) -
         for seed in range(200)
     ]
     assert all(beyond) if rate else not any(beyond)
+
+
+@pytest.mark.parametrize("rate", [0.0, 1.0])
+def test_churn_rate_sets_the_share_of_scenarios_with_a_member_leaving(rate: float) -> None:
+    churned = [generate(seed, churn_rate=rate).churn is not None for seed in range(200)]
+    assert all(churned) if rate else not any(churned)
+
+
+def _with_churn(seed: int, leave: int, back: int) -> Scenario:
+    scenario = generate(seed, churn_rate=0)
+    return dataclasses.replace(scenario, churn=("n2", leave, back))
+
+
+def test_a_member_away_misses_writes_and_catches_up_when_it_joins_again() -> None:
+    scenario = _with_churn(11, 0, 40_000)
+    world = build_world(scenario)
+    world.scheduler.run_until(39_000)
+    away, others = world.nodes["n2"], [world.nodes[n] for n in sorted(world.honest) if n != "n2"]
+    assert away.away and away.store.records == {}
+    assert any(node.store.records for node in others), "the others wrote meanwhile"
+    result = run_scenario(scenario)
+    assert result["violations"] == [] and result["churn"] and result["keys"] > 0
+
+
+def test_a_late_joiner_and_a_returning_member_converge() -> None:
+    for seed in range(20):
+        for leave, back in ((0, 12_000), (3_000, 9_000)):
+            assert run_scenario(_with_churn(seed, leave, back))["violations"] == []
