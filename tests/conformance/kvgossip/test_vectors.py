@@ -7,6 +7,8 @@ from pathlib import Path
 from swarmconf.conformance.adapter import builtin_adapter
 from swarmconf.conformance.client import InProcessClient
 from swarmconf.conformance.kvgossip import SUITES, build_all
+from swarmconf.conformance.kvgossip.runner import RUNNERS
+from swarmconf.conformance.protocol import KV_OPS
 from swarmconf.conformance.runner import PASSED, run_cases
 from swarmconf.conformance.vectors import (
     Case,
@@ -23,6 +25,10 @@ ROOT = Path(__file__).resolve().parents[3] / "vectors" / "v1"
 def failures(cases: list[Case]) -> list[str]:
     report = run_cases(InProcessClient(builtin_adapter("spec")), cases)
     return [outcome.case.label for outcome in report.outcomes if outcome.status != PASSED]
+
+
+def test_the_protocol_lists_exactly_the_operations_the_spec_answers() -> None:
+    assert set(RUNNERS) == set(KV_OPS)
 
 
 def test_every_suite_has_a_file() -> None:
