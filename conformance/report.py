@@ -50,6 +50,9 @@ def _field_lines(kind: str, value: Any) -> list[str]:
         return btcodec.render_hex(value)
     if kind == "btlist" and isinstance(value, list):
         return [line for item in value for line in btcodec.render_hex(item)]
+    if kind == "json" and isinstance(value, (dict, list)) and value:
+        # One element per line, keys sorted, so the diff points at what differs.
+        return json.dumps(value, indent=1, sort_keys=True).splitlines()
     return [json.dumps(value)]
 
 

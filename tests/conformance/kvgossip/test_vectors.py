@@ -2,6 +2,7 @@
 runner, and a wrong expectation noticed. (Schemas, ids, flags and byte-for-byte regeneration
 are checked for both designs' files in tests/conformance/test_vectors.py.)"""
 
+import copy
 from pathlib import Path
 
 from swarmconf.conformance.adapter import builtin_adapter
@@ -9,7 +10,8 @@ from swarmconf.conformance.client import InProcessClient
 from swarmconf.conformance.kvgossip import SUITES, build_all
 from swarmconf.conformance.kvgossip.runner import RUNNERS
 from swarmconf.conformance.protocol import KV_OPS
-from swarmconf.conformance.runner import PASSED, run_cases
+from swarmconf.conformance.report import failure_lines
+from swarmconf.conformance.runner import FAILED, PASSED, Outcome, run_cases
 from swarmconf.conformance.vectors import (
     Case,
     cases_of,
@@ -64,3 +66,17 @@ def test_runner_compares_the_state_a_refusal_leaves() -> None:
 def test_generation_is_deterministic_in_process() -> None:
     first = {name: dump(suite.document()) for name, suite in build_all().items()}
     assert first == {name: dump(suite.document()) for name, suite in build_all().items()}
+
+
+def test_a_failure_report_points_at_the_differing_element_of_a_kv_result() -> None:
+    (case,) = [c for c in load_cases(ROOT, ["kvgossip_store"]) if c.tc_id == 5]
+    assert case.expected is not None
+    wrong = copy.deepcopy(case.expected)
+    wrong["outcomes"][-1]["outcome"] = "stale"
+    lines = failure_lines(Outcome(case, FAILED, "wrong outcomes", {"result": wrong}))
+    changed = [
+        line.strip()
+        for line in lines
+        if line.startswith(("  -", "  +")) and not line.startswith(("  ---", "  +++"))
+    ]
+    assert changed == ['-    "outcome": "accepted",', '+    "outcome": "stale",']
