@@ -551,14 +551,15 @@ class Node:
             self.stats.sessions_failed[outcome.error.split(":")[0]] += 1
             log.info("session (%s) ended: %s", outcome.role.value, outcome.error)
         now = wall_clock_ms()
+        accepted = []
         for key, verdict_outcome, reason in outcome.log.verdicts:
             if verdict_outcome is Outcome.REJECTED and reason is not None:
                 self.stats.refused[reason.value] += 1
             elif verdict_outcome is Outcome.ACCEPTED:
-                self.stats.records_applied += 1
-                lww = self.store.lww_key(key)
-                if lww is not None:
-                    self.metrics.propagation.observe(max(0, now - lww[0]) / 1000)
+                accepted.append(key)
+        self.stats.records_applied += len(accepted)
+        for ts in self.store.timestamps(accepted).values():
+            self.metrics.propagation.observe(max(0, now - ts) / 1000)
 
     # --- local operations (the control API) ---------------------------------------------------
 

@@ -159,3 +159,46 @@ def test_running_sum_and_index_follow_every_change(tmp_path: Path) -> None:
     store._db.execute("DELETE FROM meta WHERE name = 'tree_sum'")
     store.close()
     assert SqliteStore(tmp_path / "db", ROOT.pk).tree_hash() == mem.tree_hash()
+
+
+def test_running_sum_is_written_once_per_transaction_and_survives_reopening(
+    tmp_path: Path,
+) -> None:
+    store = SqliteStore(tmp_path / "db", ROOT.pk)
+    with store.transaction():
+        for i in range(5):
+            store.put(alice(f"/a/{i}", 10 + i))
+        assert store.meta("tree_count") == (0).to_bytes(8, "big")  # written at COMMIT
+    expected = store.tree_hash()
+    store.close()
+    reopened = SqliteStore(tmp_path / "db", ROOT.pk)
+    assert (reopened.tree_hash(), reopened.count()) == (expected, 5)
+
+
+def test_a_grant_first_seen_in_a_rolled_back_transaction_is_stored_later(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "db", ROOT.pk)
+    with pytest.raises(RuntimeError), store.transaction():
+        store.put(alice("/a/lost", 5))
+        raise RuntimeError("rolled back")
+    assert store.grants() == []
+    store.put(alice("/a/kept", 6))
+    assert store.grants() == [GRANT.encode()]
+
+
+def test_records_read_back_equal_what_was_stored(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "db", ROOT.pk)
+    for record in [alice("/a/set", 5), alice("/a/gone", 6, None)]:
+        stored = record.with_chain([GRANT])
+        store.put(stored)
+        assert store.get(record.key) == stored == decode_record(stored.encode())
+        assert store.get_by_entry_hash(record.entry_hash) == stored
+    assert [r.key for r in store.records_under("/a/")] == ["/a/gone", "/a/set"]
+
+
+def test_timestamps_of_many_keys(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "db", ROOT.pk)
+    with store.transaction():
+        for i in range(1_200):
+            store.put(alice(f"/a/{i}", 10 + i))
+    keys = [f"/a/{i}" for i in range(0, 1_200, 7)] + ["/a/absent"]
+    assert store.timestamps(keys) == {f"/a/{i}": 10 + i for i in range(0, 1_200, 7)}
