@@ -100,11 +100,13 @@ def issue_grant(
     return decode_grant(encode([body, crypto.sign(issuer_seed, body)]))
 
 
+@lru_cache(maxsize=1 << 12)
 def decode_grant(data: bytes) -> Grant:
     """Decode and check a signed grant on its own (no root, time or revocations involved).
 
     Checks: canonical envelope and body, key sizes, pattern grammar, known flags, expiry after
-    issue, issuer != issuee, and the issuer's signature over the body.
+    issue, issuer != issuee, and the issuer's signature over the body. A pure function of the
+    bytes, so the result is cached: every record of a writer carries the same grants.
     """
     body, signature = decode_tuple(data, (bytes, bytes), MAX_GRANT_BYTES)
     fields = (bytes, bytes, str, int, int, int)
