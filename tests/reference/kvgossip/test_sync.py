@@ -6,17 +6,24 @@ import asyncio
 import struct
 from pathlib import Path
 
+import pytest
+
 from swarmconf.reference.kvgossip.reasons import NodeReason
 from swarmconf.reference.kvgossip.store import SqliteStore
 from swarmconf.reference.kvgossip.sync import (
     SessionOutcome,
     SyncSettings,
+    check_signatures,
     drive,
     initiate,
 )
+from swarmconf.spec.kvgossip import crypto
+from swarmconf.spec.kvgossip import messages as m
+from swarmconf.spec.kvgossip.encoding import encode
 from swarmconf.spec.kvgossip.fixtures import ALICE, ROOT
 from swarmconf.spec.kvgossip.grants import issue_grant, revoke_grant
-from swarmconf.spec.kvgossip.records import Record, make_record
+from swarmconf.spec.kvgossip.reasons import KvError, KvReason
+from swarmconf.spec.kvgossip.records import Record, decode_record, make_record, record_body
 from swarmconf.spec.kvgossip.session import Role
 from swarmconf.spec.kvgossip.state import apply_revocation, receive_record
 
@@ -120,3 +127,19 @@ def test_an_unexpected_error_costs_the_session_only(tmp_path: Path) -> None:
     assert asyncio.run(scenario()).error == NodeReason.INTERNAL_ERROR
     assert broken.count() == 0  # the failed apply was rolled back whole
     assert broken.integrity_ok()
+
+
+def test_signatures_checked_ahead_are_the_spec_s_own_verdicts() -> None:
+    good = make_record(ALICE.seed, "/a/ahead", 7, b"v", [GRANT])
+    forged_body = record_body(good.key, good.ts + 1, False, good.value_hash, good.signer)
+    forged = encode([forged_body, good.signature, good.value, list(good.chain)])
+    crypto.verify.cache_clear()
+    check_signatures(m.message(m.RECORDS, [good.encode(), forged, b"\xc1", encode([1, 2])]))
+    check_signatures(b"not a frame")
+    assert crypto.verify.cache_info().currsize == 2
+    hits = crypto.verify.cache_info().hits
+    assert decode_record(good.encode()) == good
+    with pytest.raises(KvError) as refused:
+        decode_record(forged)
+    assert refused.value.reason is KvReason.BAD_SIGNATURE
+    assert crypto.verify.cache_info().hits == hits + 2
