@@ -479,9 +479,10 @@ class Node:
             self._request_sweep()  # a writer we cannot find: ask everyone instead
         for peer in await self._nearest_first(rpc, peers):
             outcome = await self._session(peer)
-            self._pacer.finished(peer.node_id, _applied(outcome))
-            if outcome.error is not None:
+            if outcome is None or outcome.error is not None:
                 self._request_sweep()
+            if outcome is not None:
+                self._pacer.finished(peer.node_id, _applied(outcome))
 
     async def _sweep(self, rpc: SerfRPC) -> bool:
         """One state query and a session with each disagreeing peer; True if any disagreed."""
@@ -518,7 +519,12 @@ class Node:
         coords = {p.name: await rpc.get_coordinate(p.name) for p in peers}
         return gossip.by_distance(peers, mine, coords)
 
-    async def _session(self, peer: gossip.Peer) -> SessionOutcome:
+    async def _session(self, peer: gossip.Peer) -> SessionOutcome | None:
+        """A session with `peer`; None when one with it is running already, in either role:
+        that one settles both directions, and a second would move every record twice."""
+        if peer.node_id in self.settings.in_session:
+            log.info("session with %s skipped: one is running", peer.name)
+            return None
         log.info("session with %s (rtt %.2f ms)", peer.name, peer.rtt * 1000)
         outcome = await self.guard.open(peer.host, peer.port)
         self._count(outcome)

@@ -22,8 +22,9 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
@@ -68,6 +69,8 @@ class SyncSettings:
     max_loops: int
     idle_timeout: float = IDLE_TIMEOUT
     clock: Callable[[], int] = wall_clock_ms
+    in_session: Counter[bytes] = field(default_factory=Counter)
+    """Node ids of the peers a session is running with, in either role, once their HELLO came."""
 
 
 async def drive(
@@ -95,12 +98,16 @@ async def drive(
     inbox: asyncio.Queue[_Incoming] = asyncio.Queue(maxsize=1)
     receiver = asyncio.create_task(_read_ahead(reader, settings.idle_timeout, inbox))
     error: str | None = None
+    peer: bytes | None = None
     try:
         with store.transaction():
             outgoing = session.start(settings.clock())
             if first is not None:
                 outgoing += session.receive(first, settings.clock())
         while True:
+            if peer is None and session.peer_id is not None:
+                peer = session.peer_id
+                settings.in_session[peer] += 1
             for frame in outgoing:
                 outbox.put_nowait(frame)
             if session.done:
@@ -125,6 +132,10 @@ async def drive(
         log.exception("sync session failed")
         error = NodeReason.INTERNAL_ERROR
     finally:
+        if peer is not None:
+            settings.in_session[peer] -= 1
+            if not settings.in_session[peer]:
+                del settings.in_session[peer]
         receiver.cancel()
         sender.cancel()
         with contextlib.suppress(asyncio.CancelledError, FrameError):

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import struct
 from pathlib import Path
 
 import pytest
 
+from swarmconf.reference.kvgossip.gossip import Peer
+from swarmconf.reference.kvgossip.node import Node, NodeConfig
 from swarmconf.reference.kvgossip.reasons import NodeReason
 from swarmconf.reference.kvgossip.store import SqliteStore
 from swarmconf.reference.kvgossip.sync import (
@@ -143,3 +146,40 @@ def test_signatures_checked_ahead_are_the_spec_s_own_verdicts() -> None:
         decode_record(forged)
     assert refused.value.reason is KvReason.BAD_SIGNATURE
     assert crypto.verify.cache_info().hits == hits + 2
+
+
+def test_a_running_session_names_its_peer_on_both_sides(tmp_path: Path) -> None:
+    left = filled(tmp_path / "l", [make_record(ROOT.seed, "/l", 5, b"l")])
+    right = filled(tmp_path / "r", [make_record(ROOT.seed, "/r", 6, b"r")])
+    mine, theirs = settings(left, b"initiator"), settings(right, b"responder")
+    seen: list[tuple[dict[bytes, int], dict[bytes, int]]] = []
+    left.listeners.append(lambda _: seen.append((dict(mine.in_session), {})))
+    right.listeners.append(lambda _: seen.append(({}, dict(theirs.in_session))))
+
+    async def scenario() -> None:
+        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await drive(theirs, Role.RESPONDER, reader, writer)
+
+        server = await asyncio.start_server(handle, "127.0.0.1", 0)
+        port = int(server.sockets[0].getsockname()[1])
+        assert (await initiate(mine, "127.0.0.1", port)).error is None
+        server.close()
+        await server.wait_closed()
+
+    asyncio.run(scenario())
+    assert ({b"responder": 1}, {}) in seen and ({}, {b"initiator": 1}) in seen
+    assert not mine.in_session and not theirs.in_session
+
+
+def test_a_node_opens_no_second_session_with_a_peer_it_is_syncing_with(tmp_path: Path) -> None:
+    node = Node(NodeConfig(tmp_path / "n", ROOT.pk, "n", insecure=True))
+    with socket.socket() as closed:  # bound, never listening: connections are refused
+        closed.bind(("127.0.0.1", 0))
+        peer = Peer("p", b"p" * 16, "127.0.0.1", closed.getsockname()[1])
+        node.settings.in_session[peer.node_id] += 1
+        assert asyncio.run(node._session(peer)) is None
+        del node.settings.in_session[peer.node_id]
+        outcome = asyncio.run(node._session(peer))
+    node.store.close()
+    assert outcome is not None and outcome.error is not None
+    assert outcome.error.startswith(NodeReason.CONNECT_FAILED)
