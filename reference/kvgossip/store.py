@@ -86,6 +86,9 @@ class SqliteStore:
         """`(S, N)` changed since the last write to `meta`."""
         self._items: list[SyncItem] | None = None
         self._revoked: frozenset[bytes] | None = None
+        self._looked_up: tuple[str, Record | None] | None = None
+        """The last `get` and its answer, until the next change: the spec judges a record
+        against the stored one, then puts it, so `put` need not look the key up again."""
         self._grant_ids: set[bytes] | None = None
         """Ids in `grants` (rows are never removed), loaded on first use."""
         self._changed: set[str] = set()
@@ -108,7 +111,7 @@ class SqliteStore:
             yield
         except BaseException:
             self._db.execute("ROLLBACK")
-            self._revoked = self._items = self._grant_ids = None
+            self._revoked = self._items = self._grant_ids = self._looked_up = None
             self._sum, self._count = self._load_sum_count()
             self._counted = False
             self._changed.clear()
@@ -157,7 +160,9 @@ class SqliteStore:
     def get(self, key: str) -> Record | None:
         """The record stored for `key`."""
         data = self.record_bytes(key)
-        return None if data is None else _stored_record(data)
+        record = None if data is None else _stored_record(data)
+        self._looked_up = (key, record)
+        return record
 
     def put(self, record: Record) -> None:
         """Store `record` (with the chain it carries) for its key, replacing any other."""
@@ -194,7 +199,12 @@ class SqliteStore:
 
     def _remove(self, key: str) -> None:
         self._changed.add(key)
-        old = self.lww_key(key)
+        if self._looked_up is not None and self._looked_up[0] == key:
+            local = self._looked_up[1]
+            old = None if local is None else local.lww_key
+        else:
+            old = self.lww_key(key)
+        self._looked_up = None
         if old is None:
             return
         self._count_item(old, -1)

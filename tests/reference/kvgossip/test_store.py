@@ -202,3 +202,17 @@ def test_timestamps_of_many_keys(tmp_path: Path) -> None:
             store.put(alice(f"/a/{i}", 10 + i))
     keys = [f"/a/{i}" for i in range(0, 1_200, 7)] + ["/a/absent"]
     assert store.timestamps(keys) == {f"/a/{i}": 10 + i for i in range(0, 1_200, 7)}
+
+
+def test_a_put_after_a_get_replaces_whatever_is_stored_by_then(tmp_path: Path) -> None:
+    store, mem = SqliteStore(tmp_path / "db", ROOT.pk), MemoryStore()
+    first, second, third = alice("/a/k", 1), alice("/a/k", 2), alice("/a/k", 3)
+    for target in (store, mem):
+        assert target.get("/a/k") is None
+        target.put(first)  # the looked-up absence is used once, then forgotten
+        target.put(second)
+        assert target.get("/a/k") == second
+        target.delete("/a/k")
+        target.put(third)
+    assert store.sync_items() == mem.sync_items() == [third.lww_key]
+    assert (store.tree_hash(), store.count()) == (mem.tree_hash(), 1)
