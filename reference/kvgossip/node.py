@@ -390,25 +390,27 @@ class Node:
             link = self._links[peer.node_id] = PushLink(peer.host, peer.port, self.guard.connect)
         return link
 
-    async def _push(self, records: list[Record]) -> None:
-        """Push records to the nearest alive peers, all at once; a failure is left to K10."""
+    def _push(self, records: list[Record]) -> None:
+        """Push records to the nearest alive peers, a task each, started in that order; a
+        failure is left to K10."""
         if not self.config.push or not records:
             return
         frame = m.message(m.PUSH, [r.encode() for r in records])
-        peers = self._nearest[:PUSH_FANOUT]
-        results = await asyncio.gather(
-            *(self._link(p).request(frame) for p in peers), return_exceptions=True
-        )
-        for peer, result in zip(peers, results, strict=True):
-            if isinstance(result, BaseException):
-                log.info("push to %s failed: %s", peer.name, result)
+        for peer in self._nearest[:PUSH_FANOUT]:
+            self._spawn(self._push_to(peer, frame))
+
+    async def _push_to(self, peer: gossip.Peer, frame: bytes) -> None:
+        try:
+            await self._link(peer).request(frame)
+        except Exception as exc:  # any failure: the change event covers it
+            log.info("push to %s failed: %s", peer.name, exc)
 
     def _relay(self, got: Answer) -> None:
         """Relay what a push brought that was new here, when the fanout does not reach all."""
         if len(self._nearest) <= PUSH_FANOUT:
             return
         records = [v.record for _, v in got.verdicts if v.record is not None]
-        self._spawn(self._push(records))
+        self._push(records)
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(coroutine)
@@ -420,6 +422,18 @@ class Node:
             self._nearest = await self._nearest_first(rpc, list((await self._peers(rpc)).values()))
         except SerfError as exc:
             log.info("peer list not refreshed: %s", exc)
+            return
+        if self.config.push:  # the first push need not wait for a connection and handshake
+            for peer in self._nearest[:PUSH_FANOUT]:
+                link = self._link(peer)
+                if not link.connected:
+                    self._spawn(self._open_link(peer, link))
+
+    async def _open_link(self, peer: gossip.Peer, link: PushLink) -> None:
+        try:
+            await link.open()
+        except Exception as exc:  # the next push tries again
+            log.info("push link to %s not opened: %s", peer.name, exc)
 
     # --- sync -------------------------------------------------------------------------------
 
@@ -579,9 +593,10 @@ class Node:
             verdict = receive_record(self.store, data, self.config.root, wall_clock_ms())
         if verdict.outcome is Outcome.ACCEPTED and verdict.record is not None:
             record = verdict.record
-            self._spawn(self._push([record]))
             change = gossip.Change(self.node_id, record.key, record.ts, record.entry_hash)
-            await self._fire(gossip.CHANGE_EVENT, change.encode())
+            # Both in the background, the pushes first: their frames leave before the event.
+            self._push([record])
+            self._spawn(self._fire(gossip.CHANGE_EVENT, change.encode()))
         return verdict
 
     def revoke(self, data: bytes) -> tuple[str | None, bool, tuple[str, ...]]:

@@ -260,10 +260,23 @@ class PushLink:
                 self.close()
                 return await self._exchange(frame)
 
-    async def _exchange(self, frame: bytes) -> list[Any]:
+    @property
+    def connected(self) -> bool:
+        """True while a connection is kept open."""
+        return self._conn is not None
+
+    async def open(self) -> None:
+        """Connect now, if not connected, rather than at the first request."""
+        async with self._lock:
+            await self._opened()
+
+    async def _opened(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         if self._conn is None:
             self._conn = await asyncio.wait_for(self._connect(self.host, self.port), self.timeout)
-        reader, writer = self._conn
+        return self._conn
+
+    async def _exchange(self, frame: bytes) -> list[Any]:
+        reader, writer = await self._opened()
         try:
             await write_frame(writer, frame)
             return m.decode_message(await read_frame(reader, idle_timeout=self.timeout))

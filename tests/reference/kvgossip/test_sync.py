@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import struct
 from pathlib import Path
 
 import pytest
 
+from swarmconf.reference.kvgossip.frames import FrameError, read_frame, write_frame
 from swarmconf.reference.kvgossip.gossip import Peer
 from swarmconf.reference.kvgossip.node import Node, NodeConfig
 from swarmconf.reference.kvgossip.reasons import NodeReason
 from swarmconf.reference.kvgossip.store import SqliteStore
 from swarmconf.reference.kvgossip.sync import (
+    PushLink,
     SessionOutcome,
     SyncSettings,
     check_signatures,
@@ -183,3 +186,32 @@ def test_a_node_opens_no_second_session_with_a_peer_it_is_syncing_with(tmp_path:
     node.store.close()
     assert outcome is not None and outcome.error is not None
     assert outcome.error.startswith(NodeReason.CONNECT_FAILED)
+
+
+def test_a_push_link_opened_ahead_serves_the_first_request() -> None:
+    async def scenario() -> None:
+        async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            with contextlib.suppress(FrameError):
+                while await read_frame(reader):
+                    await write_frame(writer, m.message(m.RECORDS, []))
+
+        server = await asyncio.start_server(answer, "127.0.0.1", 0)
+        connects: list[int] = []
+
+        async def connect(
+            host: str, port: int
+        ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+            connects.append(port)
+            return await asyncio.open_connection(host, port)
+
+        link = PushLink("127.0.0.1", int(server.sockets[0].getsockname()[1]), connect)
+        assert not link.connected
+        await link.open()
+        await link.open()
+        assert link.connected and len(connects) == 1
+        assert await link.request(m.message(m.FETCH, ["/x"])) == [m.RECORDS, []]
+        assert len(connects) == 1
+        link.close()
+        server.close()
+
+    asyncio.run(scenario())
