@@ -63,6 +63,8 @@ SERF_SECRETS_FILE = "serf-secrets.json"
 NODE_ID_SIZE = 16
 PUSH_FANOUT = 8
 """Peers a new record is pushed to, nearest first (K9)."""
+CHECKPOINT_INTERVAL = 1.0
+"""Seconds between checkpoints of the store (when something was committed)."""
 LOOPBACK = ("127.", "::1", "localhost")
 _STREAM_TYPES = ",".join(
     [
@@ -163,6 +165,7 @@ class Node:
         self.store = SqliteStore(
             config.data_dir / STORE_FILE, config.root, synchronous=config.synchronous
         )
+        self.store.defer_checkpoints()
         node_id = self.store.meta("node_id")
         if node_id is None:
             node_id = os.urandom(NODE_ID_SIZE)
@@ -226,6 +229,7 @@ class Node:
             asyncio.create_task(self._serf_loop()),
             asyncio.create_task(self._sweep_loop()),
             asyncio.create_task(self._direct_loop()),
+            asyncio.create_task(self._checkpoint_loop()),
         ]
 
     async def stop(self) -> None:
@@ -249,6 +253,15 @@ class Node:
             await self._agent.stop()
         self.metrics.close()
         self.store.close()
+
+    async def _checkpoint_loop(self) -> None:
+        """Checkpoint the store on a worker thread, so no write waits for a disk sync."""
+        done = 0
+        while True:
+            await asyncio.sleep(CHECKPOINT_INTERVAL)
+            if self.store.commits != done:
+                done = self.store.commits
+                await asyncio.to_thread(self.store.checkpoint)
 
     def _tags(self) -> dict[str, str]:
         return {gossip.TAG_PORT: str(self.sync_port), gossip.TAG_ID: self.node_id.hex()}

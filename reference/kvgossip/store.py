@@ -20,11 +20,15 @@ checked in full by the spec before `put`, and the file is private to the node.
 With `synchronous=NORMAL` (the node's default) a commit is durable once it returns as far as the
 process is concerned: a killed process loses nothing. After a power loss the last commits may be
 rolled back, each whole, and are fetched again from peers. `FULL` syncs the disk on every commit.
+In NORMAL only checkpoints sync the disk; SQLite runs them inside the COMMIT that fills the WAL
+past 1,000 pages. A node takes them over (`defer_checkpoints`) and runs `checkpoint` on a worker
+thread instead, so no write waits for the disk.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import threading
 from bisect import bisect_left, insort
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -81,6 +85,10 @@ class SqliteStore:
         self._db.execute(f"PRAGMA synchronous={synchronous}")
         self._db.executescript(_SCHEMA)
         self._in_transaction = False
+        self.commits = 0
+        """Transactions committed since the store was opened."""
+        self._checkpointer: sqlite3.Connection | None = None
+        self._checkpoint_lock = threading.Lock()
         self._sum, self._count = self._load_sum_count()
         self._counted = False
         """`(S, N)` changed since the last write to `meta`."""
@@ -97,7 +105,25 @@ class SqliteStore:
 
     def close(self) -> None:
         """Close the database (the next open recovers whatever the WAL holds)."""
+        with self._checkpoint_lock:
+            if self._checkpointer is not None:
+                self._checkpointer.close()
+                self._checkpointer = None
         self._db.close()
+
+    def defer_checkpoints(self) -> None:
+        """Stop SQLite's checkpoints inside COMMIT; the owner calls `checkpoint` instead."""
+        self._db.execute("PRAGMA wal_autocheckpoint=0")
+
+    def checkpoint(self) -> None:
+        """Copy the WAL's committed pages into the database file and sync it, on a connection
+        of its own (PASSIVE: the writer is never blocked), so any thread may call it."""
+        with self._checkpoint_lock:
+            if self._checkpointer is None:
+                self._checkpointer = sqlite3.connect(
+                    self.path, isolation_level=None, check_same_thread=False
+                )
+            self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -121,6 +147,7 @@ class SqliteStore:
                 self._save_sum_count(self._sum, self._count)
                 self._counted = False
             self._db.execute("COMMIT")
+            self.commits += 1
         finally:
             self._in_transaction = False
         changed, self._changed = sorted(self._changed), set()

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -216,3 +217,22 @@ def test_a_put_after_a_get_replaces_whatever_is_stored_by_then(tmp_path: Path) -
         target.put(third)
     assert store.sync_items() == mem.sync_items() == [third.lww_key]
     assert (store.tree_hash(), store.count()) == (mem.tree_hash(), 1)
+
+
+def test_deferred_checkpoints_run_only_when_asked_from_any_thread(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "db", ROOT.pk, synchronous="NORMAL")
+    store.defer_checkpoints()
+    empty = (tmp_path / "db").stat().st_size
+    for i in range(0, 1_200, 100):  # past SQLite's automatic threshold of 1,000 pages
+        with store.transaction():
+            for j in range(i, i + 100):
+                store.put(alice(f"/a/{j}", 10 + j, b"v" * 4096))
+    assert (tmp_path / "db").stat().st_size == empty
+    assert (tmp_path / "db-wal").stat().st_size > 1_000 * 4096
+    worker = threading.Thread(target=store.checkpoint)
+    worker.start()
+    worker.join()
+    assert (tmp_path / "db").stat().st_size > 1_200 * 4096
+    assert store.commits == 12
+    store.close()
+    assert SqliteStore(tmp_path / "db", ROOT.pk).count() == 1_200

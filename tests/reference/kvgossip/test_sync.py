@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from swarmconf.reference.kvgossip import node as node_module
 from swarmconf.reference.kvgossip.frames import FrameError, read_frame, write_frame
 from swarmconf.reference.kvgossip.gossip import Peer
 from swarmconf.reference.kvgossip.node import Node, NodeConfig
@@ -215,3 +216,28 @@ def test_a_push_link_opened_ahead_serves_the_first_request() -> None:
         server.close()
 
     asyncio.run(scenario())
+
+
+def test_a_node_checkpoints_its_store_off_the_write_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(node_module, "CHECKPOINT_INTERVAL", 0.01)
+    node = Node(NodeConfig(tmp_path / "n", ROOT.pk, "n", insecure=True))
+    db = tmp_path / "n" / "store.db"
+    assert node.store._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+    before = db.stat().st_size
+
+    async def scenario() -> None:
+        loop = asyncio.create_task(node._checkpoint_loop())
+        with node.store.transaction():
+            for i in range(50):
+                receive_record(
+                    node.store, make_record(ROOT.seed, f"/c/{i}", 5, b"v").encode(), ROOT.pk, NOW
+                )
+        async with asyncio.timeout(10):
+            while db.stat().st_size == before:
+                await asyncio.sleep(0.01)
+        loop.cancel()
+
+    asyncio.run(scenario())
+    node.store.close()
