@@ -1,13 +1,13 @@
 """Durable node storage: SQLite in WAL mode, the analogue of the design's boltdb.
 
 `SqliteStore` implements the spec's `Store` protocol (`swarmconf.spec.kvgossip.state.Store`). It
-keeps
-bytes exactly as they travel (records with their chains, signed revocations) plus the columns
-that index them: `records` holds each key's LWW columns `(ts, entry_hash)`, which are the
-design's per-key "KV hash tree"; `chain_links` maps grant ids to the keys whose chain uses them,
-indexed both ways so that replacing a key's record costs the same whatever the store holds.
-Opening a store made before that index existed adds it (every schema statement is
-`IF NOT EXISTS`).
+keeps bytes exactly as they travel (records with their chains, signed revocations) plus the
+columns that index them: `records` holds each key's LWW columns `(ts, entry_hash)`, which are
+the design's per-key "KV hash tree", indexed by key and by entry hash (to answer `WANT`s; sync
+order needs no index, as sessions reconcile the in-memory sorted items); `chain_links` maps
+grant ids to the keys whose chain uses them, indexed both ways so that replacing a key's record
+costs the same whatever the store holds. Opening an older store brings its indexes up to date
+(every schema statement is idempotent).
 The node wraps every spec call that may change state in `transaction()`, so a record, its
 chain's grants and its hashes land together or not at all, whatever happens to the process.
 The tree hash's running sum and count `(S, N)` live in `meta` and are written by the same
@@ -49,7 +49,7 @@ CREATE TABLE IF NOT EXISTS records (
     entry_hash BLOB NOT NULL,
     record BLOB NOT NULL
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS records_newest ON records (ts DESC, key);
+DROP INDEX IF EXISTS records_newest;
 CREATE INDEX IF NOT EXISTS records_by_entry_hash ON records (entry_hash);
 CREATE TABLE IF NOT EXISTS chain_links (
     grant_id BLOB NOT NULL,

@@ -130,16 +130,19 @@ def test_replacing_a_record_uses_the_key_index(tmp_path: Path) -> None:
     assert any("USING COVERING INDEX chain_links_by_key" in str(row) for row in plan), plan
 
 
-def test_opening_an_older_store_adds_the_key_index(tmp_path: Path) -> None:
+def test_opening_an_older_store_brings_its_indexes_up_to_date(tmp_path: Path) -> None:
     store = SqliteStore(tmp_path / "db", ROOT.pk)
     with store.transaction():
         store.put(alice("/a/x", 10))
+        store.put(alice("/a/y", 11))
     store._db.execute("DROP INDEX chain_links_by_key")
+    store._db.execute("CREATE INDEX records_newest ON records (ts DESC, key)")
     store.close()
     reopened = SqliteStore(tmp_path / "db", ROOT.pk)
     names = [row[0] for row in reopened._db.execute("SELECT name FROM sqlite_master")]
-    assert "chain_links_by_key" in names
-    assert reopened.keys_with_grant(GRANT.id) == ["/a/x"]
+    assert "chain_links_by_key" in names and "records_newest" not in names
+    assert reopened.keys_with_grant(GRANT.id) == ["/a/x", "/a/y"]
+    assert [key for key, _, _ in reopened.entries_newest_first()] == ["/a/y", "/a/x"]
 
 
 def test_running_sum_and_index_follow_every_change(tmp_path: Path) -> None:
