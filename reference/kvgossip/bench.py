@@ -63,11 +63,22 @@ async def _first_change(changes: Watch) -> float:
     return time.perf_counter()
 
 
-async def propagation(cluster: LocalCluster, writes: int) -> list[float]:
-    """Seconds from each write on a until both b and c store it."""
+async def propagation(
+    cluster: LocalCluster, writes: int, round_trips: list[float] | None = None
+) -> list[float]:
+    """Seconds from each write on a until both b and c store it.
+
+    Before each write, the round trip of an empty control request to a goes to `round_trips`,
+    what one hop between two processes costs on the machine at that time, the floor under
+    every propagation figure.
+    """
     a, b, c = cluster.nodes["a"], cluster.nodes["b"], cluster.nodes["c"]
     results = []
     for i in range(writes):
+        if round_trips is not None:
+            started = time.perf_counter()
+            await a.call({"op": "status"})
+            round_trips.append(time.perf_counter() - started)
         key = f"/bench/propagation/{i}"
         watches = [await watch(node.data_dir, key) for node in (b, c)]
         arrivals = asyncio.gather(*(_first_change(w) for w in watches))
@@ -100,7 +111,7 @@ def place(template: Path, data_dir: Path) -> None:
 
 
 async def propagation_at(
-    base: Path, template: Path | None, writes: int, *, push: bool = True
+    base: Path, template: Path | None, writes: int, round_trips: list[float], *, push: bool = True
 ) -> list[float]:
     """Propagation times on a fresh 3-node cluster whose nodes start from `template`."""
     cluster = LocalCluster(base, ROOT.pk, resync_interval=600)
@@ -112,7 +123,7 @@ async def propagation_at(
             await node.agent.start()
             await node.start()
         await cluster.converged(timeout=120)
-        return await propagation(cluster, writes)
+        return await propagation(cluster, writes, round_trips)
     finally:
         await cluster.close()
 
@@ -183,6 +194,7 @@ async def main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="kv-bench-") as tmp:
         root, now = Path(tmp), _ms()
         templates: dict[int, Path | None] = {0: None}
+        round_trips: list[float] = []
         sizes = {args.small, args.keys} if "propagation" in parts else {args.keys}
         for keys in sorted(sizes):
             templates[keys] = root / f"template-{keys}.db"
@@ -195,11 +207,15 @@ async def main(args: argparse.Namespace) -> None:
             print("|---|---:|---:|---:|---:|")
         if "propagation" in parts:
             for keys, template in templates.items():
-                times = await propagation_at(root / f"p{keys}", template, args.writes)
+                times = await propagation_at(root / f"p{keys}", template, args.writes, round_trips)
                 print(_line(f"push, {keys:,} keys on every node", times), flush=True)
         if "backup" in parts:
-            times = await propagation_at(root / "backup", None, args.backup_writes, push=False)
+            times = await propagation_at(
+                root / "backup", None, args.backup_writes, round_trips, push=False
+            )
             print(_line("backup path alone (kvg-ch, then fetch), 0 keys", times), flush=True)
+        if round_trips:
+            print(_line("for scale: an empty control request to a, round trip", round_trips))
         if "catch-up" in parts:
             template = templates[args.keys]
             assert template is not None
