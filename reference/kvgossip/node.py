@@ -45,7 +45,7 @@ from swarmconf.spec.kvgossip.state import (
 from . import gossip
 from .frames import IDLE_TIMEOUT, FrameError
 from .guard import SyncGuard
-from .limits import NoticePacer
+from .limits import SESSION_DEADLINE, NoticePacer
 from .membership import ClusterKey
 from .metrics import NodeMetrics
 from .privacy import check_private_file, private_dir, private_file
@@ -65,6 +65,10 @@ PUSH_FANOUT = 8
 """Peers a new record is pushed to, nearest first (K9)."""
 CHECKPOINT_INTERVAL = 1.0
 """Seconds between checkpoints of the store (when something was committed)."""
+LINK_CHECK = 5.0
+LINK_RENEW_AGE = SESSION_DEADLINE * 2 / 3
+"""Push connections are replaced at this age, checked every `LINK_CHECK` seconds, before the
+peer's session deadline ends them."""
 LOOPBACK = ("127.", "::1", "localhost")
 _STREAM_TYPES = ",".join(
     [
@@ -230,6 +234,7 @@ class Node:
             asyncio.create_task(self._sweep_loop()),
             asyncio.create_task(self._direct_loop()),
             asyncio.create_task(self._checkpoint_loop()),
+            asyncio.create_task(self._links_loop()),
         ]
 
     async def stop(self) -> None:
@@ -262,6 +267,25 @@ class Node:
             if self.store.commits != done:
                 done = self.store.commits
                 await asyncio.to_thread(self.store.checkpoint)
+
+    async def _links_loop(self) -> None:
+        while True:
+            await asyncio.sleep(LINK_CHECK)
+            self._renew_links()
+
+    def _renew_links(self) -> None:
+        """Replace the push connections that near the peers' session deadline."""
+        for peer in self._nearest[:PUSH_FANOUT]:
+            link = self._links.get(peer.node_id)
+            if link is not None and link.age > LINK_RENEW_AGE:
+                self._spawn(self._renew(peer, link))
+
+    async def _renew(self, peer: gossip.Peer, link: PushLink) -> None:
+        try:
+            await link.renew()
+        except Exception as exc:  # the peer is likely gone: the next push connects anew
+            link.close()
+            log.info("push link to %s not renewed: %s", peer.name, exc)
 
     def _tags(self) -> dict[str, str]:
         return {gossip.TAG_PORT: str(self.sync_port), gossip.TAG_ID: self.node_id.hex()}

@@ -249,6 +249,7 @@ class PushLink:
         self.host, self.port, self.timeout = host, port, timeout
         self._connect = connect
         self._conn: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+        self._opened_at = 0.0
         self._lock = asyncio.Lock()
 
     async def request(self, frame: bytes) -> list[Any]:
@@ -270,9 +271,24 @@ class PushLink:
         async with self._lock:
             await self._opened()
 
+    @property
+    def age(self) -> float:
+        """Seconds since the kept connection was opened (0 without one)."""
+        return time.monotonic() - self._opened_at if self._conn is not None else 0.0
+
+    async def renew(self) -> None:
+        """Replace the kept connection by a new one, opened before the old one is closed: the
+        peer ends every connection at its session deadline, and no request should wait for a
+        new connection then."""
+        fresh = await asyncio.wait_for(self._connect(self.host, self.port), self.timeout)
+        async with self._lock:
+            self.close()
+            self._conn, self._opened_at = fresh, time.monotonic()
+
     async def _opened(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         if self._conn is None:
             self._conn = await asyncio.wait_for(self._connect(self.host, self.port), self.timeout)
+            self._opened_at = time.monotonic()
         return self._conn
 
     async def _exchange(self, frame: bytes) -> list[Any]:

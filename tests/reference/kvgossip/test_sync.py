@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import socket
 import struct
+import time
 from pathlib import Path
 
 import pytest
@@ -212,10 +213,39 @@ def test_a_push_link_opened_ahead_serves_the_first_request() -> None:
         assert link.connected and len(connects) == 1
         assert await link.request(m.message(m.FETCH, ["/x"])) == [m.RECORDS, []]
         assert len(connects) == 1
+        old = link._conn
+        assert old is not None and link.age > 0
+        await link.renew()
+        assert len(connects) == 2 and link._conn is not old and old[1].is_closing()
+        assert await link.request(m.message(m.FETCH, ["/x"])) == [m.RECORDS, []]
         link.close()
+        assert link.age == 0
         server.close()
 
     asyncio.run(scenario())
+
+
+def test_a_node_renews_push_links_that_near_the_session_deadline(tmp_path: Path) -> None:
+    node = Node(NodeConfig(tmp_path / "n", ROOT.pk, "n", insecure=True))
+    peers = [Peer(name, name.encode() * 16, "127.0.0.1", 1) for name in "yo"]
+    node._nearest = peers
+    renewed: list[str] = []
+
+    class Link(PushLink):
+        async def renew(self) -> None:
+            renewed.append(self.host)
+
+    for peer, age in zip(peers, (node_module.LINK_RENEW_AGE + 1, 1.0), strict=True):
+        link = node._links[peer.node_id] = Link(peer.name, 1, node.guard.connect)
+        link._conn, link._opened_at = (None, None), time.monotonic() - age  # type: ignore[assignment]
+
+    async def scenario() -> None:
+        node._renew_links()
+        await asyncio.gather(*node._handlers)
+
+    asyncio.run(scenario())
+    node.store.close()
+    assert renewed == ["y"]
 
 
 def test_a_node_checkpoints_its_store_off_the_write_path(
