@@ -8,7 +8,7 @@ the grant's issuer or the root.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from . import crypto
@@ -34,11 +34,11 @@ class Grant:
     expires_at: int
     body: bytes
     signature: bytes
+    id: bytes = field(init=False, repr=False, compare=False)
+    """The grant id: SHA-256 of the canonical body (table row 3)."""
 
-    @property
-    def id(self) -> bytes:
-        """The grant id: SHA-256 of the canonical body (table row 3)."""
-        return crypto.sha256(self.body)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "id", crypto.sha256(self.body))
 
     @property
     def subgrant(self) -> bool:
