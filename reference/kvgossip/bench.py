@@ -9,6 +9,8 @@ Prints every figure issue 15 sets a target for:
 4. Reconciliation traffic, counted on the spec's messages (no I/O): round trips and bytes to
    find d differing keys among 100,000, and per key for an empty peer.
 Every record carries a one-grant chain (a writer granted `/bench/**` by the root).
+`--only` runs some parts, and `--keys` sets the large store, e.g. a quick catch-up at 20,000
+keys: `python -m swarmconf.reference.kvgossip.bench --only catch-up --keys 20000`.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from swarmconf.spec.kvgossip.state import receive_record
 
 from .control import Watch, watch
 from .localcluster import LocalCluster
+from .privacy import private_file
 from .store import SqliteStore
 
 WRITER_GRANT = issue_grant(ROOT.seed, ALICE.pk, "/bench/**", subgrant=False, issued_at=1)
@@ -60,11 +63,22 @@ async def _first_change(changes: Watch) -> float:
     return time.perf_counter()
 
 
-async def propagation(cluster: LocalCluster, writes: int) -> list[float]:
-    """Seconds from each write on a until both b and c store it."""
+async def propagation(
+    cluster: LocalCluster, writes: int, round_trips: list[float] | None = None
+) -> list[float]:
+    """Seconds from each write on a until both b and c store it.
+
+    Before each write, the round trip of an empty control request to a goes to `round_trips`,
+    what one hop between two processes costs on the machine at that time, the floor under
+    every propagation figure.
+    """
     a, b, c = cluster.nodes["a"], cluster.nodes["b"], cluster.nodes["c"]
     results = []
     for i in range(writes):
+        if round_trips is not None:
+            started = time.perf_counter()
+            await a.call({"op": "status"})
+            round_trips.append(time.perf_counter() - started)
         key = f"/bench/propagation/{i}"
         watches = [await watch(node.data_dir, key) for node in (b, c)]
         arrivals = asyncio.gather(*(_first_change(w) for w in watches))
@@ -90,13 +104,14 @@ def place(template: Path, data_dir: Path) -> None:
     """Give a node a copy of a seeded store, without the template's node id."""
     data_dir.mkdir(parents=True, exist_ok=True)
     target = data_dir / "store.db"
+    private_file(target)  # the copy keeps the 0600 the node insists on
     shutil.copyfile(template, target)
     with sqlite3.connect(target) as db:
         db.execute("DELETE FROM meta WHERE name = 'node_id'")
 
 
 async def propagation_at(
-    base: Path, template: Path | None, writes: int, *, push: bool = True
+    base: Path, template: Path | None, writes: int, round_trips: list[float], *, push: bool = True
 ) -> list[float]:
     """Propagation times on a fresh 3-node cluster whose nodes start from `template`."""
     cluster = LocalCluster(base, ROOT.pk, resync_interval=600)
@@ -108,7 +123,7 @@ async def propagation_at(
             await node.agent.start()
             await node.start()
         await cluster.converged(timeout=120)
-        return await propagation(cluster, writes)
+        return await propagation(cluster, writes, round_trips)
     finally:
         await cluster.close()
 
@@ -167,35 +182,57 @@ def _line(label: str, seconds: list[float]) -> str:
     )
 
 
+PARTS = ("recon", "propagation", "backup", "catch-up")
+
+
 async def main(args: argparse.Namespace) -> None:
+    parts = set(args.only or PARTS)
+    if "recon" in parts:
+        print_recon(args.keys)
+    if parts == {"recon"}:
+        return
+    with tempfile.TemporaryDirectory(prefix="kv-bench-") as tmp:
+        root, now = Path(tmp), _ms()
+        templates: dict[int, Path | None] = {0: None}
+        round_trips: list[float] = []
+        sizes = {args.small, args.keys} if "propagation" in parts else {args.keys}
+        for keys in sorted(sizes):
+            templates[keys] = root / f"template-{keys}.db"
+            seed_store(root / f"template-{keys}.db", keys, now)
+        print()
+        if parts & {"propagation", "backup"}:
+            print("Write on a, stored on b and c (3 nodes, real Serf agents, loopback; ms;")
+            print("targets: p50 <= 5 and p99 <= 25 with push, p50 <= 150 for the backup path):")
+            print("| case | writes | p50 | p99 | max |")
+            print("|---|---:|---:|---:|---:|")
+        if "propagation" in parts:
+            for keys, template in templates.items():
+                times = await propagation_at(root / f"p{keys}", template, args.writes, round_trips)
+                print(_line(f"push, {keys:,} keys on every node", times), flush=True)
+        if "backup" in parts:
+            times = await propagation_at(
+                root / "backup", None, args.backup_writes, round_trips, push=False
+            )
+            print(_line("backup path alone (kvg-ch, then fetch), 0 keys", times), flush=True)
+        if round_trips:
+            print(_line("for scale: an empty control request to a, round trip", round_trips))
+        if "catch-up" in parts:
+            template = templates[args.keys]
+            assert template is not None
+            seconds = await catch_up(root / "catch-up", template, args.keys)
+            print()
+            print(f"Fresh node pulling {args.keys:,} keys with one-grant chains (target <= 15 s):")
+            print(f"  {seconds:.1f} s ({args.keys / seconds:,.0f} keys/s)")
+
+
+def print_recon(keys: int) -> None:
+    """The reconciliation table."""
     print("Reconciliation, counted on the spec's messages (targets: <= 3 round trips and")
     print("<= 4 KB per isolated differing key at 100,000 keys, <= 40 B per key for an empty peer):")
     print("| case | round trips | bytes | bytes per differing key |")
     print("|---|---:|---:|---:|")
-    for case, rounds, sent, per_key in recon_table(args.keys):
+    for case, rounds, sent, per_key in recon_table(keys):
         print(f"| {case} | {rounds} | {sent:,} | {per_key:,.0f} |")
-    with tempfile.TemporaryDirectory(prefix="kv-bench-") as tmp:
-        root, now = Path(tmp), _ms()
-        templates: dict[int, Path | None] = {0: None}
-        for keys in sorted({args.small, args.keys}):
-            templates[keys] = root / f"template-{keys}.db"
-            seed_store(root / f"template-{keys}.db", keys, now)
-        print()
-        print("Write on a, stored on b and c (3 nodes, real Serf agents, loopback; ms; targets:")
-        print("p50 <= 5 and p99 <= 25 with push, p50 <= 150 for the backup path alone):")
-        print("| case | writes | p50 | p99 | max |")
-        print("|---|---:|---:|---:|---:|")
-        for keys, template in templates.items():
-            times = await propagation_at(root / f"p{keys}", template, args.writes)
-            print(_line(f"push, {keys:,} keys on every node", times), flush=True)
-        times = await propagation_at(root / "backup", None, args.backup_writes, push=False)
-        print(_line("backup path alone (kvg-ch, then fetch), 0 keys", times), flush=True)
-        template = templates[args.keys]
-        assert template is not None
-        seconds = await catch_up(root / "catch-up", template, args.keys)
-        print()
-        print(f"Fresh node pulling {args.keys:,} keys with one-grant chains (target <= 15 s):")
-        print(f"  {seconds:.1f} s ({args.keys / seconds:,.0f} keys/s)")
 
 
 def cli() -> None:
@@ -205,6 +242,7 @@ def cli() -> None:
     parser.add_argument("--backup-writes", type=int, default=30)
     parser.add_argument("--small", type=int, default=2_000, help="keys of the small store")
     parser.add_argument("--keys", type=int, default=100_000, help="keys of the large store")
+    parser.add_argument("--only", nargs="+", choices=PARTS, help="run only these parts")
     asyncio.run(main(parser.parse_args()))
 
 

@@ -45,7 +45,7 @@ from swarmconf.spec.kvgossip.state import (
 from . import gossip
 from .frames import IDLE_TIMEOUT, FrameError
 from .guard import SyncGuard
-from .limits import NoticePacer
+from .limits import SESSION_DEADLINE, NoticePacer
 from .membership import ClusterKey
 from .metrics import NodeMetrics
 from .privacy import check_private_file, private_dir, private_file
@@ -63,6 +63,12 @@ SERF_SECRETS_FILE = "serf-secrets.json"
 NODE_ID_SIZE = 16
 PUSH_FANOUT = 8
 """Peers a new record is pushed to, nearest first (K9)."""
+CHECKPOINT_INTERVAL = 1.0
+"""Seconds between checkpoints of the store (when something was committed)."""
+LINK_CHECK = 5.0
+LINK_RENEW_AGE = SESSION_DEADLINE * 2 / 3
+"""Push connections are replaced at this age, checked every `LINK_CHECK` seconds, before the
+peer's session deadline ends them."""
 LOOPBACK = ("127.", "::1", "localhost")
 _STREAM_TYPES = ",".join(
     [
@@ -163,6 +169,7 @@ class Node:
         self.store = SqliteStore(
             config.data_dir / STORE_FILE, config.root, synchronous=config.synchronous
         )
+        self.store.defer_checkpoints()
         node_id = self.store.meta("node_id")
         if node_id is None:
             node_id = os.urandom(NODE_ID_SIZE)
@@ -226,6 +233,8 @@ class Node:
             asyncio.create_task(self._serf_loop()),
             asyncio.create_task(self._sweep_loop()),
             asyncio.create_task(self._direct_loop()),
+            asyncio.create_task(self._checkpoint_loop()),
+            asyncio.create_task(self._links_loop()),
         ]
 
     async def stop(self) -> None:
@@ -249,6 +258,34 @@ class Node:
             await self._agent.stop()
         self.metrics.close()
         self.store.close()
+
+    async def _checkpoint_loop(self) -> None:
+        """Checkpoint the store on a worker thread, so no write waits for a disk sync."""
+        done = 0
+        while True:
+            await asyncio.sleep(CHECKPOINT_INTERVAL)
+            if self.store.commits != done:
+                done = self.store.commits
+                await asyncio.to_thread(self.store.checkpoint)
+
+    async def _links_loop(self) -> None:
+        while True:
+            await asyncio.sleep(LINK_CHECK)
+            self._renew_links()
+
+    def _renew_links(self) -> None:
+        """Replace the push connections that near the peers' session deadline."""
+        for peer in self._nearest[:PUSH_FANOUT]:
+            link = self._links.get(peer.node_id)
+            if link is not None and link.age > LINK_RENEW_AGE:
+                self._spawn(self._renew(peer, link))
+
+    async def _renew(self, peer: gossip.Peer, link: PushLink) -> None:
+        try:
+            await link.renew()
+        except Exception as exc:  # the peer is likely gone: the next push connects anew
+            link.close()
+            log.info("push link to %s not renewed: %s", peer.name, exc)
 
     def _tags(self) -> dict[str, str]:
         return {gossip.TAG_PORT: str(self.sync_port), gossip.TAG_ID: self.node_id.hex()}
@@ -390,25 +427,27 @@ class Node:
             link = self._links[peer.node_id] = PushLink(peer.host, peer.port, self.guard.connect)
         return link
 
-    async def _push(self, records: list[Record]) -> None:
-        """Push records to the nearest alive peers, all at once; a failure is left to K10."""
+    def _push(self, records: list[Record]) -> None:
+        """Push records to the nearest alive peers, a task each, started in that order; a
+        failure is left to K10."""
         if not self.config.push or not records:
             return
         frame = m.message(m.PUSH, [r.encode() for r in records])
-        peers = self._nearest[:PUSH_FANOUT]
-        results = await asyncio.gather(
-            *(self._link(p).request(frame) for p in peers), return_exceptions=True
-        )
-        for peer, result in zip(peers, results, strict=True):
-            if isinstance(result, BaseException):
-                log.info("push to %s failed: %s", peer.name, result)
+        for peer in self._nearest[:PUSH_FANOUT]:
+            self._spawn(self._push_to(peer, frame))
+
+    async def _push_to(self, peer: gossip.Peer, frame: bytes) -> None:
+        try:
+            await self._link(peer).request(frame)
+        except Exception as exc:  # any failure: the change event covers it
+            log.info("push to %s failed: %s", peer.name, exc)
 
     def _relay(self, got: Answer) -> None:
         """Relay what a push brought that was new here, when the fanout does not reach all."""
         if len(self._nearest) <= PUSH_FANOUT:
             return
         records = [v.record for _, v in got.verdicts if v.record is not None]
-        self._spawn(self._push(records))
+        self._push(records)
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(coroutine)
@@ -420,6 +459,18 @@ class Node:
             self._nearest = await self._nearest_first(rpc, list((await self._peers(rpc)).values()))
         except SerfError as exc:
             log.info("peer list not refreshed: %s", exc)
+            return
+        if self.config.push:  # the first push need not wait for a connection and handshake
+            for peer in self._nearest[:PUSH_FANOUT]:
+                link = self._link(peer)
+                if not link.connected:
+                    self._spawn(self._open_link(peer, link))
+
+    async def _open_link(self, peer: gossip.Peer, link: PushLink) -> None:
+        try:
+            await link.open()
+        except Exception as exc:  # the next push tries again
+            log.info("push link to %s not opened: %s", peer.name, exc)
 
     # --- sync -------------------------------------------------------------------------------
 
@@ -479,9 +530,10 @@ class Node:
             self._request_sweep()  # a writer we cannot find: ask everyone instead
         for peer in await self._nearest_first(rpc, peers):
             outcome = await self._session(peer)
-            self._pacer.finished(peer.node_id, _applied(outcome))
-            if outcome.error is not None:
+            if outcome is None or outcome.error is not None:
                 self._request_sweep()
+            if outcome is not None:
+                self._pacer.finished(peer.node_id, _applied(outcome))
 
     async def _sweep(self, rpc: SerfRPC) -> bool:
         """One state query and a session with each disagreeing peer; True if any disagreed."""
@@ -518,7 +570,12 @@ class Node:
         coords = {p.name: await rpc.get_coordinate(p.name) for p in peers}
         return gossip.by_distance(peers, mine, coords)
 
-    async def _session(self, peer: gossip.Peer) -> SessionOutcome:
+    async def _session(self, peer: gossip.Peer) -> SessionOutcome | None:
+        """A session with `peer`; None when one with it is running already, in either role:
+        that one settles both directions, and a second would move every record twice."""
+        if peer.node_id in self.settings.in_session:
+            log.info("session with %s skipped: one is running", peer.name)
+            return None
         log.info("session with %s (rtt %.2f ms)", peer.name, peer.rtt * 1000)
         outcome = await self.guard.open(peer.host, peer.port)
         self._count(outcome)
@@ -551,14 +608,15 @@ class Node:
             self.stats.sessions_failed[outcome.error.split(":")[0]] += 1
             log.info("session (%s) ended: %s", outcome.role.value, outcome.error)
         now = wall_clock_ms()
+        accepted = []
         for key, verdict_outcome, reason in outcome.log.verdicts:
             if verdict_outcome is Outcome.REJECTED and reason is not None:
                 self.stats.refused[reason.value] += 1
             elif verdict_outcome is Outcome.ACCEPTED:
-                self.stats.records_applied += 1
-                lww = self.store.lww_key(key)
-                if lww is not None:
-                    self.metrics.propagation.observe(max(0, now - lww[0]) / 1000)
+                accepted.append(key)
+        self.stats.records_applied += len(accepted)
+        for ts in self.store.timestamps(accepted).values():
+            self.metrics.propagation.observe(max(0, now - ts) / 1000)
 
     # --- local operations (the control API) ---------------------------------------------------
 
@@ -572,9 +630,10 @@ class Node:
             verdict = receive_record(self.store, data, self.config.root, wall_clock_ms())
         if verdict.outcome is Outcome.ACCEPTED and verdict.record is not None:
             record = verdict.record
-            self._spawn(self._push([record]))
             change = gossip.Change(self.node_id, record.key, record.ts, record.entry_hash)
-            await self._fire(gossip.CHANGE_EVENT, change.encode())
+            # Both in the background, the pushes first: their frames leave before the event.
+            self._push([record])
+            self._spawn(self._fire(gossip.CHANGE_EVENT, change.encode()))
         return verdict
 
     def revoke(self, data: bytes) -> tuple[str | None, bool, tuple[str, ...]]:

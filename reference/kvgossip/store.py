@@ -1,36 +1,44 @@
 """Durable node storage: SQLite in WAL mode, the analogue of the design's boltdb.
 
 `SqliteStore` implements the spec's `Store` protocol (`swarmconf.spec.kvgossip.state.Store`). It
-keeps
-bytes exactly as they travel (records with their chains, signed revocations) plus the columns
-that index them: `records` holds each key's LWW columns `(ts, entry_hash)`, which are the
-design's per-key "KV hash tree"; `chain_links` maps grant ids to the keys whose chain uses them,
-indexed both ways so that replacing a key's record costs the same whatever the store holds.
-Opening a store made before that index existed adds it (every schema statement is
-`IF NOT EXISTS`).
+keeps bytes exactly as they travel (records with their chains, signed revocations) plus the
+columns that index them: `records` holds each key's LWW columns `(ts, entry_hash)`, which are
+the design's per-key "KV hash tree", indexed by key and by entry hash (to answer `WANT`s; sync
+order needs no index, as sessions reconcile the in-memory sorted items); `chain_links` maps
+grant ids to the keys whose chain uses them, indexed both ways so that replacing a key's record
+costs the same whatever the store holds. Opening an older store brings its indexes up to date
+(every schema statement is idempotent).
 The node wraps every spec call that may change state in `transaction()`, so a record, its
 chain's grants and its hashes land together or not at all, whatever happens to the process.
-The tree hash's running sum and count `(S, N)` live in `meta` and change in the same
-transaction as the record they count (a store without them computes them once on open); the
+The tree hash's running sum and count `(S, N)` live in `meta` and are written by the same
+transaction as the records they count (a store without them computes them once on open); the
 revocation-set hash is derived from its rows and cached. The sorted `(ts, entry_hash)` items a
 sync session reconciles are kept in memory, built on first use and updated by each put and purge.
+Records read back (`get`, `get_by_entry_hash`) are parsed, not verified again: every record was
+checked in full by the spec before `put`, and the file is private to the node.
 
 With `synchronous=NORMAL` (the node's default) a commit is durable once it returns as far as the
 process is concerned: a killed process loses nothing. After a power loss the last commits may be
 rolled back, each whole, and are fetched again from peers. `FULL` syncs the disk on every commit.
+In NORMAL only checkpoints sync the disk; SQLite runs them inside the COMMIT that fills the WAL
+past 1,000 pages. A node takes them over (`defer_checkpoints`) and runs `checkpoint` on a worker
+thread instead, so no write waits for the disk.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import threading
 from bisect import bisect_left, insort
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import msgpack  # type: ignore[import-untyped]
+
 from swarmconf.reference.kvgossip.privacy import private_file
 from swarmconf.spec.kvgossip.grants import Revocation, decode_revocation, grant_id_of
-from swarmconf.spec.kvgossip.records import Record, decode_record
+from swarmconf.spec.kvgossip.records import Record
 from swarmconf.spec.kvgossip.state import SyncItem
 from swarmconf.spec.kvgossip.treehash import SUM_MODULUS, entry_sum, revset_hash, tree_hash
 
@@ -41,7 +49,7 @@ CREATE TABLE IF NOT EXISTS records (
     entry_hash BLOB NOT NULL,
     record BLOB NOT NULL
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS records_newest ON records (ts DESC, key);
+DROP INDEX IF EXISTS records_newest;
 CREATE INDEX IF NOT EXISTS records_by_entry_hash ON records (entry_hash);
 CREATE TABLE IF NOT EXISTS chain_links (
     grant_id BLOB NOT NULL,
@@ -77,16 +85,45 @@ class SqliteStore:
         self._db.execute(f"PRAGMA synchronous={synchronous}")
         self._db.executescript(_SCHEMA)
         self._in_transaction = False
+        self.commits = 0
+        """Transactions committed since the store was opened."""
+        self._checkpointer: sqlite3.Connection | None = None
+        self._checkpoint_lock = threading.Lock()
         self._sum, self._count = self._load_sum_count()
+        self._counted = False
+        """`(S, N)` changed since the last write to `meta`."""
         self._items: list[SyncItem] | None = None
         self._revoked: frozenset[bytes] | None = None
+        self._looked_up: tuple[str, Record | None] | None = None
+        """The last `get` and its answer, until the next change: the spec judges a record
+        against the stored one, then puts it, so `put` need not look the key up again."""
+        self._grant_ids: set[bytes] | None = None
+        """Ids in `grants` (rows are never removed), loaded on first use."""
         self._changed: set[str] = set()
         self.listeners: list[Callable[[list[str]], None]] = []
         """Called after each commit with the keys it put or purged."""
 
     def close(self) -> None:
         """Close the database (the next open recovers whatever the WAL holds)."""
+        with self._checkpoint_lock:
+            if self._checkpointer is not None:
+                self._checkpointer.close()
+                self._checkpointer = None
         self._db.close()
+
+    def defer_checkpoints(self) -> None:
+        """Stop SQLite's checkpoints inside COMMIT; the owner calls `checkpoint` instead."""
+        self._db.execute("PRAGMA wal_autocheckpoint=0")
+
+    def checkpoint(self) -> None:
+        """Copy the WAL's committed pages into the database file and sync it, on a connection
+        of its own (PASSIVE: the writer is never blocked), so any thread may call it."""
+        with self._checkpoint_lock:
+            if self._checkpointer is None:
+                self._checkpointer = sqlite3.connect(
+                    self.path, isolation_level=None, check_same_thread=False
+                )
+            self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -100,12 +137,17 @@ class SqliteStore:
             yield
         except BaseException:
             self._db.execute("ROLLBACK")
-            self._revoked = self._items = None
+            self._revoked = self._items = self._grant_ids = self._looked_up = None
             self._sum, self._count = self._load_sum_count()
+            self._counted = False
             self._changed.clear()
             raise
         else:
+            if self._counted:
+                self._save_sum_count(self._sum, self._count)
+                self._counted = False
             self._db.execute("COMMIT")
+            self.commits += 1
         finally:
             self._in_transaction = False
         changed, self._changed = sorted(self._changed), set()
@@ -133,6 +175,7 @@ class SqliteStore:
         """Add (`sign` 1) or take away (-1) one record's item from `(S, N)` and the index."""
         self._sum = (self._sum + sign * int.from_bytes(item[1], "little")) % SUM_MODULUS
         self._count += sign
+        self._counted = True
         if self._items is not None:
             if sign > 0:
                 insort(self._items, item)
@@ -144,7 +187,9 @@ class SqliteStore:
     def get(self, key: str) -> Record | None:
         """The record stored for `key`."""
         data = self.record_bytes(key)
-        return None if data is None else decode_record(data)
+        record = None if data is None else _stored_record(data)
+        self._looked_up = (key, record)
+        return record
 
     def put(self, record: Record) -> None:
         """Store `record` (with the chain it carries) for its key, replacing any other."""
@@ -155,27 +200,38 @@ class SqliteStore:
                 (record.key, record.ts, record.entry_hash, record.encode()),
             )
             self._count_item(record.lww_key, 1)
+            known = self._known_grant_ids()
             for grant in record.chain:
                 grant_id = grant_id_of(grant)
-                self._db.execute(
-                    "INSERT OR IGNORE INTO grants (grant_id, grant) VALUES (?, ?)",
-                    (grant_id, grant),
-                )
+                if grant_id not in known:
+                    self._db.execute(
+                        "INSERT INTO grants (grant_id, grant) VALUES (?, ?)", (grant_id, grant)
+                    )
+                    known.add(grant_id)
                 self._db.execute(
                     "INSERT OR IGNORE INTO chain_links (grant_id, key) VALUES (?, ?)",
                     (grant_id, record.key),
                 )
-            self._save_sum_count(self._sum, self._count)
+
+    def _known_grant_ids(self) -> set[bytes]:
+        if self._grant_ids is None:
+            rows = self._db.execute("SELECT grant_id FROM grants")
+            self._grant_ids = {bytes(row[0]) for row in rows}
+        return self._grant_ids
 
     def delete(self, key: str) -> None:
         """Purge the record of `key` (not a tombstone)."""
         with self.transaction():
             self._remove(key)
-            self._save_sum_count(self._sum, self._count)
 
     def _remove(self, key: str) -> None:
         self._changed.add(key)
-        old = self.lww_key(key)
+        if self._looked_up is not None and self._looked_up[0] == key:
+            local = self._looked_up[1]
+            old = None if local is None else local.lww_key
+        else:
+            old = self.lww_key(key)
+        self._looked_up = None
         if old is None:
             return
         self._count_item(old, -1)
@@ -187,7 +243,7 @@ class SqliteStore:
         row = self._db.execute(
             "SELECT record FROM records WHERE entry_hash = ?", (entry_hash,)
         ).fetchone()
-        return None if row is None else decode_record(bytes(row[0]))
+        return None if row is None else _stored_record(bytes(row[0]))
 
     def sync_items(self) -> list[SyncItem]:
         """A sorted snapshot of every `(ts, entry_hash)` (a copy of the in-memory index)."""
@@ -244,6 +300,16 @@ class SqliteStore:
         row = self._db.execute("SELECT record FROM records WHERE key = ?", (key,)).fetchone()
         return None if row is None else bytes(row[0])
 
+    def timestamps(self, keys: list[str]) -> dict[str, int]:
+        """The stored `ts` of each of `keys` that has a record, in a few queries."""
+        found: dict[str, int] = {}
+        for i in range(0, len(keys), 500):
+            chunk = keys[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.execute(f"SELECT key, ts FROM records WHERE key IN ({marks})", chunk)
+            found.update((key, int(ts)) for key, ts in rows)
+        return found
+
     def lww_key(self, key: str) -> tuple[int, bytes] | None:
         """`(ts, entry_hash)` of the stored record, without decoding it."""
         row = self._db.execute(
@@ -258,7 +324,7 @@ class SqliteStore:
             (len(prefix), prefix),
         )
         for (data,) in rows.fetchall():
-            yield decode_record(bytes(data))
+            yield _stored_record(bytes(data))
 
     def grants(self) -> list[bytes]:
         """Every signed grant seen on a stored chain (a pool to build local chains from)."""
@@ -283,3 +349,10 @@ class SqliteStore:
     def integrity_ok(self) -> bool:
         """SQLite's own integrity check of the file."""
         return bool(self._db.execute("PRAGMA integrity_check").fetchone()[0] == "ok")
+
+
+def _stored_record(data: bytes) -> Record:
+    """A record as this store holds it: its layout, without checking its signature again."""
+    body, signature, value, chain = msgpack.unpackb(data)
+    _, key, ts, tombstone, value_hash, signer = msgpack.unpackb(body)
+    return Record(key, ts, tombstone, value_hash, signer, body, signature, value, tuple(chain))

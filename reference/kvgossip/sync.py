@@ -6,6 +6,10 @@ cause) is atomic. A frame that is oversize, malformed or arrives out of turn end
 with a reason code; the connection is closed and the store keeps every batch fully applied
 before it. Frames go out from a writer task of their own, so a side that sends many frames at
 once (pipelined `WANT`s) keeps reading its peer's answers and neither side blocks the other.
+Frames come in through a reader task that stays one frame ahead: while the session applies one
+batch of records, the signatures of the next are checked on a worker thread (libsodium runs
+without the GIL) into the cache of `crypto.verify`, so the spec's own check of each record,
+which still runs, finds its answer ready.
 
 One sync port serves both kinds of connection, told apart by the first frame: a `HELLO` opens a
 session (the responder's side); `PUSH` and `FETCH` frames are answered one by one for as long
@@ -18,10 +22,14 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+import msgpack  # type: ignore[import-untyped]
+
+from swarmconf.spec.kvgossip import crypto
 from swarmconf.spec.kvgossip import messages as m
 from swarmconf.spec.kvgossip.messages import MAX_FRAME_BYTES
 from swarmconf.spec.kvgossip.push import Answer, answer
@@ -61,6 +69,8 @@ class SyncSettings:
     max_loops: int
     idle_timeout: float = IDLE_TIMEOUT
     clock: Callable[[], int] = wall_clock_ms
+    in_session: Counter[bytes] = field(default_factory=Counter)
+    """Node ids of the peers a session is running with, in either role, once their HELLO came."""
 
 
 async def drive(
@@ -85,27 +95,33 @@ async def drive(
     )
     outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
     sender = asyncio.create_task(_send_all(writer, outbox))
+    inbox: asyncio.Queue[_Incoming] = asyncio.Queue(maxsize=1)
+    receiver = asyncio.create_task(_read_ahead(reader, settings.idle_timeout, inbox))
     error: str | None = None
+    peer: bytes | None = None
     try:
         with store.transaction():
             outgoing = session.start(settings.clock())
             if first is not None:
                 outgoing += session.receive(first, settings.clock())
         while True:
+            if peer is None and session.peer_id is not None:
+                peer = session.peer_id
+                settings.in_session[peer] += 1
             for frame in outgoing:
                 outbox.put_nowait(frame)
             if session.done:
                 break
-            try:
-                frame = await read_frame(
-                    reader, max_size=MAX_FRAME_BYTES, idle_timeout=settings.idle_timeout
-                )
-            except FrameError as exc:
-                if exc.reason == KvReason.SESSION_TIMEOUT:
+            incoming = await inbox.get()
+            if isinstance(incoming, FrameError):
+                if incoming.reason == KvReason.SESSION_TIMEOUT:
                     session.timeout()
                 else:
-                    error = exc.reason
+                    error = incoming.reason
                 break
+            frame, checked = incoming
+            if checked is not None:
+                await checked
             with store.transaction():
                 outgoing = session.receive(frame, settings.clock())
         outbox.put_nowait(None)
@@ -116,15 +132,58 @@ async def drive(
         log.exception("sync session failed")
         error = NodeReason.INTERNAL_ERROR
     finally:
+        if peer is not None:
+            settings.in_session[peer] -= 1
+            if not settings.in_session[peer]:
+                del settings.in_session[peer]
+        receiver.cancel()
         sender.cancel()
         with contextlib.suppress(asyncio.CancelledError, FrameError):
             await sender
+        with contextlib.suppress(asyncio.CancelledError):
+            await receiver
         writer.close()
         with contextlib.suppress(OSError):
             await writer.wait_closed()
     if session.error is not None:
         error = session.error.value
     return SessionOutcome(role, session.peer_id, error, session.log)
+
+
+_Incoming = tuple[bytes, "asyncio.Future[None] | None"] | FrameError
+"""A frame with the signature check running for it, or why no more frames come."""
+_RECORDS_PREFIX = m.message(m.RECORDS, [])[:-1]
+
+
+async def _read_ahead(
+    reader: asyncio.StreamReader, idle_timeout: float, inbox: asyncio.Queue[_Incoming]
+) -> None:
+    """Read frames into `inbox` (one ahead of the session) until the first failure."""
+    loop = asyncio.get_running_loop()
+    while True:
+        try:
+            frame = await read_frame(reader, max_size=MAX_FRAME_BYTES, idle_timeout=idle_timeout)
+        except FrameError as exc:
+            await inbox.put(exc)
+            return
+        checked = None
+        if frame.startswith(_RECORDS_PREFIX):
+            checked = loop.run_in_executor(None, check_signatures, frame)
+        await inbox.put((frame, checked))
+
+
+def check_signatures(frame: bytes) -> None:
+    """Verify the signature of each record a RECORDS frame carries, filling `crypto.verify`'s
+    cache; anything malformed is left to the spec, which refuses it."""
+    try:
+        _, records = msgpack.unpackb(frame)
+        for data in records:
+            body, signature, _, _ = msgpack.unpackb(data)
+            signer = msgpack.unpackb(body)[5]
+            if type(signer) is bytes and type(signature) is bytes and type(body) is bytes:
+                crypto.verify(signer, body, signature)
+    except (ValueError, TypeError, IndexError, KeyError, msgpack.UnpackException):
+        return
 
 
 async def _send_all(writer: asyncio.StreamWriter, outbox: asyncio.Queue[bytes | None]) -> None:
@@ -190,6 +249,7 @@ class PushLink:
         self.host, self.port, self.timeout = host, port, timeout
         self._connect = connect
         self._conn: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+        self._opened_at = 0.0
         self._lock = asyncio.Lock()
 
     async def request(self, frame: bytes) -> list[Any]:
@@ -201,10 +261,38 @@ class PushLink:
                 self.close()
                 return await self._exchange(frame)
 
-    async def _exchange(self, frame: bytes) -> list[Any]:
+    @property
+    def connected(self) -> bool:
+        """True while a connection is kept open."""
+        return self._conn is not None
+
+    async def open(self) -> None:
+        """Connect now, if not connected, rather than at the first request."""
+        async with self._lock:
+            await self._opened()
+
+    @property
+    def age(self) -> float:
+        """Seconds since the kept connection was opened (0 without one)."""
+        return time.monotonic() - self._opened_at if self._conn is not None else 0.0
+
+    async def renew(self) -> None:
+        """Replace the kept connection by a new one, opened before the old one is closed: the
+        peer ends every connection at its session deadline, and no request should wait for a
+        new connection then."""
+        fresh = await asyncio.wait_for(self._connect(self.host, self.port), self.timeout)
+        async with self._lock:
+            self.close()
+            self._conn, self._opened_at = fresh, time.monotonic()
+
+    async def _opened(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         if self._conn is None:
             self._conn = await asyncio.wait_for(self._connect(self.host, self.port), self.timeout)
-        reader, writer = self._conn
+            self._opened_at = time.monotonic()
+        return self._conn
+
+    async def _exchange(self, frame: bytes) -> list[Any]:
+        reader, writer = await self._opened()
         try:
             await write_frame(writer, frame)
             return m.decode_message(await read_frame(reader, idle_timeout=self.timeout))

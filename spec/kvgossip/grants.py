@@ -8,7 +8,7 @@ the grant's issuer or the root.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from . import crypto
@@ -34,11 +34,11 @@ class Grant:
     expires_at: int
     body: bytes
     signature: bytes
+    id: bytes = field(init=False, repr=False, compare=False)
+    """The grant id: SHA-256 of the canonical body (table row 3)."""
 
-    @property
-    def id(self) -> bytes:
-        """The grant id: SHA-256 of the canonical body (table row 3)."""
-        return crypto.sha256(self.body)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "id", crypto.sha256(self.body))
 
     @property
     def subgrant(self) -> bool:
@@ -100,11 +100,13 @@ def issue_grant(
     return decode_grant(encode([body, crypto.sign(issuer_seed, body)]))
 
 
+@lru_cache(maxsize=1 << 12)
 def decode_grant(data: bytes) -> Grant:
     """Decode and check a signed grant on its own (no root, time or revocations involved).
 
     Checks: canonical envelope and body, key sizes, pattern grammar, known flags, expiry after
-    issue, issuer != issuee, and the issuer's signature over the body.
+    issue, issuer != issuee, and the issuer's signature over the body. A pure function of the
+    bytes, so the result is cached: every record of a writer carries the same grants.
     """
     body, signature = decode_tuple(data, (bytes, bytes), MAX_GRANT_BYTES)
     fields = (bytes, bytes, str, int, int, int)

@@ -10,7 +10,7 @@ last-writer-wins orders records by `(ts, entry_hash)`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import crypto
 from .encoding import RECORD_TAG, decode_body, decode_tuple, encode
@@ -37,11 +37,11 @@ class Record:
     signature: bytes
     value: bytes
     chain: tuple[bytes, ...]
+    entry_hash: bytes = field(init=False, repr=False, compare=False)
+    """SHA-256 of the signed body: key, ts, tombstone, value and signer, not the chain."""
 
-    @property
-    def entry_hash(self) -> bytes:
-        """SHA-256 of the signed body: key, ts, tombstone, value and signer, not the chain."""
-        return crypto.sha256(self.body)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "entry_hash", crypto.sha256(self.body))
 
     @property
     def lww_key(self) -> tuple[int, bytes]:

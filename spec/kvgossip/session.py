@@ -37,6 +37,7 @@ from .state import (
     Outcome,
     Store,
     Verdict,
+    apply_record,
     apply_revocation,
     receive_record,
 )
@@ -47,6 +48,9 @@ MAX_RECON_ROUNDS = 32
 TRANSFER_BATCH = 256
 """Records per WANT or RECORDS this side sends (K8; the protocol allows up to 1,024): small
 enough that applying one batch never holds a node for long, large enough to amortise a frame."""
+SEND_WINDOW = 4
+"""RECORDS batches the initiator keeps unanswered (K8): each RESULTS releases the next, so a
+large transfer is read from the store batch by batch as the peer keeps up, never all at once."""
 
 
 class Role(StrEnum):
@@ -104,6 +108,8 @@ class Session:
         self._rounds = 0
         self._in_pass = False
         self._have: list[bytes] = []
+        self._unsent: deque[bytes] = deque()
+        """Entry hashes the peer lacks whose records are not sent yet, in reconciliation order."""
         self._received_keys: set[str] = set()
         self._returned_keys: set[str] = set()
         self._wanted: deque[frozenset[bytes]] = deque()
@@ -181,6 +187,9 @@ class Session:
 
     def _apply_record(self, key: str, data: bytes) -> Verdict:
         verdict = receive_record(self.store, data, self.root, self._now, self.skew_ms)
+        return self._logged(key, verdict)
+
+    def _logged(self, key: str, verdict: Verdict) -> Verdict:
         self.log.verdicts.append((key, verdict.outcome, verdict.reason))
         return verdict
 
@@ -191,6 +200,7 @@ class Session:
         self._rounds = 0
         self._items = self.store.sync_items()
         self._have = []
+        self._unsent = deque()
         self._received_keys = set()
         self._returned_keys = set()
 
@@ -207,15 +217,17 @@ class Session:
         """
         results = Results(self.store, self._returned_keys)
         for data in records:
-            key = key_of(data)
-            if key:
-                require(
-                    wanted is None or decode_record(data).entry_hash in wanted,
-                    KvReason.SESSION_NOT_REQUESTED,
-                )
-                require(key not in self._received_keys, KvReason.SESSION_DUPLICATE_KEY, key)
-                self._received_keys.add(key)
-            results.add(key, self._apply_record(key, data))
+            try:
+                record = decode_record(data)  # once: checks, then judged as received
+            except KvError as err:
+                results.add("", self._logged("", Verdict(Outcome.REJECTED, err.reason)))
+                continue
+            key = record.key
+            require(wanted is None or record.entry_hash in wanted, KvReason.SESSION_NOT_REQUESTED)
+            require(key not in self._received_keys, KvReason.SESSION_DUPLICATE_KEY, key)
+            self._received_keys.add(key)
+            verdict = apply_record(self.store, record, self.root, self._now, self.skew_ms)
+            results.add(key, self._logged(key, verdict))
         return results.frame()
 
     def _on_results(self, msg: list[Any], sent: int) -> None:
@@ -311,23 +323,34 @@ class Session:
     def _i_progress(self) -> list[bytes]:
         """Once every WANT is answered, send the records the peer lacks; then close the pass.
 
-        Only records still current are sent: one replaced by a fetched newer version is gone,
-        and one already returned inside a RESULTS is skipped (K7).
+        At most `SEND_WINDOW` RECORDS batches wait for their RESULTS at a time. Only records
+        still current when their batch is made are sent: one replaced by a fetched newer
+        version is gone, and one already returned inside a RESULTS is skipped (K7).
         """
         if self._reconciling or self._wanted:
             return []
-        out = []
         if not self._haves_sent:
             self._haves_sent = True
-            found = (self.store.get_by_entry_hash(i) for i in self._have)
-            current = [r.encode() for r in found if r and r.key not in self._returned_keys]
-            for batch in batches(current):
+            self._unsent = deque(self._have)
+        out = []
+        while self._unsent and len(self._sent) < SEND_WINDOW:
+            batch = self._next_batch()
+            if batch:
                 self._sent.append(len(batch))
                 out.append(m.message(m.RECORDS, batch))
-        if not self._sent and not self._tree_sent:
+        if not self._sent and not self._unsent and not self._tree_sent:
             self._tree_sent = True
             out.append(self._tree())
         return out
+
+    def _next_batch(self) -> list[bytes]:
+        """Up to `TRANSFER_BATCH` of the unsent records that are still current."""
+        batch: list[bytes] = []
+        while self._unsent and len(batch) < TRANSFER_BATCH:
+            record = self.store.get_by_entry_hash(self._unsent.popleft())
+            if record is not None and record.key not in self._returned_keys:
+                batch.append(record.encode())
+        return batch
 
     # Responder
 

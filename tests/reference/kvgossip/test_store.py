@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -129,16 +130,19 @@ def test_replacing_a_record_uses_the_key_index(tmp_path: Path) -> None:
     assert any("USING COVERING INDEX chain_links_by_key" in str(row) for row in plan), plan
 
 
-def test_opening_an_older_store_adds_the_key_index(tmp_path: Path) -> None:
+def test_opening_an_older_store_brings_its_indexes_up_to_date(tmp_path: Path) -> None:
     store = SqliteStore(tmp_path / "db", ROOT.pk)
     with store.transaction():
         store.put(alice("/a/x", 10))
+        store.put(alice("/a/y", 11))
     store._db.execute("DROP INDEX chain_links_by_key")
+    store._db.execute("CREATE INDEX records_newest ON records (ts DESC, key)")
     store.close()
     reopened = SqliteStore(tmp_path / "db", ROOT.pk)
     names = [row[0] for row in reopened._db.execute("SELECT name FROM sqlite_master")]
-    assert "chain_links_by_key" in names
-    assert reopened.keys_with_grant(GRANT.id) == ["/a/x"]
+    assert "chain_links_by_key" in names and "records_newest" not in names
+    assert reopened.keys_with_grant(GRANT.id) == ["/a/x", "/a/y"]
+    assert [key for key, _, _ in reopened.entries_newest_first()] == ["/a/y", "/a/x"]
 
 
 def test_running_sum_and_index_follow_every_change(tmp_path: Path) -> None:
@@ -159,3 +163,79 @@ def test_running_sum_and_index_follow_every_change(tmp_path: Path) -> None:
     store._db.execute("DELETE FROM meta WHERE name = 'tree_sum'")
     store.close()
     assert SqliteStore(tmp_path / "db", ROOT.pk).tree_hash() == mem.tree_hash()
+
+
+def test_running_sum_is_written_once_per_transaction_and_survives_reopening(
+    tmp_path: Path,
+) -> None:
+    store = SqliteStore(tmp_path / "db", ROOT.pk)
+    with store.transaction():
+        for i in range(5):
+            store.put(alice(f"/a/{i}", 10 + i))
+        assert store.meta("tree_count") == (0).to_bytes(8, "big")  # written at COMMIT
+    expected = store.tree_hash()
+    store.close()
+    reopened = SqliteStore(tmp_path / "db", ROOT.pk)
+    assert (reopened.tree_hash(), reopened.count()) == (expected, 5)
+
+
+def test_a_grant_first_seen_in_a_rolled_back_transaction_is_stored_later(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "db", ROOT.pk)
+    with pytest.raises(RuntimeError), store.transaction():
+        store.put(alice("/a/lost", 5))
+        raise RuntimeError("rolled back")
+    assert store.grants() == []
+    store.put(alice("/a/kept", 6))
+    assert store.grants() == [GRANT.encode()]
+
+
+def test_records_read_back_equal_what_was_stored(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "db", ROOT.pk)
+    for record in [alice("/a/set", 5), alice("/a/gone", 6, None)]:
+        stored = record.with_chain([GRANT])
+        store.put(stored)
+        assert store.get(record.key) == stored == decode_record(stored.encode())
+        assert store.get_by_entry_hash(record.entry_hash) == stored
+    assert [r.key for r in store.records_under("/a/")] == ["/a/gone", "/a/set"]
+
+
+def test_timestamps_of_many_keys(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "db", ROOT.pk)
+    with store.transaction():
+        for i in range(1_200):
+            store.put(alice(f"/a/{i}", 10 + i))
+    keys = [f"/a/{i}" for i in range(0, 1_200, 7)] + ["/a/absent"]
+    assert store.timestamps(keys) == {f"/a/{i}": 10 + i for i in range(0, 1_200, 7)}
+
+
+def test_a_put_after_a_get_replaces_whatever_is_stored_by_then(tmp_path: Path) -> None:
+    store, mem = SqliteStore(tmp_path / "db", ROOT.pk), MemoryStore()
+    first, second, third = alice("/a/k", 1), alice("/a/k", 2), alice("/a/k", 3)
+    for target in (store, mem):
+        assert target.get("/a/k") is None
+        target.put(first)  # the looked-up absence is used once, then forgotten
+        target.put(second)
+        assert target.get("/a/k") == second
+        target.delete("/a/k")
+        target.put(third)
+    assert store.sync_items() == mem.sync_items() == [third.lww_key]
+    assert (store.tree_hash(), store.count()) == (mem.tree_hash(), 1)
+
+
+def test_deferred_checkpoints_run_only_when_asked_from_any_thread(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "db", ROOT.pk, synchronous="NORMAL")
+    store.defer_checkpoints()
+    empty = (tmp_path / "db").stat().st_size
+    for i in range(0, 1_200, 100):  # past SQLite's automatic threshold of 1,000 pages
+        with store.transaction():
+            for j in range(i, i + 100):
+                store.put(alice(f"/a/{j}", 10 + j, b"v" * 4096))
+    assert (tmp_path / "db").stat().st_size == empty
+    assert (tmp_path / "db-wal").stat().st_size > 1_000 * 4096
+    worker = threading.Thread(target=store.checkpoint)
+    worker.start()
+    worker.join()
+    assert (tmp_path / "db").stat().st_size > 1_200 * 4096
+    assert store.commits == 12
+    store.close()
+    assert SqliteStore(tmp_path / "db", ROOT.pk).count() == 1_200

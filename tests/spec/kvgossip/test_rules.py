@@ -3,12 +3,15 @@
 import hashlib
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from swarmconf.spec.kvgossip.encoding import encode
 from swarmconf.spec.kvgossip.fixtures import ALICE, ROOT
-from swarmconf.spec.kvgossip.grants import issue_grant
+from swarmconf.spec.kvgossip.grants import decode_grant, issue_grant
 from swarmconf.spec.kvgossip.keys import matches
+from swarmconf.spec.kvgossip.reasons import KvError, KvReason
 from swarmconf.spec.kvgossip.records import make_record
 from swarmconf.spec.kvgossip.treehash import (
     SUM_MODULUS,
@@ -71,3 +74,13 @@ def test_grant_id_and_entry_hash_are_sha256_of_body() -> None:
     record = make_record(ALICE.seed, "/a/x", 7, b"v", [grant])
     assert record.entry_hash == hashlib.sha256(record.body).digest()
     assert record.body[:14] == b"\x96\xackvg/record/1"
+
+
+def test_a_decoded_grant_is_reused_and_a_forged_one_refused_every_time() -> None:
+    grant = issue_grant(ROOT.seed, ALICE.pk, "/cached/**", subgrant=False, issued_at=3)
+    assert decode_grant(grant.encode()) is decode_grant(grant.encode()) == grant
+    forged = encode([grant.body, bytes(64)])
+    for _ in range(2):
+        with pytest.raises(KvError) as refused:
+            decode_grant(forged)
+        assert refused.value.reason is KvReason.BAD_SIGNATURE

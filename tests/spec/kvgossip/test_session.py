@@ -1,6 +1,8 @@
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from swarmconf.spec.kvgossip import session
 from swarmconf.spec.kvgossip.fixtures import ALICE, BOB, ROOT
 from swarmconf.spec.kvgossip.grants import issue_grant, revoke_grant
 from swarmconf.spec.kvgossip.messages import decode_message, message
@@ -128,3 +130,26 @@ def test_any_two_stores_converge_on_the_newest_version_of_every_key(
         newest[key] = max(newest.get(key, lww), lww)
     for store in (sa, sb):
         assert {k: r.lww_key for k, r in store.records.items()} == newest
+
+
+def test_records_the_peer_lacks_go_out_a_window_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(session, "TRANSFER_BATCH", 2)
+    monkeypatch.setattr(session, "SEND_WINDOW", 2)
+    sa = MemoryStore()
+    for i in range(11):
+        apply_record(sa, make_record(ROOT.seed, f"/k/{i}", 2_000 + i, b"v"), ROOT.pk, NOW)
+    sb = MemoryStore()
+    a, b = pair(sa, sb)
+    out, towards, unanswered, most = a.start(NOW), b, 0, 0
+    while out:
+        replies: list[bytes] = []
+        for frame in out:
+            sent = (decode_message(frame)[0], "A>B" if towards is b else "B>A")
+            unanswered += {("RECORDS", "A>B"): 1, ("RESULTS", "B>A"): -1}.get(sent, 0)
+            most = max(most, unanswered)
+            replies += towards.receive(frame, NOW)
+        out, towards = replies, (a if towards is b else b)
+    assert (a.error, b.error, most) == (None, None, 2)
+    assert sb.tree_hash() == sa.tree_hash() and sb.count() == 11
