@@ -211,7 +211,7 @@ def encode_into(value: Any, out: list[bytes]) -> None:
             out.append(key)
             encode_into(value[key], out)
         out.append(b"e")
-    elif t is list:
+    elif t is list or isinstance(value, tuple):  # a tuple (as lagged entries are) is a list
         out.append(b"l")
         for item in value:
             encode_into(item, out)

@@ -5,39 +5,43 @@ from __future__ import annotations
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason
 
 from . import bt, crypto
-from .data import BtData, Diff, apply_diff
+from .data import BtData, apply_diff
 from .message import ConfigMessage, LaggedEntry, check_lag, parse_alike
 
 
 def _survivors(valid: list[ConfigMessage], lag: int) -> list[ConfigMessage]:
     """The messages D14 does not ignore, ascending by (seqno, hash)."""
-    top = max(m.seqno for m in valid)
-    included = {(e.seqno, e.hash) for m in valid for e in m.lagged}
+    top = max([m.seqno for m in valid])
+    included = {e[:2] for m in valid for e in m.lagged}
     unique: dict[bytes, ConfigMessage] = {}
     for m in valid:
         if m.seqno + lag > top and (m.seqno, m.hash) not in included:
             unique.setdefault(m.hash, m)
-    return sorted(unique.values(), key=lambda m: (m.seqno, m.hash))
+    return sorted(unique.values(), key=_rank)
 
 
-def replay(ranked: list[ConfigMessage]) -> tuple[BtData, list[tuple[tuple[int, bytes], Diff]]]:
+def _rank(m: ConfigMessage) -> tuple[int, bytes]:
+    return (m.seqno, m.hash)
+
+
+def replay(ranked: list[ConfigMessage]) -> tuple[BtData, list[LaggedEntry]]:
     """Merge the data of `ranked` (ascending) by replaying every diff they carry (D15).
 
-    Returns the merged data in bt form and the replay entries, ascending by (seqno, hash).
+    Returns the merged data in bt form and the replayed entries, ascending by (seqno, hash).
     """
     sources = [m._bt_data() for m in ranked]
-    entries: dict[tuple[int, bytes], tuple[Diff, BtData]] = {}
+    entries: dict[tuple[int, bytes], tuple[LaggedEntry, BtData]] = {}
     for m, source in zip(reversed(ranked), reversed(sources), strict=True):
-        entries.setdefault((m.seqno, m.hash), (m.diff, source))
+        own = LaggedEntry(m.seqno, m.hash, m.diff)
+        entries.setdefault(own[:2], (own, source))
         for e in m.lagged:
-            entries.setdefault((e.seqno, e.hash), (e.diff, source))
-    current = dict(sources[-1])
-    owned: dict[int, BtData] = {id(current): current}
-    order = sorted(entries)
-    for key in order:
-        diff, source = entries[key]
-        apply_diff(current, diff, source, owned)
-    return current, [(key, entries[key][0]) for key in order]
+            entries.setdefault(e[:2], (e, source))
+    current = sources[-1]
+    owned: dict[int, BtData] = {}
+    order = [entries[key] for key in sorted(entries)]
+    for entry, source in order:
+        current = apply_diff(current, entry[2], source, owned)
+    return current, [entry for entry, _ in order]
 
 
 def merge(
@@ -92,7 +96,7 @@ def _merge_valid(
         raise ConfigError(Reason.SEQNO_OVERFLOW, str(seqno))
     data, entries = replay(ranked)
     floor = seqno - lag
-    lagged = [LaggedEntry(s, h, diff) for (s, h), diff in entries if s > floor]
+    lagged = [e for e in entries if e[0] > floor]
     result = ConfigMessage(seqno, data, lagged, lag=lag, merged=True)
     result._sign_secret = secret
     return result

@@ -67,6 +67,7 @@ class ConfigMessage:
         "_diff",
         "_hash",
         "_raw",
+        "_raw_lagged",
         "_sign_secret",
         "_signature",
         "_verified",
@@ -104,6 +105,8 @@ class ConfigMessage:
         self._diff: Diff | None = None
         self._hash: bytes | None = None
         self._raw: bytes | None = None
+        # The `<` list as decoded, for `parse_alike` to reuse the entries kept from it.
+        self._raw_lagged: list[Any] | None = None
         # Editable messages: the last serialization as (data in bt form, signing secret, bytes).
         self._cache: tuple[BtData, bytes | None, bytes] | None = None
 
@@ -215,7 +218,7 @@ class ConfigMessage:
         fields: dict[bytes, Any] = {
             b"#": self.seqno,
             b"&": data,
-            b"<": [[e.seqno, e.hash, e.diff] for e in self.lagged],
+            b"<": self.lagged,  # entries are tuples, encoded as lists
             b"=": diff,
         }
         if not self.extra:
@@ -325,6 +328,9 @@ def parse_alike(
 
 _BOUNDS_REASONS = (Reason.BT_INTEGER_RANGE, Reason.BT_TOO_DEEP)
 _CHECKED_WITH_CONTENTS = frozenset((b"&", b"<", b"="))
+# The keys of the usual message, unsigned and signed: none unknown (D9).
+_PLAIN_KEYS = frozenset((b"#", b"&", b"<", b"="))
+_SIGNED_KEYS = _PLAIN_KEYS | {b"~"}
 
 
 def _in_bounds(top: Any) -> bool:
@@ -352,15 +358,26 @@ def _build(
     """Steps 2..6 of the contract's checks on the decoded `top`; with `bounds`, also D10's
     integer ranges and nesting limit, which the compiled decoder does not check. What equals
     the data or a lagged entry of `alike`, a message already validated, is valid too."""
-    checked, checked_lagged = (alike._bt, alike.lagged) if alike is not None else (None, [])
     _check_top(top)
-    if bounds:  # `&`, `<` and `=` are checked with their contents below
-        for key, value in top.items():
-            if key not in _CHECKED_WITH_CONTENTS:
-                check_bounds(value, 2, bt.INT64_MAX if key in bt.KNOWN_KEYS else bt.UINT64_MAX)
     seqno: int = top[b"#"]
-    check_data(top[b"&"], checked=checked)
-    lagged = _check_lagged(top[b"<"], seqno, lag, checked_lagged) if b"<" in top else []
+    usual = top.keys() == _PLAIN_KEYS or top.keys() == _SIGNED_KEYS
+    if bounds:  # `&`, `<` and `=` are checked with their contents below
+        if usual:
+            if seqno < bt.INT64_MIN or seqno > bt.INT64_MAX:
+                raise ConfigError(Reason.BT_INTEGER_RANGE)
+        else:
+            for key, value in top.items():
+                if key not in _CHECKED_WITH_CONTENTS:
+                    high = bt.INT64_MAX if key in bt.KNOWN_KEYS else bt.UINT64_MAX
+                    check_bounds(value, 2, high)
+    check_data(top[b"&"], checked=alike._bt if alike is not None else None)
+    raw_lagged = top.get(b"<")
+    if raw_lagged is None:
+        lagged: list[LaggedEntry] = []
+    elif alike is not None and seqno == alike.seqno and raw_lagged == alike._raw_lagged:
+        lagged = list(alike.lagged)  # the same entries, kept alike
+    else:
+        lagged = _check_lagged(raw_lagged, seqno, lag, alike.lagged if alike is not None else [])
     diff = top.get(b"=", {})
     check_diff(diff)
     signature = top.get(b"~")
@@ -373,12 +390,13 @@ def _build(
         if not crypto.verify(raw[:-_SIG_TAIL], signature, verify_key):
             raise ConfigError(Reason.SIG_INVALID)
         verified = True
-    extra = {k: bt.encode(v) for k, v in top.items() if k not in bt.KNOWN_KEYS}
+    extra = {} if usual else {k: bt.encode(v) for k, v in top.items() if k not in bt.KNOWN_KEYS}
     msg = ConfigMessage(seqno, top[b"&"], lagged, lag=lag, extra=extra)
     msg._diff = diff
     msg._hash = blake2b(raw)
     msg._signature = signature
     msg._verified = verified
-    if b"<" in top and b"=" in top and len(lagged) == len(top[b"<"]):
+    msg._raw_lagged = raw_lagged
+    if raw_lagged is not None and b"=" in top and len(lagged) == len(raw_lagged):
         msg._raw = raw
     return msg
