@@ -8,6 +8,7 @@ before anything is sliced) and stops at `MAX_DEPTH` nested containers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason
@@ -194,6 +195,16 @@ def decode_fast(data: bytes) -> Any | None:
 
 # Tests switch the compiled codec off to exercise the pure path.
 ACCELERATED = True
+
+
+def compiled_decoder() -> Callable[[bytes], Any] | None:
+    """The compiled decoder (canonical form checked, not ranges or depth), if it is in use."""
+    return _accelerated_decode if ACCELERATED else None
+
+
+def compiled_encoder() -> Callable[[Any], bytes] | None:
+    """The compiled encoder (of well-typed values; tuples as lists), if it is in use."""
+    return _accelerated_encode if ACCELERATED else None
 
 
 def encode_into(value: Any, out: list[bytes]) -> None:

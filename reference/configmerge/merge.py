@@ -57,9 +57,11 @@ def merge(
         crypto.check_verify_key(verify_key)
     secret = crypto.signing_secret(sign_key) if sign_key is not None else None
     valid: list[ConfigMessage] = []
+    # Matching a message against the one before pays off once its cost is shared by several
+    shared = len(messages) > 2
     for raw in messages:
         try:
-            valid.append(parse_alike(raw, lag, verify_key, valid[-1] if valid else None))
+            valid.append(parse_alike(raw, lag, verify_key, valid[-1] if valid else None, shared))
         except ConfigError:
             continue
     if not valid:

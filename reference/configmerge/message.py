@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason, UsageError
 
-from . import bt, crypto
+from . import bt, crypto, splice
 from .data import (
     BtData,
     Data,
@@ -66,8 +66,10 @@ class ConfigMessage:
         "_data",
         "_diff",
         "_hash",
+        "_layout",
         "_raw",
         "_raw_lagged",
+        "_received",
         "_sign_secret",
         "_signature",
         "_verified",
@@ -105,8 +107,11 @@ class ConfigMessage:
         self._diff: Diff | None = None
         self._hash: bytes | None = None
         self._raw: bytes | None = None
-        # The `<` list as decoded, for `parse_alike` to reuse the entries kept from it.
+        # The bytes received, the `<` list as decoded and where the data entries lie (found
+        # when first needed; False when not the usual layout), for `parse_alike`.
+        self._received: bytes | None = None
         self._raw_lagged: list[Any] | None = None
+        self._layout: splice.Layout | bool | None = None
         # Editable messages: the last serialization as (data in bt form, signing secret, bytes).
         self._cache: tuple[BtData, bytes | None, bytes] | None = None
 
@@ -309,21 +314,42 @@ def parse(data: bytes, *, lag: int = 5, verify_key: bytes | None = None) -> Conf
 
 
 def parse_alike(
-    data: bytes, lag: int, verify_key: bytes | None, alike: ConfigMessage | None
+    data: bytes,
+    lag: int,
+    verify_key: bytes | None,
+    alike: ConfigMessage | None,
+    shared: bool = False,
 ) -> ConfigMessage:
     """`parse` with the arguments already checked, taking as valid the data subtrees and the
     lagged entries equal to those of `alike`, a message parsed before with the same `lag`: the
-    inputs of a merge share most of their data and history.
+    inputs of a merge share most of their data and history. With `shared` (several more inputs
+    to come), a large message is decoded sharing the data entries it has in common with `alike`.
     """
     raw = bytes(data)
-    top = bt.decode_fast(raw)
+    spliced = _decode_alike(raw, alike) if alike is not None and shared else None
+    top, layout = spliced if spliced is not None else (bt.decode_fast(raw), None)
     if top is not None:
         try:
-            return _build(raw, top, lag, verify_key, bounds=True, alike=alike)
+            msg = _build(raw, top, lag, verify_key, bounds=True, alike=alike)
+            msg._layout = layout
+            return msg
         except ConfigError as exc:
             if exc.reason not in _BOUNDS_REASONS and _in_bounds(top):
                 raise  # the input is canonical bt: this is the first failing check
     return _build(raw, bt.decode_message(raw), lag, verify_key, bounds=False, alike=alike)
+
+
+def _decode_alike(raw: bytes, alike: ConfigMessage) -> tuple[Any, splice.Layout] | None:
+    """`raw` decoded sharing the data entries it has in common with `alike`, if laid out alike."""
+    if alike._layout is None and alike._received is not None:
+        if len(alike._received) < splice.MIN_SIZE:
+            alike._layout = False
+            return None
+        found = splice.layout(alike._received, alike._bt, alike._raw_lagged)
+        alike._layout = found if found is not None else False
+    if type(alike._layout) is not splice.Layout:
+        return None
+    return splice.decode_alike(raw, alike._layout)
 
 
 _BOUNDS_REASONS = (Reason.BT_INTEGER_RANGE, Reason.BT_TOO_DEEP)
@@ -397,6 +423,7 @@ def _build(
     msg._signature = signature
     msg._verified = verified
     msg._raw_lagged = raw_lagged
+    msg._received = raw
     if raw_lagged is not None and b"=" in top and len(lagged) == len(raw_lagged):
         msg._raw = raw
     return msg
