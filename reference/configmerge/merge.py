@@ -12,7 +12,7 @@ from .message import ConfigMessage, LaggedEntry, check_lag, parse_alike
 def _survivors(valid: list[ConfigMessage], lag: int) -> list[ConfigMessage]:
     """The messages D14 does not ignore, ascending by (seqno, hash)."""
     top = max([m.seqno for m in valid])
-    included = {e[:2] for m in valid for e in m.lagged}
+    included = {e[:2] for lagged in _distinct_lagged(valid) for e in lagged}
     unique: dict[bytes, ConfigMessage] = {}
     for m in valid:
         if m.seqno + lag > top and (m.seqno, m.hash) not in included:
@@ -24,6 +24,17 @@ def _rank(m: ConfigMessage) -> tuple[int, bytes]:
     return (m.seqno, m.hash)
 
 
+def _distinct_lagged(messages: list[ConfigMessage]) -> list[list[LaggedEntry]]:
+    """The lagged lists of `messages`, each but the first one of a run of equal lists: the
+    inputs of a merge often share their whole history (compared by identity of the entries
+    when they were parsed alike)."""
+    out: list[list[LaggedEntry]] = []
+    for m in messages:
+        if not out or m.lagged != out[-1]:
+            out.append(m.lagged)
+    return out
+
+
 def replay(ranked: list[ConfigMessage]) -> tuple[BtData, list[LaggedEntry]]:
     """Merge the data of `ranked` (ascending) by replaying every diff they carry (D15).
 
@@ -31,11 +42,14 @@ def replay(ranked: list[ConfigMessage]) -> tuple[BtData, list[LaggedEntry]]:
     """
     sources = [m._bt_data() for m in ranked]
     entries: dict[tuple[int, bytes], tuple[LaggedEntry, BtData]] = {}
+    previous: list[LaggedEntry] | None = None
     for m, source in zip(reversed(ranked), reversed(sources), strict=True):
         own = LaggedEntry(m.seqno, m.hash, m.diff)
         entries.setdefault(own[:2], (own, source))
-        for e in m.lagged:
-            entries.setdefault(e[:2], (e, source))
+        if m.lagged != previous:  # else every entry is there already, from a higher message
+            for e in m.lagged:
+                entries.setdefault(e[:2], (e, source))
+            previous = m.lagged
     current = sources[-1]
     owned: dict[int, BtData] = {}
     order = [entries[key] for key in sorted(entries)]
