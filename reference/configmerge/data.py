@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from itertools import compress
-from operator import ne
+from operator import is_not, ne
 from typing import Any
 
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason, UsageError
@@ -47,13 +47,16 @@ def _scalar_run_error(items: list[Any]) -> Reason | None:
     return None
 
 
-def check_data(data: Data, depth: int = 2, checked: BtData | None = None) -> None:
+def check_data(
+    data: Data, depth: int = 2, checked: BtData | None = None, shared: bool = False
+) -> None:
     """Validate decoded data (D11), depth-first in key order; it stays as decoded (bt form).
 
     `depth` is the nesting level of `data` in the message (`&` is at 2). Integer ranges and
     nesting are checked too, for input that did not come through the strict decoder. Values
     equal to those at the same keys in `checked`, data at the same level already validated, are
-    valid too: they are picked out by comparisons at C speed and not walked again.
+    valid too: they are picked out by comparisons at C speed and not walked again; with
+    `shared`, where `data` holds the very objects of `checked`, by identity (the others walked).
     """
     if depth > MAX_DEPTH:
         raise ConfigError(Reason.BT_TOO_DEEP)
@@ -61,7 +64,8 @@ def check_data(data: Data, depth: int = 2, checked: BtData | None = None) -> Non
         raise ConfigError(Reason.DATA_EMPTY_DICT)
     items: Iterable[tuple[bytes, Any]] = data.items()
     if checked is not None:
-        items = compress(items, map(ne, data.values(), map(checked.get, data)))
+        differ = is_not if shared else ne
+        items = compress(items, map(differ, data.values(), map(checked.get, data)))
     for key, value in items:
         t = type(value)
         if t is bytes:

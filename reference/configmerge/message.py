@@ -332,7 +332,8 @@ def parse_alike(
     top, layout = spliced if spliced is not None else (bt.decode_fast(raw), None)
     if top is not None:
         try:
-            msg = _build(raw, top, lag, verify_key, bounds=True, alike=alike)
+            spliced_data = layout is not None
+            msg = _build(raw, top, lag, verify_key, bounds=True, alike=alike, spliced=spliced_data)
             msg._layout = layout
             return msg
         except ConfigError as exc:
@@ -382,10 +383,12 @@ def _build(
     *,
     bounds: bool,
     alike: ConfigMessage | None,
+    spliced: bool = False,
 ) -> ConfigMessage:
     """Steps 2..6 of the contract's checks on the decoded `top`; with `bounds`, also D10's
     integer ranges and nesting limit, which the compiled decoder does not check. What equals
-    the data or a lagged entry of `alike`, a message already validated, is valid too."""
+    the data or a lagged entry of `alike`, a message already validated, is valid too; with
+    `spliced`, the data entries equal to `alike`'s are its very objects."""
     _check_top(top)
     seqno: int = top[b"#"]
     usual = top.keys() == _PLAIN_KEYS or top.keys() == _SIGNED_KEYS
@@ -398,7 +401,10 @@ def _build(
                 if key not in _CHECKED_WITH_CONTENTS:
                     high = bt.INT64_MAX if key in bt.KNOWN_KEYS else bt.UINT64_MAX
                     check_bounds(value, 2, high)
-    check_data(top[b"&"], checked=alike._bt if alike is not None else None)
+    if alike is None:
+        check_data(top[b"&"])
+    else:
+        check_data(top[b"&"], checked=alike._bt, shared=spliced)
     raw_lagged = top.get(b"<")
     if raw_lagged is None:
         lagged: list[LaggedEntry] = []
