@@ -243,7 +243,7 @@ def markdown(rows: list[list[str]], budget_s: float, commit: str) -> str:
         "# Benchmarks: spec vs reference\n\n"
         f"Measured with `make bench` (`bench/run.py`), {machine}; each cell is the median CPU "
         f"time of the running thread over as many runs as fit in {budget_s} s of wall time (at "
-        "least 5). The reference as of commit `{commit}` "
+        f"least 5). The reference as of commit `{commit}` "
         "(read from the git history), the reference now and the reference on its pure-Python "
         "codec are timed in alternation in the same run; every implementation gives the same "
         "bytes. *merge* includes serializing the result; *parse* includes the hash; "

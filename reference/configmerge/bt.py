@@ -8,6 +8,7 @@ before anything is sliced) and stops at `MAX_DEPTH` nested containers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason
@@ -196,6 +197,16 @@ def decode_fast(data: bytes) -> Any | None:
 ACCELERATED = True
 
 
+def compiled_decoder() -> Callable[[bytes], Any] | None:
+    """The compiled decoder (canonical form checked, not ranges or depth), if it is in use."""
+    return _accelerated_decode if ACCELERATED else None
+
+
+def compiled_encoder() -> Callable[[Any], bytes] | None:
+    """The compiled encoder (of well-typed values; tuples as lists), if it is in use."""
+    return _accelerated_encode if ACCELERATED else None
+
+
 def encode_into(value: Any, out: list[bytes]) -> None:
     """Append the canonical encoding of a bt value to `out` (dict keys are sorted here)."""
     t = type(value)
@@ -211,7 +222,7 @@ def encode_into(value: Any, out: list[bytes]) -> None:
             out.append(key)
             encode_into(value[key], out)
         out.append(b"e")
-    elif t is list:
+    elif t is list or isinstance(value, tuple):  # a tuple (as lagged entries are) is a list
         out.append(b"l")
         for item in value:
             encode_into(item, out)

@@ -9,6 +9,9 @@ an application asks for `data`. A diff maps keys to `b""`, `b"-"`, a nested diff
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from itertools import compress
+from operator import is_not, ne
 from typing import Any
 
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason, UsageError
@@ -44,30 +47,34 @@ def _scalar_run_error(items: list[Any]) -> Reason | None:
     return None
 
 
-def check_data(data: Data, depth: int = 2, checked: BtData | None = None) -> None:
+def check_data(
+    data: Data, depth: int = 2, checked: BtData | None = None, shared: bool = False
+) -> None:
     """Validate decoded data (D11), depth-first in key order; it stays as decoded (bt form).
 
     `depth` is the nesting level of `data` in the message (`&` is at 2). Integer ranges and
-    nesting are checked too, for input that did not come through the strict decoder. Subtrees
+    nesting are checked too, for input that did not come through the strict decoder. Values
     equal to those at the same keys in `checked`, data at the same level already validated, are
-    valid too and are only compared (at C speed), not walked again.
+    valid too: they are picked out by comparisons at C speed and not walked again; with
+    `shared`, where `data` holds the very objects of `checked`, by identity (the others walked).
     """
     if depth > MAX_DEPTH:
         raise ConfigError(Reason.BT_TOO_DEEP)
     if depth > 2 and not data:
         raise ConfigError(Reason.DATA_EMPTY_DICT)
-    for key, value in data.items():
+    items: Iterable[tuple[bytes, Any]] = data.items()
+    if checked is not None:
+        differ = is_not if shared else ne
+        items = compress(items, map(differ, data.values(), map(checked.get, data)))
+    for key, value in items:
         t = type(value)
         if t is bytes:
             continue
         if t is int:
             if value < INT64_MIN or value > INT64_MAX:
                 raise ConfigError(Reason.BT_INTEGER_RANGE)
-            continue
-        same = checked.get(key) if checked is not None else None
-        if same == value:
-            continue
-        if t is dict:
+        elif t is dict:
+            same = checked.get(key) if checked is not None else None
             check_data(value, depth + 1, same if type(same) is dict else None)
         elif depth >= MAX_DEPTH:
             raise ConfigError(Reason.BT_TOO_DEEP)
@@ -312,47 +319,53 @@ def _check_key(key: bytes) -> None:
         raise UsageError(Reason.KEY_TOO_LONG, f"{len(key)} bytes")
 
 
-def apply_diff(cur: BtData, diff: Diff, src: BtData, owned: dict[int, BtData]) -> None:
-    """Replay one diff onto `cur` (owned, writable) taking values from `src` (D15), in bt form.
+_NOTHING: BtData = {}  # an absent dict, never written: the first change copies it
 
-    Dicts of `cur` not listed in `owned` are shared with a parsed message: they are copied
-    before their first change (copy on write), so a replay costs what its diffs name. Lists
-    (sets) are never changed in place: a changed set is a new list.
+
+def apply_diff(cur: BtData, diff: Diff, src: BtData, owned: dict[int, BtData]) -> BtData:
+    """Replay one diff onto `cur` taking values from `src` (D15), in bt form; return the result.
+
+    Dicts not listed in `owned` are shared with parsed messages: one is copied (and listed) at
+    its first change, and returned unchanged when the diff changes nothing in it, which is the
+    usual case for a diff replayed onto the data it was taken from. A replay thus costs what its
+    diffs change. Lists (sets) are never changed in place: a changed set is a new list.
     """
+    out = cur
     for key, mark in diff.items():
         s = src.get(key)
+        old = out.get(key)
         t = type(mark)
+        new: Any
         if t is bytes:
             ts = type(s)
-            if mark == b"" and (ts is int or ts is bytes):
-                cur[key] = s
-            else:
-                cur.pop(key, None)
+            new = s if mark == b"" and (ts is int or ts is bytes) else None
+            if new is not None and type(old) is ts and old == new:
+                continue  # the same scalar, from another message
         elif t is list:
             if type(s) is not list:
-                cur.pop(key, None)
-                continue
-            c = cur.get(key)
-            items = set(c) if type(c) is list else set()
-            items.update(mark[0])
-            items.difference_update(mark[1])
-            if items:
-                cur[key] = sorted_set(items)
+                new = None
+            elif type(old) is list:
+                items = set(old)
+                items.update(mark[0])
+                items.difference_update(mark[1])
+                if len(items) == len(old) and items.issuperset(old):
+                    continue
+                new = sorted_set(items) if items else None
             else:
-                cur.pop(key, None)
+                items = set(mark[0])
+                items.difference_update(mark[1])
+                new = sorted_set(items) if items else None
+        elif type(s) is not dict:
+            new = None
         else:
-            if type(s) is not dict:
-                cur.pop(key, None)
-                continue
-            d = cur.get(key)
-            if type(d) is not dict:
-                d = {}
-                owned[id(d)] = d
-            elif id(d) not in owned:
-                d = dict(d)
-                owned[id(d)] = d
-            apply_diff(d, mark, s, owned)
-            if d:
-                cur[key] = d
-            else:
-                cur.pop(key, None)
+            new = apply_diff(old if type(old) is dict else _NOTHING, mark, s, owned) or None
+        if new is old:
+            continue
+        if id(out) not in owned:
+            out = dict(out)
+            owned[id(out)] = out
+        if new is None:
+            del out[key]
+        else:
+            out[key] = new
+    return out

@@ -5,39 +5,57 @@ from __future__ import annotations
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason
 
 from . import bt, crypto
-from .data import BtData, Diff, apply_diff
+from .data import BtData, apply_diff
 from .message import ConfigMessage, LaggedEntry, check_lag, parse_alike
 
 
 def _survivors(valid: list[ConfigMessage], lag: int) -> list[ConfigMessage]:
     """The messages D14 does not ignore, ascending by (seqno, hash)."""
-    top = max(m.seqno for m in valid)
-    included = {(e.seqno, e.hash) for m in valid for e in m.lagged}
+    top = max([m.seqno for m in valid])
+    included = {e[:2] for lagged in _distinct_lagged(valid) for e in lagged}
     unique: dict[bytes, ConfigMessage] = {}
     for m in valid:
         if m.seqno + lag > top and (m.seqno, m.hash) not in included:
             unique.setdefault(m.hash, m)
-    return sorted(unique.values(), key=lambda m: (m.seqno, m.hash))
+    return sorted(unique.values(), key=_rank)
 
 
-def replay(ranked: list[ConfigMessage]) -> tuple[BtData, list[tuple[tuple[int, bytes], Diff]]]:
+def _rank(m: ConfigMessage) -> tuple[int, bytes]:
+    return (m.seqno, m.hash)
+
+
+def _distinct_lagged(messages: list[ConfigMessage]) -> list[list[LaggedEntry]]:
+    """The lagged lists of `messages`, each but the first one of a run of equal lists: the
+    inputs of a merge often share their whole history (compared by identity of the entries
+    when they were parsed alike)."""
+    out: list[list[LaggedEntry]] = []
+    for m in messages:
+        if not out or m.lagged != out[-1]:
+            out.append(m.lagged)
+    return out
+
+
+def replay(ranked: list[ConfigMessage]) -> tuple[BtData, list[LaggedEntry]]:
     """Merge the data of `ranked` (ascending) by replaying every diff they carry (D15).
 
-    Returns the merged data in bt form and the replay entries, ascending by (seqno, hash).
+    Returns the merged data in bt form and the replayed entries, ascending by (seqno, hash).
     """
     sources = [m._bt_data() for m in ranked]
-    entries: dict[tuple[int, bytes], tuple[Diff, BtData]] = {}
+    entries: dict[tuple[int, bytes], tuple[LaggedEntry, BtData]] = {}
+    previous: list[LaggedEntry] | None = None
     for m, source in zip(reversed(ranked), reversed(sources), strict=True):
-        entries.setdefault((m.seqno, m.hash), (m.diff, source))
-        for e in m.lagged:
-            entries.setdefault((e.seqno, e.hash), (e.diff, source))
-    current = dict(sources[-1])
-    owned: dict[int, BtData] = {id(current): current}
-    order = sorted(entries)
-    for key in order:
-        diff, source = entries[key]
-        apply_diff(current, diff, source, owned)
-    return current, [(key, entries[key][0]) for key in order]
+        own = LaggedEntry(m.seqno, m.hash, m.diff)
+        entries.setdefault(own[:2], (own, source))
+        if m.lagged != previous:  # else every entry is there already, from a higher message
+            for e in m.lagged:
+                entries.setdefault(e[:2], (e, source))
+            previous = m.lagged
+    current = sources[-1]
+    owned: dict[int, BtData] = {}
+    order = [entries[key] for key in sorted(entries)]
+    for entry, source in order:
+        current = apply_diff(current, entry[2], source, owned)
+    return current, [entry for entry, _ in order]
 
 
 def merge(
@@ -53,9 +71,11 @@ def merge(
         crypto.check_verify_key(verify_key)
     secret = crypto.signing_secret(sign_key) if sign_key is not None else None
     valid: list[ConfigMessage] = []
+    # Matching a message against the one before pays off once its cost is shared by several
+    shared = len(messages) > 2
     for raw in messages:
         try:
-            valid.append(parse_alike(raw, lag, verify_key, valid[-1] if valid else None))
+            valid.append(parse_alike(raw, lag, verify_key, valid[-1] if valid else None, shared))
         except ConfigError:
             continue
     if not valid:
@@ -92,7 +112,7 @@ def _merge_valid(
         raise ConfigError(Reason.SEQNO_OVERFLOW, str(seqno))
     data, entries = replay(ranked)
     floor = seqno - lag
-    lagged = [LaggedEntry(s, h, diff) for (s, h), diff in entries if s > floor]
+    lagged = [e for e in entries if e[0] > floor]
     result = ConfigMessage(seqno, data, lagged, lag=lag, merged=True)
     result._sign_secret = secret
     return result

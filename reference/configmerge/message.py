@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason, UsageError
 
-from . import bt, crypto
+from . import bt, crypto, splice
 from .data import (
     BtData,
     Data,
@@ -22,6 +22,7 @@ from .data import (
 )
 
 _SIG_TAIL = len(b"1:~64:") + crypto.SIGNATURE_SIZE + 1
+_new_tuple = tuple.__new__
 
 
 class LaggedEntry(NamedTuple):
@@ -66,7 +67,10 @@ class ConfigMessage:
         "_data",
         "_diff",
         "_hash",
+        "_layout",
         "_raw",
+        "_raw_lagged",
+        "_received",
         "_sign_secret",
         "_signature",
         "_verified",
@@ -104,6 +108,11 @@ class ConfigMessage:
         self._diff: Diff | None = None
         self._hash: bytes | None = None
         self._raw: bytes | None = None
+        # The bytes received, the `<` list as decoded and where the data entries lie (found
+        # when first needed; False when not the usual layout), for `parse_alike`.
+        self._received: bytes | None = None
+        self._raw_lagged: list[Any] | None = None
+        self._layout: splice.Layout | bool | None = None
         # Editable messages: the last serialization as (data in bt form, signing secret, bytes).
         self._cache: tuple[BtData, bytes | None, bytes] | None = None
 
@@ -215,7 +224,7 @@ class ConfigMessage:
         fields: dict[bytes, Any] = {
             b"#": self.seqno,
             b"&": data,
-            b"<": [[e.seqno, e.hash, e.diff] for e in self.lagged],
+            b"<": self.lagged,  # entries are tuples, encoded as lists
             b"=": diff,
         }
         if not self.extra:
@@ -263,7 +272,7 @@ def _check_top(top: Any) -> None:
 def _check_lagged(raw: Any, seqno: int, lag: int, checked: list[LaggedEntry]) -> list[LaggedEntry]:
     """The kept lagged entries (D7), step 4 of the contract; diffs equal to that of the entry
     with the same seqno and hash in `checked`, entries already validated, are valid too."""
-    known = {(e.seqno, e.hash): e.diff for e in checked}
+    known = {e[:2]: e[2] for e in checked}
     if type(raw) is not list:
         raise ConfigError(Reason.LAGGED_NOT_LIST)
     floor = seqno - lag
@@ -284,12 +293,13 @@ def _check_lagged(raw: Any, seqno: int, lag: int, checked: list[LaggedEntry]) ->
             raise ConfigError(Reason.LAGGED_SEQNO_TOO_HIGH, f"entry {index}")
         if entry_seqno < bt.INT64_MIN:
             raise ConfigError(Reason.BT_INTEGER_RANGE, f"entry {index}")
-        if known.get((entry_seqno, entry_hash)) != diff:
+        key = (entry_seqno, entry_hash)
+        if not known or known.get(key) != diff:
             check_diff(diff, 4)
-        if prev is not None and (entry_seqno, entry_hash) <= prev:
+        if prev is not None and key <= prev:
             raise ConfigError(Reason.LAGGED_UNSORTED, f"entry {index}")
-        prev = (entry_seqno, entry_hash)
-        kept.append(LaggedEntry(entry_seqno, entry_hash, diff))
+        prev = key
+        kept.append(_new_tuple(LaggedEntry, entry))  # as LaggedEntry(*entry), at C speed
     return kept
 
 
@@ -306,25 +316,50 @@ def parse(data: bytes, *, lag: int = 5, verify_key: bytes | None = None) -> Conf
 
 
 def parse_alike(
-    data: bytes, lag: int, verify_key: bytes | None, alike: ConfigMessage | None
+    data: bytes,
+    lag: int,
+    verify_key: bytes | None,
+    alike: ConfigMessage | None,
+    shared: bool = False,
 ) -> ConfigMessage:
     """`parse` with the arguments already checked, taking as valid the data subtrees and the
     lagged entries equal to those of `alike`, a message parsed before with the same `lag`: the
-    inputs of a merge share most of their data and history.
+    inputs of a merge share most of their data and history. With `shared` (several more inputs
+    to come), a large message is decoded sharing the data entries it has in common with `alike`.
     """
     raw = bytes(data)
-    top = bt.decode_fast(raw)
+    spliced = _decode_alike(raw, alike) if alike is not None and shared else None
+    top, layout = spliced if spliced is not None else (bt.decode_fast(raw), None)
     if top is not None:
         try:
-            return _build(raw, top, lag, verify_key, bounds=True, alike=alike)
+            spliced_data = layout is not None
+            msg = _build(raw, top, lag, verify_key, bounds=True, alike=alike, spliced=spliced_data)
+            msg._layout = layout
+            return msg
         except ConfigError as exc:
             if exc.reason not in _BOUNDS_REASONS and _in_bounds(top):
                 raise  # the input is canonical bt: this is the first failing check
     return _build(raw, bt.decode_message(raw), lag, verify_key, bounds=False, alike=alike)
 
 
+def _decode_alike(raw: bytes, alike: ConfigMessage) -> tuple[Any, splice.Layout] | None:
+    """`raw` decoded sharing the data entries it has in common with `alike`, if laid out alike."""
+    if alike._layout is None and alike._received is not None:
+        if len(alike._received) < splice.MIN_SIZE:
+            alike._layout = False
+            return None
+        found = splice.layout(alike._received, alike._bt, alike._raw_lagged)
+        alike._layout = found if found is not None else False
+    if type(alike._layout) is not splice.Layout:
+        return None
+    return splice.decode_alike(raw, alike._layout)
+
+
 _BOUNDS_REASONS = (Reason.BT_INTEGER_RANGE, Reason.BT_TOO_DEEP)
 _CHECKED_WITH_CONTENTS = frozenset((b"&", b"<", b"="))
+# The keys of the usual message, unsigned and signed: none unknown (D9).
+_PLAIN_KEYS = frozenset((b"#", b"&", b"<", b"="))
+_SIGNED_KEYS = _PLAIN_KEYS | {b"~"}
 
 
 def _in_bounds(top: Any) -> bool:
@@ -348,19 +383,35 @@ def _build(
     *,
     bounds: bool,
     alike: ConfigMessage | None,
+    spliced: bool = False,
 ) -> ConfigMessage:
     """Steps 2..6 of the contract's checks on the decoded `top`; with `bounds`, also D10's
     integer ranges and nesting limit, which the compiled decoder does not check. What equals
-    the data or a lagged entry of `alike`, a message already validated, is valid too."""
-    checked, checked_lagged = (alike._bt, alike.lagged) if alike is not None else (None, [])
+    the data or a lagged entry of `alike`, a message already validated, is valid too; with
+    `spliced`, the data entries equal to `alike`'s are its very objects."""
     _check_top(top)
-    if bounds:  # `&`, `<` and `=` are checked with their contents below
-        for key, value in top.items():
-            if key not in _CHECKED_WITH_CONTENTS:
-                check_bounds(value, 2, bt.INT64_MAX if key in bt.KNOWN_KEYS else bt.UINT64_MAX)
     seqno: int = top[b"#"]
-    check_data(top[b"&"], checked=checked)
-    lagged = _check_lagged(top[b"<"], seqno, lag, checked_lagged) if b"<" in top else []
+    usual = top.keys() == _PLAIN_KEYS or top.keys() == _SIGNED_KEYS
+    if bounds:  # `&`, `<` and `=` are checked with their contents below
+        if usual:
+            if seqno < bt.INT64_MIN or seqno > bt.INT64_MAX:
+                raise ConfigError(Reason.BT_INTEGER_RANGE)
+        else:
+            for key, value in top.items():
+                if key not in _CHECKED_WITH_CONTENTS:
+                    high = bt.INT64_MAX if key in bt.KNOWN_KEYS else bt.UINT64_MAX
+                    check_bounds(value, 2, high)
+    if alike is None:
+        check_data(top[b"&"])
+    else:
+        check_data(top[b"&"], checked=alike._bt, shared=spliced)
+    raw_lagged = top.get(b"<")
+    if raw_lagged is None:
+        lagged: list[LaggedEntry] = []
+    elif alike is not None and seqno == alike.seqno and raw_lagged == alike._raw_lagged:
+        lagged = list(alike.lagged)  # the same entries, kept alike
+    else:
+        lagged = _check_lagged(raw_lagged, seqno, lag, alike.lagged if alike is not None else [])
     diff = top.get(b"=", {})
     check_diff(diff)
     signature = top.get(b"~")
@@ -373,12 +424,14 @@ def _build(
         if not crypto.verify(raw[:-_SIG_TAIL], signature, verify_key):
             raise ConfigError(Reason.SIG_INVALID)
         verified = True
-    extra = {k: bt.encode(v) for k, v in top.items() if k not in bt.KNOWN_KEYS}
+    extra = {} if usual else {k: bt.encode(v) for k, v in top.items() if k not in bt.KNOWN_KEYS}
     msg = ConfigMessage(seqno, top[b"&"], lagged, lag=lag, extra=extra)
     msg._diff = diff
     msg._hash = blake2b(raw)
     msg._signature = signature
     msg._verified = verified
-    if b"<" in top and b"=" in top and len(lagged) == len(top[b"<"]):
+    msg._raw_lagged = raw_lagged
+    msg._received = raw
+    if raw_lagged is not None and b"=" in top and len(lagged) == len(raw_lagged):
         msg._raw = raw
     return msg

@@ -29,6 +29,8 @@ def test_an_invalid_input_is_skipped_though_it_shares_parts(invalid: bytes) -> N
         ref.parse(invalid)
     merged = ref.merge([VALID, invalid])
     assert merged.serialize() == spec.merge([VALID, invalid]).serialize() == VALID
+    # Three inputs: the invalid one is decoded against VALID, sharing its equal entries
+    assert ref.merge([VALID, invalid, VALID]).serialize() == VALID
 
 
 def test_inputs_sharing_parts_merge_as_in_the_spec() -> None:
