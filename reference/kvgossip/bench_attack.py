@@ -22,6 +22,7 @@ from swarmconf.spec.kvgossip.fixtures import ROOT
 
 from . import attacks
 from .bench import propagation
+from .identity import Identity
 from .localcluster import LocalCluster, LocalNode
 
 MIB = 1 << 20
@@ -71,7 +72,10 @@ async def storm(cluster: LocalCluster, a: LocalNode, count: int) -> AsyncIterato
 @asynccontextmanager
 async def squatters(cluster: LocalCluster, a: LocalNode, count: int) -> AsyncIterator[None]:
     port = await _port(a)
-    held = await attacks.member_squatters(port, cluster.key, count, b"squatting-node-1")
+    identity = Identity.generate()
+    await cluster.add_member("squatter", identity)
+    directory = await cluster.directory()
+    held = await attacks.member_squatters(port, cluster.key, identity, directory, count)
     yield
     attacks.close_all(held)
 
