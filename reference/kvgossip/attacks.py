@@ -2,7 +2,8 @@
 
 Each opens its connections on loopback and hands them back (or runs for a while), so a caller can
 measure the node while the attack holds, then `close_all` them. None of them needs more than the
-node's addresses; the member attacks also take the cluster key, as a member gone bad would.
+node's addresses; the member attacks also take the cluster key and an identity the membership
+announces, as a member gone bad would (`Impostor` claims an id that is not its own).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import asyncio
 import contextlib
 import os
 import struct
+from dataclasses import dataclass
 from pathlib import Path
 
 from swarmconf.spec.kvgossip import messages as m
@@ -18,12 +20,25 @@ from swarmconf.spec.kvgossip import messages as m
 from . import gossip
 from .control import SOCKET_NAME
 from .frames import FrameError, encode_frame, read_frame
+from .identity import Directory, Identity
 from .membership import ClusterKey, MembershipError, connect_member
 from .serf_rpc import SerfRPC
 
 Held = list[asyncio.StreamWriter]
 HOST = "127.0.0.1"
 _HASH = b"\x00" * 32
+
+
+@dataclass(frozen=True)
+class Impostor(Identity):
+    """A member's identity key claiming the node id `claimed`, which is not derived from it."""
+
+    claimed: bytes = b""
+
+    @property
+    def node_id(self) -> bytes:
+        """The claimed node id."""
+        return self.claimed
 
 
 def rss_bytes(pid: int) -> int:
@@ -68,13 +83,15 @@ async def stranger_hellos(port: int, count: int) -> Held:
     return [w for w in opened if w is not None]
 
 
-async def member_squatters(port: int, key: ClusterKey, count: int, node_id: bytes) -> Held:
+async def member_squatters(
+    port: int, key: ClusterKey, identity: Identity, directory: Directory, count: int
+) -> Held:
     """`count` sessions from one member that say HELLO and then sit on their slot."""
     held = []
     for _ in range(count):
         try:
-            reader, writer = await connect_member(HOST, port, key, node_id)
-            writer.write(hello_frame(node_id))
+            reader, writer = await connect_member(HOST, port, key, identity, directory)
+            writer.write(hello_frame(identity.node_id))
             await read_frame(reader)  # the node's HELLO: a slot is held
         except (MembershipError, FrameError, OSError):
             continue  # refused: its share of slots is taken

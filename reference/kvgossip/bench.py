@@ -19,7 +19,6 @@ import argparse
 import asyncio
 import random
 import shutil
-import sqlite3
 import statistics
 import tempfile
 import time
@@ -101,13 +100,11 @@ def seed_store(path: Path, keys: int, now: int) -> None:
 
 
 def place(template: Path, data_dir: Path) -> None:
-    """Give a node a copy of a seeded store, without the template's node id."""
+    """Give a node a copy of a seeded store (its node id comes from its own identity key)."""
     data_dir.mkdir(parents=True, exist_ok=True)
     target = data_dir / "store.db"
     private_file(target)  # the copy keeps the 0600 the node insists on
     shutil.copyfile(template, target)
-    with sqlite3.connect(target) as db:
-        db.execute("DELETE FROM meta WHERE name = 'node_id'")
 
 
 async def propagation_at(

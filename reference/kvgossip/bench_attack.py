@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -22,6 +23,7 @@ from swarmconf.spec.kvgossip.fixtures import ROOT
 
 from . import attacks
 from .bench import propagation
+from .identity import Identity
 from .localcluster import LocalCluster, LocalNode
 
 MIB = 1 << 20
@@ -71,9 +73,27 @@ async def storm(cluster: LocalCluster, a: LocalNode, count: int) -> AsyncIterato
 @asynccontextmanager
 async def squatters(cluster: LocalCluster, a: LocalNode, count: int) -> AsyncIterator[None]:
     port = await _port(a)
-    held = await attacks.member_squatters(port, cluster.key, count, b"squatting-node-1")
+    identity = Identity.generate()
+    await cluster.add_member("squatter", identity)
+    directory = await cluster.directory()
+    held = await attacks.member_squatters(port, cluster.key, identity, directory, count)
     yield
     attacks.close_all(held)
+
+
+@asynccontextmanager
+async def impostors(cluster: LocalCluster, a: LocalNode, count: int) -> AsyncIterator[None]:
+    port = await _port(a)
+    identity = Identity.generate()
+    await cluster.add_member("impostor", identity)
+    directory = await cluster.directory()
+
+    def round_() -> Awaitable[object]:
+        impostor = attacks.Impostor(identity.seed, claimed=os.urandom(16))
+        return attacks.member_squatters(port, cluster.key, impostor, directory, count)
+
+    async with _until_stopped(round_):
+        yield
 
 
 @asynccontextmanager
@@ -114,6 +134,7 @@ ATTACKS: dict[str, Attack] = {
     "HELLO without the key (strangers)": stranger_hellos,
     "reconnect storm (strangers)": storm,
     "slot squatting (one member)": squatters,
+    "claiming ids not its own (one member)": impostors,
     "4 MiB garbage frames (strangers)": garbage,
     "2 MiB control requests (local)": control_flood,
     "forged change notices (member)": notices,
@@ -178,7 +199,7 @@ async def main(args: argparse.Namespace) -> None:
                 ms = [t * 1000 for t in times]
                 ratio = max(peak[k] / baseline[k] for k in peak)
                 print(
-                    f"  {name:36s} p50 {_percentile(ms, 0.5):6.1f} ms  "
+                    f"  {name:38s} p50 {_percentile(ms, 0.5):6.1f} ms  "
                     f"p99 {_percentile(ms, 0.99):6.1f} ms  max RSS {ratio:.2f}x  "
                     f"strangers answered {answered}/20"
                 )

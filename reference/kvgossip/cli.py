@@ -41,6 +41,7 @@ from swarmconf.spec.kvgossip.reasons import KvError, KvReason
 from swarmconf.spec.kvgossip.records import make_record
 
 from .control import ControlError, ControlServer, call, watch
+from .identity import IdentityError
 from .membership import (
     ClusterKey,
     MembershipError,
@@ -346,7 +347,7 @@ def refusal(error: Exception) -> CommandError | None:
     if isinstance(error, ControlError):
         status = Exit.UNAVAILABLE if error.reason == NOT_RUNNING else Exit.FAILED
         return CommandError(error.reason, error.detail, status)
-    if isinstance(error, (MembershipError, NodeStartError, PermissionsError)):
+    if isinstance(error, (IdentityError, MembershipError, NodeStartError, PermissionsError)):
         return CommandError(error.reason, error.detail, Exit.USAGE)
     if isinstance(error, OSError):
         return CommandError(BAD_ARGUMENT, str(error), Exit.USAGE)

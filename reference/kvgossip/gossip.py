@@ -6,7 +6,8 @@
 - New revocation: user event `kvg-rv` whose payload is the signed revocation itself.
 - State query: query `kvg-th` with payload `[node_id, tree_hash, revset_hash]` and an explicit
   short timeout; only nodes whose hashes differ answer, with the same triple.
-- Tags: `kvg-port` (the sync port on the member's address) and `kvg-id` (the node id, hex).
+- Tags: `kvg-port` (the sync port on the member's address), `kvg-id` (the node id, hex) and
+  `kvg-pk` (the identity key the node id derives from, hex; see `identity`).
 
 Payloads are canonical msgpack; anything else is refused with a reason code and ignored.
 """
@@ -26,6 +27,7 @@ REVOCATION_EVENT = "kvg-rv"
 STATE_QUERY = "kvg-th"
 TAG_PORT = "kvg-port"
 TAG_ID = "kvg-id"
+TAG_KEY = "kvg-pk"
 MAX_PAYLOAD = 1024
 HASH_SIZE = 32
 UNKNOWN_RTT = 10.0  # seconds: peers without a coordinate go last

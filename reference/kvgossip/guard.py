@@ -1,9 +1,11 @@
 """The sync port's gate: membership first, then bounded sessions (see `membership`, `limits`).
 
 A connection is accepted into a pending slot (per host and in total), must pass the handshake
-within its timeout, and only then takes a session slot (per authenticated peer and in total)
-and runs a session under an overall deadline and a byte budget. Each refusal is counted and
-logged by `Refusals`; a stranger never reaches the session code.
+within its timeout (membership, then the node id it claims), and only then takes a session slot
+(per proven node id and in total) and runs a session under an overall deadline and a byte
+budget. Each refusal is counted and logged by `Refusals`; a stranger, or a member claiming an id
+that is not its own, never reaches the session code. Running insecure (no cluster key) there is
+no handshake: slots are held per remote address and node ids are taken as declared.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import TypeVar
 from swarmconf.spec.kvgossip.session import Role, SessionLog
 
 from . import memory
+from .identity import Directory, Identity
 from .limits import (
     MAX_PENDING,
     MAX_PENDING_PER_HOST,
@@ -32,11 +35,11 @@ from .refusals import Refusals
 from .sync import SessionOutcome, SyncSettings, drive
 
 T = TypeVar("T")
-Serve = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[SessionOutcome | None]]
-"""What runs on an admitted connection: a session (or, for the node, whatever the port serves)."""
-Handshake = Callable[
-    [ClusterKey, bytes, asyncio.StreamReader, asyncio.StreamWriter], Awaitable[bytes]
+Serve = Callable[
+    [asyncio.StreamReader, asyncio.StreamWriter, bytes | None], Awaitable[SessionOutcome | None]
 ]
+"""What runs on an admitted connection, given the peer's proven node id (None if insecure): a
+session (or, for the node, whatever the port serves)."""
 
 
 def peer_address(writer: asyncio.StreamWriter) -> tuple[str, str]:
@@ -54,6 +57,8 @@ class SyncGuard:
         self,
         settings: SyncSettings,
         key: ClusterKey | None,
+        identity: Identity,
+        directory: Directory,
         refusals: Refusals,
         *,
         deadline: float = SESSION_DEADLINE,
@@ -61,6 +66,8 @@ class SyncGuard:
     ) -> None:
         self.settings = settings
         self.key = key
+        self.identity = identity
+        self.directory = directory
         self.refusals = refusals
         self.deadline = deadline
         self.budget = budget
@@ -80,11 +87,11 @@ class SyncGuard:
         host, address = peer_address(writer)
         try:
             with self.pending.hold(host, host):
-                peer_id = await self._prove(reader, writer, answer_handshake)
+                peer_id = await self._answer(reader, writer)
             owner = peer_id if peer_id is not None else host
             label = peer_id.hex() if peer_id is not None else host
             with self.sessions.hold(owner, label):
-                return await self._bounded(Role.RESPONDER, reader, serve(reader, writer))
+                return await self._bounded(Role.RESPONDER, reader, serve(reader, writer, peer_id))
         except (SlotRefused, MembershipError) as exc:
             self.refusals.refuse(address, exc.reason, exc.detail)
             writer.close()
@@ -93,13 +100,20 @@ class SyncGuard:
             self._settle()
 
     async def connect(
-        self, host: str, port: int
+        self, host: str, port: int, expect: bytes | None = None
     ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        """A connection to a peer's sync port that has proved membership both ways.
+        """A connection to a peer's sync port that has proved membership and node ids both ways.
 
         Raises `OSError` or `TimeoutError` if the peer cannot be reached, `MembershipError` if
-        it does not hold the cluster key.
+        it does not hold the cluster key or does not prove the node id `expect`.
         """
+        reader, writer, _ = await self._connect(host, port, expect)
+        return reader, writer
+
+    async def _connect(
+        self, host: str, port: int, expect: bytes | None
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, bytes | None]:
+        """`connect`, and the node id the peer proved (None when running insecure)."""
         loop = asyncio.get_running_loop()
         reader = self.reader()
         protocol = asyncio.StreamReaderProtocol(reader)
@@ -107,35 +121,39 @@ class SyncGuard:
             loop.create_connection(lambda: protocol, host, port), self.settings.idle_timeout
         )
         writer = asyncio.StreamWriter(transport, protocol, reader, loop)
+        if self.key is None:
+            return reader, writer, None
         try:
-            await self._prove(reader, writer, open_handshake)
+            peer_id = await open_handshake(
+                self.key, self.identity, self.directory, reader, writer, expect
+            )
         except MembershipError:
             writer.close()
             raise
-        return reader, writer
+        return reader, writer, peer_id
 
-    async def open(self, host: str, port: int) -> SessionOutcome:
-        """Connect to a peer's sync port, prove membership and run a session as initiator."""
+    async def open(self, host: str, port: int, expect: bytes | None = None) -> SessionOutcome:
+        """Connect to a peer's sync port, prove membership and run a session as initiator with
+        the node `expect` (any node when None)."""
         try:
-            reader, writer = await self.connect(host, port)
+            reader, writer, proven = await self._connect(host, port, expect)
         except (OSError, TimeoutError) as exc:
             return _failed(Role.INITIATOR, f"{NodeReason.CONNECT_FAILED}: {exc}")
         except MembershipError as exc:
             return _failed(Role.INITIATOR, f"{exc.reason}: {host}:{port}: {exc.detail}")
         return await self._bounded(
-            Role.INITIATOR, reader, drive(self.settings, Role.INITIATOR, reader, writer)
+            Role.INITIATOR,
+            reader,
+            drive(self.settings, Role.INITIATOR, reader, writer, proven=proven),
         )
 
-    async def _prove(
-        self,
-        reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
-        side: Handshake,
+    async def _answer(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> bytes | None:
-        """The peer's node id once it proved membership; None when running insecure."""
+        """The peer's node id once it proved membership and id; None when running insecure."""
         if self.key is None:
             return None
-        return await side(self.key, self.settings.node_id, reader, writer)
+        return await answer_handshake(self.key, self.identity, self.directory, reader, writer)
 
     async def _bounded(
         self, role: Role, reader: asyncio.StreamReader, session: Awaitable[T]

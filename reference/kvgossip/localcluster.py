@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .control import ControlError, call
+from .identity import Directory, Identity
 from .membership import ClusterKey, write_cluster_key
 from .node import SERF_SECRETS_FILE
 from .privacy import private_dir
@@ -91,6 +93,8 @@ class LocalCluster:
     resync_interval: float = 30.0
     nodes: dict[str, LocalNode] = field(default_factory=dict)
     key: ClusterKey = field(default_factory=ClusterKey.generate)
+    members: list[SerfAgent] = field(default_factory=list)
+    """Agents of `add_member`: members without a node."""
 
     @property
     def key_file(self) -> Path:
@@ -122,6 +126,43 @@ class LocalCluster:
             await agent.start(rebind=True)
             await node.start()
         return node
+
+    async def add_member(self, name: str, identity: Identity) -> SerfAgent:
+        """A Serf agent that holds the cluster key and announces `identity`, with no node
+        behind it (a member gone bad, played by a test or benchmark); joined once every node
+        sees it."""
+        data_dir = self.base_dir / name
+        private_dir(data_dir)
+        agent = SerfAgent(
+            AgentConfig(
+                node=name,
+                tags=identity.tags(),
+                log_path=data_dir / "serf.log",
+                key=self.key,
+                config_path=data_dir / SERF_SECRETS_FILE,
+            )
+        )
+        self.members.append(agent)
+        await agent.start(rebind=True)
+        rpc = await agent.connect()
+        try:
+            first = next(iter(self.nodes.values()))
+            await rpc.join([first.agent.config.gossip_address])
+        finally:
+            await rpc.close()
+        for node in self.nodes.values():
+            await _until(functools.partial(_knows, node, identity))
+        return agent
+
+    async def directory(self) -> Directory:
+        """The node ids and identity keys the membership announces, as any member sees them."""
+        rpc = await next(iter(self.nodes.values())).agent.connect()
+        try:
+            directory = Directory()
+            directory.update(await rpc.members())
+            return directory
+        finally:
+            await rpc.close()
 
     def _command(self, name: str, push: bool) -> list[str]:
         node = self.nodes[name]
@@ -180,3 +221,20 @@ class LocalCluster:
             with contextlib.suppress(ProcessLookupError):
                 await node.stop()
             await node.agent.stop(timeout=5)
+        for agent in self.members:
+            await agent.stop(timeout=5)
+
+
+async def _knows(node: LocalNode, identity: Identity) -> bool:
+    """True once `node`'s agent lists a member announcing `identity`."""
+    rpc = await node.agent.connect()
+    try:
+        return any(m.tags == identity.tags() for m in await rpc.members())
+    finally:
+        await rpc.close()
+
+
+async def _until(check: Callable[[], Awaitable[bool]], timeout: float = READY_TIMEOUT) -> None:
+    async with asyncio.timeout(timeout):
+        while not await check():
+            await asyncio.sleep(0.05)

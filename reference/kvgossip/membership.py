@@ -14,13 +14,19 @@ it with HMAC-SHA-256 under distinct labels, so none can stand in for another:
 Handshake, fixed sizes, done within `HANDSHAKE_TIMEOUT`:
 
 1. initiator → responder: `MAGIC ‖ nonce_i ‖ id_i` (8 + 16 + 16 bytes);
-2. responder → initiator: `nonce_r ‖ id_r ‖ HMAC(k, "R" ‖ transcript)`;
-3. initiator → responder: `HMAC(k, "I" ‖ transcript)`;
+2. responder → initiator: `nonce_r ‖ id_r ‖ HMAC(k, "R" ‖ transcript) ‖ Sig_r("R" ‖ transcript)`;
+3. initiator → responder: `HMAC(k, "I" ‖ transcript) ‖ Sig_i("I" ‖ transcript)`;
 
-where `transcript = nonce_i ‖ nonce_r ‖ id_i ‖ id_r`. The labels keep a reflected MAC from
-passing; the nonces keep a replayed one from passing. The handshake authenticates membership,
-it does not encrypt: records are signed end to end, and the threat model page says what an
-on-path attacker inside the network can still do.
+where `transcript = nonce_i ‖ nonce_r ‖ id_i ‖ id_r` and `Sig_x` is an Ed25519 signature by the
+identity key of node `x` (`identity`), under a label of its own. The MACs prove membership: a
+stranger is refused (`HANDSHAKE_FAILED`) before its id is looked at. The signatures prove the
+node id: each side checks the other's under the key the Serf membership announces for the id
+claimed, and refuses an id no member announces (`UNKNOWN_NODE_ID`) or a signature that does not
+verify (`NODE_ID_NOT_PROVEN`); an initiator also refuses a responder that is not the node it
+meant to reach. So a member can neither claim several ids nor another member's. The labels keep
+a reflected MAC or signature from passing; the nonces keep a replayed one from passing. The
+handshake authenticates, it does not encrypt: records are signed end to end, and the threat
+model page says what an on-path attacker inside the network can still do.
 """
 
 from __future__ import annotations
@@ -35,6 +41,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from swarmconf.spec.kvgossip import crypto
+
+from .identity import Directory, Identity, verify
 from .privacy import check_private_file
 from .reasons import NodeReason
 
@@ -42,11 +51,13 @@ SECRET_SIZE = 32
 NONCE_SIZE = 16
 ID_SIZE = 16
 MAC_SIZE = 32
-MAGIC = b"KVGAUTH1"
+SIG_SIZE = crypto.SIGNATURE_SIZE
+MAGIC = b"KVGAUTH2"
 HANDSHAKE_TIMEOUT = 2.0
 _GOSSIP_LABEL = b"swarmconf kv serf gossip"
 _RPC_LABEL = b"swarmconf kv serf rpc"
 _HANDSHAKE_LABEL = b"swarmconf kv sync handshake"
+_SIGN_LABEL = b"swarmconf kv sync identity "
 
 
 class MembershipError(Exception):
@@ -139,6 +150,23 @@ def _mac(key: bytes, label: bytes, transcript: bytes) -> bytes:
     return hmac.new(key, label + transcript, hashlib.sha256).digest()
 
 
+def _signed(label: bytes, transcript: bytes) -> bytes:
+    return _SIGN_LABEL + label + transcript
+
+
+async def _check_identity(
+    directory: Directory, node_id: bytes, label: bytes, transcript: bytes, signature: bytes
+) -> None:
+    """Raise unless `signature` is node `node_id`'s, under the key its Serf tags announce."""
+    public = await directory.lookup(node_id)
+    if public is None:
+        raise MembershipError(NodeReason.UNKNOWN_NODE_ID, f"no member announces {node_id.hex()}")
+    if not verify(public, _signed(label, transcript), signature):
+        raise MembershipError(
+            NodeReason.NODE_ID_NOT_PROVEN, f"not signed by the key of {node_id.hex()}"
+        )
+
+
 async def _read(reader: asyncio.StreamReader, size: int) -> bytes:
     try:
         return await reader.readexactly(size)
@@ -156,11 +184,13 @@ async def _send(writer: asyncio.StreamWriter, data: bytes) -> None:
 
 async def answer_handshake(
     key: ClusterKey,
-    node_id: bytes,
+    identity: Identity,
+    directory: Directory,
     reader: asyncio.StreamReader,
     writer: asyncio.StreamWriter,
 ) -> bytes:
-    """Responder side: return the initiator's claimed node id once it has proved membership."""
+    """Responder side: return the initiator's node id once it has proved membership and id."""
+    node_id = identity.node_id
     try:
         async with asyncio.timeout(HANDSHAKE_TIMEOUT):
             hello = await _read(reader, len(MAGIC) + NONCE_SIZE + ID_SIZE)
@@ -170,36 +200,55 @@ async def answer_handshake(
             id_i = hello[len(MAGIC) + NONCE_SIZE :]
             nonce_r = os.urandom(NONCE_SIZE)
             transcript = nonce_i + nonce_r + id_i + node_id
-            await _send(writer, nonce_r + node_id + _mac(key.handshake_key, b"R", transcript))
-            proof = await _read(reader, MAC_SIZE)
+            await _send(
+                writer,
+                nonce_r
+                + node_id
+                + _mac(key.handshake_key, b"R", transcript)
+                + identity.sign(_signed(b"R", transcript)),
+            )
+            proof = await _read(reader, MAC_SIZE + SIG_SIZE)
+            if not hmac.compare_digest(proof[:MAC_SIZE], _mac(key.handshake_key, b"I", transcript)):
+                raise MembershipError(NodeReason.HANDSHAKE_FAILED, "wrong cluster key")
+            await _check_identity(directory, id_i, b"I", transcript, proof[MAC_SIZE:])
     except TimeoutError as exc:
         raise MembershipError(
             NodeReason.HANDSHAKE_FAILED, f"no handshake within {HANDSHAKE_TIMEOUT} s"
         ) from exc
-    if not hmac.compare_digest(proof, _mac(key.handshake_key, b"I", transcript)):
-        raise MembershipError(NodeReason.HANDSHAKE_FAILED, "wrong cluster key")
     return id_i
 
 
 async def open_handshake(
     key: ClusterKey,
-    node_id: bytes,
+    identity: Identity,
+    directory: Directory,
     reader: asyncio.StreamReader,
     writer: asyncio.StreamWriter,
+    expect: bytes | None = None,
 ) -> bytes:
-    """Initiator side: return the responder's node id once it has proved membership."""
+    """Initiator side: return the responder's node id once it has proved membership and id;
+    with `expect`, refuse a responder that proves another id."""
+    node_id = identity.node_id
     nonce_i = os.urandom(NONCE_SIZE)
     try:
         async with asyncio.timeout(HANDSHAKE_TIMEOUT):
             await _send(writer, MAGIC + nonce_i + node_id)
-            reply = await _read(reader, NONCE_SIZE + ID_SIZE + MAC_SIZE)
+            reply = await _read(reader, NONCE_SIZE + ID_SIZE + MAC_SIZE + SIG_SIZE)
             nonce_r, id_r = reply[:NONCE_SIZE], reply[NONCE_SIZE : NONCE_SIZE + ID_SIZE]
+            mac, signature = reply[NONCE_SIZE + ID_SIZE : -SIG_SIZE], reply[-SIG_SIZE:]
             transcript = nonce_i + nonce_r + node_id + id_r
-            if not hmac.compare_digest(
-                reply[NONCE_SIZE + ID_SIZE :], _mac(key.handshake_key, b"R", transcript)
-            ):
+            if not hmac.compare_digest(mac, _mac(key.handshake_key, b"R", transcript)):
                 raise MembershipError(NodeReason.HANDSHAKE_FAILED, "peer has another cluster key")
-            await _send(writer, _mac(key.handshake_key, b"I", transcript))
+            if expect is not None and id_r != expect:
+                raise MembershipError(
+                    NodeReason.NODE_ID_NOT_PROVEN, f"peer is {id_r.hex()}, not {expect.hex()}"
+                )
+            await _check_identity(directory, id_r, b"R", transcript, signature)
+            await _send(
+                writer,
+                _mac(key.handshake_key, b"I", transcript)
+                + identity.sign(_signed(b"I", transcript)),
+            )
     except TimeoutError as exc:
         raise MembershipError(
             NodeReason.HANDSHAKE_FAILED, f"no handshake within {HANDSHAKE_TIMEOUT} s"
@@ -208,12 +257,12 @@ async def open_handshake(
 
 
 async def connect_member(
-    host: str, port: int, key: ClusterKey, node_id: bytes
+    host: str, port: int, key: ClusterKey, identity: Identity, directory: Directory
 ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """A sync connection that has passed the handshake as `node_id` (tools and tests)."""
+    """A sync connection that has passed the handshake as `identity` (tools and tests)."""
     reader, writer = await asyncio.open_connection(host, port)
     try:
-        await open_handshake(key, node_id, reader, writer)
+        await open_handshake(key, identity, directory, reader, writer)
     except MembershipError:
         writer.close()
         raise

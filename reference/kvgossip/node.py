@@ -12,7 +12,8 @@ crash the node: bad payloads and frames are counted under their reason code and 
 
 Only members talk to it: Serf runs with the gossip key and RPC token derived from the cluster
 key, and the sync port admits a connection only after the membership handshake (`membership`,
-`guard`), within the limits of `limits`; pushes and fetches travel on such connections too.
+`guard`), in which the peer also proves its node id with the identity key its Serf tags announce
+(`identity`), within the limits of `limits`; pushes and fetches travel on such connections too.
 The data directory and its files are private (`privacy`); refusals are counted, logged
 (`refusals`) and exported (`metrics`).
 """
@@ -21,8 +22,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
-import os
 from collections import Counter
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
@@ -45,6 +46,7 @@ from swarmconf.spec.kvgossip.state import (
 from . import gossip
 from .frames import IDLE_TIMEOUT, FrameError
 from .guard import SyncGuard
+from .identity import Directory, load_identity
 from .limits import SESSION_DEADLINE, NoticePacer
 from .membership import ClusterKey
 from .metrics import NodeMetrics
@@ -52,7 +54,7 @@ from .privacy import check_private_file, private_dir, private_file
 from .reasons import NodeReason
 from .refusals import Refusals
 from .serf_agent import AgentConfig, SerfAgent, free_port
-from .serf_rpc import MemberEvent, Query, SerfError, SerfRPC, StreamRecord, UserEvent
+from .serf_rpc import Member, MemberEvent, Query, SerfError, SerfRPC, StreamRecord, UserEvent
 from .store import SqliteStore
 from .sync import PushLink, SessionOutcome, SyncSettings, serve, wall_clock_ms
 
@@ -60,7 +62,6 @@ log = logging.getLogger("swarmconf.reference.kvgossip")
 
 STORE_FILE = "store.db"
 SERF_SECRETS_FILE = "serf-secrets.json"
-NODE_ID_SIZE = 16
 PUSH_FANOUT = 8
 """Peers a new record is pushed to, nearest first (K9)."""
 CHECKPOINT_INTERVAL = 1.0
@@ -166,19 +167,16 @@ class Node:
         private_file(config.data_dir / STORE_FILE)
         for journal in ("-wal", "-shm"):
             check_private_file(config.data_dir / (STORE_FILE + journal))
+        self.identity = load_identity(config.data_dir)
         self.store = SqliteStore(
             config.data_dir / STORE_FILE, config.root, synchronous=config.synchronous
         )
         self.store.defer_checkpoints()
-        node_id = self.store.meta("node_id")
-        if node_id is None:
-            node_id = os.urandom(NODE_ID_SIZE)
-            self.store.set_meta("node_id", node_id)
-        self.node_id = node_id
+        self.node_id = self.identity.node_id
         self.settings = SyncSettings(
             store=self.store,
             root=config.root,
-            node_id=node_id,
+            node_id=self.node_id,
             skew_ms=config.skew_ms,
             max_loops=config.max_loops,
             idle_timeout=config.idle_timeout,
@@ -198,7 +196,10 @@ class Node:
         self._direct: set[bytes] = set()
         self._pacer = NoticePacer()
         self.refusals = Refusals()
-        self.guard = SyncGuard(self.settings, config.cluster_key, self.refusals)
+        self.directory = Directory(self._members)
+        self.guard = SyncGuard(
+            self.settings, config.cluster_key, self.identity, self.directory, self.refusals
+        )
         self._handlers: set[asyncio.Task[Any]] = set()
         self._peer_hashes: dict[str, gossip.StateHashes] = {}
         self._nearest: list[gossip.Peer] = []
@@ -288,7 +289,7 @@ class Node:
             log.info("push link to %s not renewed: %s", peer.name, exc)
 
     def _tags(self) -> dict[str, str]:
-        return {gossip.TAG_PORT: str(self.sync_port), gossip.TAG_ID: self.node_id.hex()}
+        return {gossip.TAG_PORT: str(self.sync_port), **self.identity.tags()}
 
     # --- Serf -------------------------------------------------------------------------------
 
@@ -424,7 +425,9 @@ class Node:
         if link is None or (link.host, link.port) != (peer.host, peer.port):
             if link is not None:
                 link.close()
-            link = self._links[peer.node_id] = PushLink(peer.host, peer.port, self.guard.connect)
+            link = self._links[peer.node_id] = PushLink(
+                peer.host, peer.port, functools.partial(self.guard.connect, expect=peer.node_id)
+            )
         return link
 
     def _push(self, records: list[Record]) -> None:
@@ -520,8 +523,20 @@ class Node:
                 self._sweep_requested = True
             retry = min(retry * 2, self.config.resync_interval) if self._sweep_requested else 0.25
 
+    async def _members(self) -> list[Member] | None:
+        """The members as the agent sees them now (for the identity directory)."""
+        rpc = self._rpc
+        if rpc is None:
+            return None
+        try:
+            return await rpc.members()
+        except SerfError:
+            return None
+
     async def _peers(self, rpc: SerfRPC) -> dict[str, gossip.Peer]:
-        peers = (gossip.peer_of(m) for m in await rpc.members())
+        members = await rpc.members()
+        self.directory.update(members)
+        peers = (gossip.peer_of(m) for m in members)
         return {p.name: p for p in peers if p is not None and p.node_id != self.node_id}
 
     async def _sync_with_ids(self, rpc: SerfRPC, node_ids: set[bytes]) -> None:
@@ -577,7 +592,7 @@ class Node:
             log.info("session with %s skipped: one is running", peer.name)
             return None
         log.info("session with %s (rtt %.2f ms)", peer.name, peer.rtt * 1000)
-        outcome = await self.guard.open(peer.host, peer.port)
+        outcome = await self.guard.open(peer.host, peer.port, peer.node_id)
         self._count(outcome)
         return outcome
 
@@ -596,10 +611,10 @@ class Node:
             self._handlers.discard(task)
 
     async def _respond(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, peer_id: bytes | None
     ) -> SessionOutcome | None:
         """A session, or a push connection (None) answered until the peer leaves (K9, K10)."""
-        return await serve(self.settings, reader, writer, self._relay)
+        return await serve(self.settings, reader, writer, self._relay, peer_id)
 
     def _count(self, outcome: SessionOutcome) -> None:
         if outcome.error is None:

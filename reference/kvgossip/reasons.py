@@ -36,6 +36,13 @@ class NodeReason(StrEnum):
     # Membership, limits and privacy (threat model)
     HANDSHAKE_FAILED = "HANDSHAKE_FAILED"
     """A sync connection did not prove it holds the cluster key (stranger, wrong key, silence)."""
+    UNKNOWN_NODE_ID = "UNKNOWN_NODE_ID"
+    """A sync connection claimed a node id that no member of the cluster announces."""
+    NODE_ID_NOT_PROVEN = "NODE_ID_NOT_PROVEN"
+    """A sync connection's peer did not sign with the identity key announced for its node id,
+    or is not the node that was meant to be reached."""
+    HELLO_ID_MISMATCH = "HELLO_ID_MISMATCH"
+    """A session's HELLO named another node id than the one its connection proved."""
     PEER_LIMIT = "PEER_LIMIT"
     """A sync connection was closed at once: its host or peer already holds its share of slots."""
     SESSION_DEADLINE = "SESSION_DEADLINE"

@@ -79,10 +79,13 @@ async def drive(
     reader: asyncio.StreamReader,
     writer: asyncio.StreamWriter,
     first: bytes | None = None,
+    *,
+    proven: bytes | None = None,
 ) -> SessionOutcome:
     """Run one session to its end on an open connection, then close the connection.
 
-    `first` is a frame the responder's dispatcher already read.
+    `first` is a frame the responder's dispatcher already read; `proven` is the node id the
+    peer proved in the handshake, which its HELLO must name (`HELLO_ID_MISMATCH`).
     """
     store = settings.store
     session = Session(
@@ -106,6 +109,9 @@ async def drive(
                 outgoing += session.receive(first, settings.clock())
         while True:
             if peer is None and session.peer_id is not None:
+                if proven is not None and session.peer_id != proven:
+                    error = f"{NodeReason.HELLO_ID_MISMATCH}: {session.peer_id.hex()}"
+                    break
                 peer = session.peer_id
                 settings.in_session[peer] += 1
             for frame in outgoing:
@@ -197,11 +203,12 @@ async def serve(
     reader: asyncio.StreamReader,
     writer: asyncio.StreamWriter,
     on_push: Callable[[Answer], None],
+    proven: bytes | None = None,
 ) -> SessionOutcome | None:
     """Serve one incoming connection: a session, or PUSH/FETCH frames until the peer leaves.
 
     Returns the session's outcome, or None for a push connection. `on_push` sees every
-    answered PUSH (to relay what was new).
+    answered PUSH (to relay what was new); `proven` is the peer's node id, as for `drive`.
     """
     try:
         first = await read_frame(
@@ -211,7 +218,7 @@ async def serve(
         writer.close()
         return SessionOutcome(Role.RESPONDER, None, exc.reason, SessionLog())
     if not first.startswith(_PUSH_PREFIXES):
-        return await drive(settings, Role.RESPONDER, reader, writer, first)
+        return await drive(settings, Role.RESPONDER, reader, writer, first, proven=proven)
     frame: bytes | None = first
     try:
         while frame is not None:

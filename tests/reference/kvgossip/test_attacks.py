@@ -18,15 +18,18 @@ import pytest
 
 from swarmconf.reference.kvgossip import attacks, gossip
 from swarmconf.reference.kvgossip.control import MAX_CONTROL_CONNECTIONS, ControlError
+from swarmconf.reference.kvgossip.identity import Identity
 from swarmconf.reference.kvgossip.limits import MAX_SESSIONS_PER_PEER
 from swarmconf.reference.kvgossip.localcluster import LocalCluster, LocalNode
-from swarmconf.reference.kvgossip.membership import ClusterKey
+from swarmconf.reference.kvgossip.membership import ClusterKey, connect_member
 from swarmconf.reference.kvgossip.reasons import NodeReason
 from swarmconf.reference.kvgossip.serf_agent import AgentConfig, SerfAgent
 from swarmconf.reference.kvgossip.serf_rpc import Member, SerfError, SerfRPC
 from swarmconf.spec.kvgossip.fixtures import ROOT
 from swarmconf.spec.kvgossip.records import make_record
 
+ROGUE = Identity(b"m" * 32)
+"""The identity a member gone bad announces in the cluster."""
 PROPAGATION_DEADLINE = 10.0
 MIB = 1 << 20
 
@@ -94,7 +97,9 @@ def test_squatters_and_storms_do_not_starve_honest_writes(tmp_path: Path) -> Non
         port = await sync_port(a)
         before = (await a.status())["sessions_ok"]
         hellos = await attacks.stranger_hellos(port, 32)
-        squatters = await attacks.member_squatters(port, cluster.key, 32, b"squatting-node-1")
+        await cluster.add_member("squatter", ROGUE)
+        directory = await cluster.directory()
+        squatters = await attacks.member_squatters(port, cluster.key, ROGUE, directory, 32)
         idle = await attacks.idle_strangers(port, 200)
         stop = asyncio.Event()
         storm = asyncio.create_task(attacks.reconnect_storm(port, 40, stop))
@@ -125,6 +130,31 @@ def test_squatters_and_storms_do_not_starve_honest_writes(tmp_path: Path) -> Non
 
 async def _at_least(node: LocalNode, reason: str, count: int) -> bool:
     return await refused(node, reason) >= count
+
+
+def test_a_member_can_claim_neither_another_members_id_nor_an_unknown_one(tmp_path: Path) -> None:
+    async def scenario(cluster: LocalCluster, a: LocalNode, b: LocalNode) -> None:
+        await cluster.add_member("rogue", ROGUE)
+        directory = await cluster.directory()
+        port = await sync_port(a)
+        b_id = bytes.fromhex((await b.status())["node_id"])
+        for claimed in (b_id, b"squatting-node-1"):  # b's id; an id no member announces
+            impostor = attacks.Impostor(ROGUE.seed, claimed=claimed)
+            held = await attacks.member_squatters(port, cluster.key, impostor, directory, 4)
+            assert held == []
+        assert await refused(a, NodeReason.NODE_ID_NOT_PROVEN) == 4
+        assert await refused(a, NodeReason.UNKNOWN_NODE_ID) == 4
+        assert len(warnings(a, NodeReason.NODE_ID_NOT_PROVEN)) == 1
+        assert len(warnings(a, NodeReason.UNKNOWN_NODE_ID)) == 1
+        # Its own id gets a session; b, whose id was claimed, still syncs both ways.
+        reader, writer = await connect_member("127.0.0.1", port, cluster.key, ROGUE, directory)
+        writer.write(attacks.hello_frame(ROGUE.node_id))
+        assert (await reader.read(4)) != b""
+        writer.close()
+        await honest_write(b, a, "/honest/after-impostors")
+        await honest_write(a, b, "/honest/after-impostors-back")
+
+    run(scenario, tmp_path)
 
 
 def test_garbage_frames_and_control_floods_leave_memory_at_baseline(tmp_path: Path) -> None:
@@ -241,7 +271,7 @@ def test_node_files_and_socket_are_private_under_umask_000(tmp_path: Path) -> No
     async def scenario(cluster: LocalCluster, a: LocalNode, b: LocalNode) -> None:
         for node in (a, b):
             assert stat.S_IMODE(node.data_dir.stat().st_mode) == 0o700
-            for name in ("store.db", "control.sock", "serf-secrets.json"):
+            for name in ("store.db", "control.sock", "serf-secrets.json", "identity.key"):
                 assert stat.S_IMODE((node.data_dir / name).stat().st_mode) == 0o600, name
         assert stat.S_IMODE(cluster.key_file.stat().st_mode) == 0o600
 

@@ -1,4 +1,5 @@
-"""The sync port's gate on its own (no Serf): handshake, slots, deadline, byte budget, logging."""
+"""The sync port's gate on its own (no Serf): handshake, node ids, slots, deadline, byte budget,
+logging."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from swarmconf.reference.kvgossip.attacks import Impostor
 from swarmconf.reference.kvgossip.frames import FrameError, read_frame, write_frame
 from swarmconf.reference.kvgossip.guard import SyncGuard
+from swarmconf.reference.kvgossip.identity import Directory, Identity
 from swarmconf.reference.kvgossip.limits import MAX_SESSIONS_PER_PEER, NoticePacer
 from swarmconf.reference.kvgossip.membership import (
     MAGIC,
@@ -25,6 +28,7 @@ from swarmconf.reference.kvgossip.membership import (
 )
 from swarmconf.reference.kvgossip.reasons import NodeReason
 from swarmconf.reference.kvgossip.refusals import Refusals
+from swarmconf.reference.kvgossip.serf_rpc import Member
 from swarmconf.reference.kvgossip.store import SqliteStore
 from swarmconf.reference.kvgossip.sync import SessionOutcome, SyncSettings, drive
 from swarmconf.spec.kvgossip import messages as m
@@ -35,9 +39,23 @@ from swarmconf.spec.kvgossip.session import Role
 from swarmconf.spec.kvgossip.state import receive_record
 
 KEY = ClusterKey(b"k" * 32)
-ID = b"responder-node-1"
-ATTACKER = b"attacker-node-01"
+RESPONDER = Identity(b"r" * 32)
+ATTACKER = Identity(b"a" * 32)
+HONEST = Identity(b"h" * 32)
+UNANNOUNCED = Identity(b"u" * 32)
+ID = RESPONDER.node_id
 KEYS = 40
+
+
+def member(name: str, identity: Identity, status: str = "alive") -> Member:
+    return Member(name, "127.0.0.1", 7946, identity.tags(), status)
+
+
+def directory() -> Directory:
+    """What the members' Serf tags announce: every identity above but `UNANNOUNCED`."""
+    announced = Directory()
+    announced.update(member(n, i) for n, i in (("r", RESPONDER), ("a", ATTACKER), ("h", HONEST)))
+    return announced
 
 
 class Gate:
@@ -62,7 +80,7 @@ async def gate(tmp_path: Path, **limits: float) -> AsyncIterator[Gate]:
             record = make_record(ROOT.seed, f"/k/{i}", 1000 + i, b"v")
             receive_record(store, record.encode(), ROOT.pk, 2000)
     settings = SyncSettings(store=store, root=ROOT.pk, node_id=ID, skew_ms=60_000, max_loops=3)
-    guard = SyncGuard(settings, KEY, Refusals(), **limits)  # type: ignore[arg-type]
+    guard = SyncGuard(settings, KEY, RESPONDER, directory(), Refusals(), **limits)  # type: ignore[arg-type]
     loop = asyncio.get_running_loop()
     served: Gate | None = None
 
@@ -70,8 +88,10 @@ async def gate(tmp_path: Path, **limits: float) -> AsyncIterator[Gate]:
         assert served is not None
         served.outcomes.append(await guard.accept(reader, writer, respond))
 
-    async def respond(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> SessionOutcome:
-        return await drive(settings, Role.RESPONDER, reader, writer)
+    async def respond(
+        reader: asyncio.StreamReader, writer: asyncio.StreamWriter, peer: bytes | None
+    ) -> SessionOutcome:
+        return await drive(settings, Role.RESPONDER, reader, writer, proven=peer)
 
     server = await loop.create_server(
         lambda: asyncio.StreamReaderProtocol(guard.reader(), on_connection), "127.0.0.1", 0
@@ -84,27 +104,35 @@ async def gate(tmp_path: Path, **limits: float) -> AsyncIterator[Gate]:
         store.close()
 
 
-async def hello(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+async def hello(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, node_id: bytes = ATTACKER.node_id
+) -> None:
     """Open a session as a peer with no revocations and other records."""
     revset = SqliteStore(":memory:", ROOT.pk).revset_hash()
-    await write_frame(writer, m.message(m.HELLO, 2, ATTACKER, revset, b"\x01" * 32, 1))
+    await write_frame(writer, m.message(m.HELLO, 2, node_id, revset, b"\x01" * 32, 1))
     assert m.decode_message(await read_frame(reader))[0] == m.HELLO
+
+
+async def join(port: int, identity: Identity) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    return await connect_member("127.0.0.1", port, KEY, identity, directory())
 
 
 def test_a_member_gets_a_session_and_a_stranger_none(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with gate(tmp_path) as g:
-            reader, writer = await connect_member("127.0.0.1", g.port, KEY, ATTACKER)
+            reader, writer = await join(g.port, ATTACKER)
             await hello(reader, writer)
             writer.close()
             # A stranger speaking the session protocol directly gets nothing back.
             reader, writer = await asyncio.open_connection("127.0.0.1", g.port)
-            hello_frame = m.message(m.HELLO, 2, ATTACKER, b"\x00" * 32, b"\x00" * 32, 0)
+            hello_frame = m.message(m.HELLO, 2, ATTACKER.node_id, b"\x00" * 32, b"\x00" * 32, 0)
             await write_frame(writer, hello_frame)
             assert await asyncio.wait_for(reader.read(), 10) == b""
             # Another key: the handshake fails on both sides.
             with pytest.raises(MembershipError) as refused:
-                await connect_member("127.0.0.1", g.port, ClusterKey(b"x" * 32), ATTACKER)
+                await connect_member(
+                    "127.0.0.1", g.port, ClusterKey(b"x" * 32), ATTACKER, directory()
+                )
             assert refused.value.reason == NodeReason.HANDSHAKE_FAILED
             await g.ended(3)
             # Sessions end concurrently, in no set order: one session ran, two were refused.
@@ -132,15 +160,15 @@ def test_one_peer_holds_at_most_its_share_of_slots(tmp_path: Path) -> None:
         async with gate(tmp_path) as g:
             held = []
             for _ in range(MAX_SESSIONS_PER_PEER):
-                reader, writer = await connect_member("127.0.0.1", g.port, KEY, ATTACKER)
+                reader, writer = await join(g.port, ATTACKER)
                 await hello(reader, writer)
                 held.append(writer)
-            reader, writer = await connect_member("127.0.0.1", g.port, KEY, ATTACKER)
+            reader, writer = await join(g.port, ATTACKER)
             assert await asyncio.wait_for(reader.read(), 10) == b""
             assert g.guard.refusals.counts == {NodeReason.PEER_LIMIT: 1}
             # Another peer still gets a session.
-            reader, other = await connect_member("127.0.0.1", g.port, KEY, b"honest-node-0001")
-            await hello(reader, other)
+            reader, other = await join(g.port, HONEST)
+            await hello(reader, other, HONEST.node_id)
             for writer in [*held, other]:
                 writer.close()
             await g.ended(MAX_SESSIONS_PER_PEER + 2)
@@ -148,10 +176,131 @@ def test_one_peer_holds_at_most_its_share_of_slots(tmp_path: Path) -> None:
     asyncio.run(scenario())
 
 
+def test_a_member_claiming_another_members_id_or_an_unknown_one_is_refused(
+    tmp_path: Path,
+) -> None:
+    async def scenario() -> None:
+        async with gate(tmp_path) as g:
+            claims = [
+                Impostor(ATTACKER.seed, claimed=HONEST.node_id),  # another member's id
+                Impostor(ATTACKER.seed, claimed=b"squatting-node-1"),  # an id nobody announces
+                UNANNOUNCED,  # its own key, which no member announces
+            ]
+            for identity in claims:
+                reader, writer = await join(g.port, identity)
+                writer.write(b"\x00\x00\x00\x01\x00")  # a frame, if it were let in
+                assert await asyncio.wait_for(reader.read(), 10) == b""
+                writer.close()
+            await g.ended(3)
+            assert g.outcomes == [None, None, None]  # refused before any session slot
+            assert g.guard.refusals.counts == {
+                NodeReason.NODE_ID_NOT_PROVEN: 1,
+                NodeReason.UNKNOWN_NODE_ID: 2,
+            }
+            # Its own id still gets a session: the member is refused only what is not its own.
+            reader, writer = await join(g.port, ATTACKER)
+            await hello(reader, writer)
+            writer.close()
+            await g.ended(4)
+
+    asyncio.run(scenario())
+
+
+def test_a_member_claiming_many_ids_holds_one_share_of_slots(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with gate(tmp_path) as g:
+            for i in range(3 * MAX_SESSIONS_PER_PEER):  # each claim refused before a slot
+                impostor = Impostor(ATTACKER.seed, claimed=bytes([i]) * 16)
+                reader, writer = await join(g.port, impostor)
+                assert await asyncio.wait_for(reader.read(), 10) == b""
+                writer.close()
+            held = []
+            for _ in range(MAX_SESSIONS_PER_PEER + 1):
+                reader, writer = await join(g.port, ATTACKER)
+                held.append(writer)
+                if len(held) <= MAX_SESSIONS_PER_PEER:
+                    await hello(reader, writer)
+            assert await asyncio.wait_for(reader.read(), 10) == b""
+            assert g.guard.sessions.held == MAX_SESSIONS_PER_PEER
+            assert g.guard.refusals.counts == {
+                NodeReason.UNKNOWN_NODE_ID: 3 * MAX_SESSIONS_PER_PEER,
+                NodeReason.PEER_LIMIT: 1,
+            }
+            for writer in held:
+                writer.close()
+            await g.ended(4 * MAX_SESSIONS_PER_PEER + 1)
+
+    asyncio.run(scenario())
+
+
+def test_a_hello_naming_another_id_than_the_proven_one_ends_the_session(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with gate(tmp_path) as g:
+            reader, writer = await join(g.port, ATTACKER)
+            revset = SqliteStore(":memory:", ROOT.pk).revset_hash()
+            hello_frame = m.message(m.HELLO, 2, HONEST.node_id, revset, b"\x01" * 32, 1)
+            await write_frame(writer, hello_frame)
+            assert await asyncio.wait_for(reader.read(), 10) == b""
+            await g.ended(1)
+            outcome = g.outcomes[0]
+            assert outcome is not None and outcome.error is not None
+            assert outcome.error.startswith(NodeReason.HELLO_ID_MISMATCH)
+            assert not g.guard.settings.in_session
+
+    asyncio.run(scenario())
+
+
+def test_an_initiator_refuses_a_responder_that_is_not_the_node_it_meant(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with gate(tmp_path) as g:
+            client = SyncGuard(g.guard.settings, KEY, HONEST, directory(), Refusals())
+            _reader, writer = await client.connect("127.0.0.1", g.port, expect=ID)
+            writer.close()
+            with pytest.raises(MembershipError) as refused:
+                await client.connect("127.0.0.1", g.port, expect=ATTACKER.node_id)
+            assert refused.value.reason == NodeReason.NODE_ID_NOT_PROVEN
+            stranger = SyncGuard(g.guard.settings, KEY, HONEST, Directory(), Refusals())
+            with pytest.raises(MembershipError) as refused:
+                await stranger.connect("127.0.0.1", g.port)
+            assert refused.value.reason == NodeReason.UNKNOWN_NODE_ID
+            await g.ended(3)
+
+    asyncio.run(scenario())
+
+
+def test_the_directory_keeps_only_ids_bound_to_their_announced_key() -> None:
+    forged = {**HONEST.tags(), "kvg-pk": ATTACKER.public.hex()}
+    members = [
+        member("a", ATTACKER),
+        member("h", HONEST, status="failed"),  # may come back: still a member
+        member("r", RESPONDER, status="left"),
+        Member("m", "127.0.0.1", 1, forged, "alive"),  # another's id under its own key
+        Member("x", "127.0.0.1", 1, {"kvg-id": "zz", "kvg-pk": "00"}, "alive"),
+    ]
+    fetched: list[int] = []
+    now = [0.0]
+
+    async def fetch() -> list[Member]:
+        fetched.append(1)
+        return members
+
+    async def scenario() -> None:
+        d = Directory(fetch, interval=1.0, clock=lambda: now[0])
+        assert await d.lookup(ATTACKER.node_id) == ATTACKER.public  # fetched on the miss
+        assert await d.lookup(HONEST.node_id) == HONEST.public
+        assert await d.lookup(RESPONDER.node_id) is None
+        assert len(d) == 2 and len(fetched) == 1  # no second fetch within the interval
+        now[0] = 1.0
+        assert await d.lookup(b"squatting-node-1") is None
+        assert len(fetched) == 2
+
+    asyncio.run(scenario())
+
+
 def test_a_trickling_session_ends_at_its_deadline(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with gate(tmp_path, deadline=1.0) as g:
-            reader, writer = await connect_member("127.0.0.1", g.port, KEY, ATTACKER)
+            reader, writer = await join(g.port, ATTACKER)
             await hello(reader, writer)
             store = g.guard.settings.store
             await write_frame(writer, m.message(m.RECON, recon.initiate(store.sync_items())))
@@ -173,7 +322,7 @@ def test_a_trickling_session_ends_at_its_deadline(tmp_path: Path) -> None:
 def test_a_session_past_its_byte_budget_is_ended(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with gate(tmp_path, budget=64 << 10) as g:
-            reader, writer = await connect_member("127.0.0.1", g.port, KEY, ATTACKER)
+            reader, writer = await join(g.port, ATTACKER)
             await hello(reader, writer)
             writer.write(b"\x00\x10\x00\x00" + b"\x00" * (200 << 10))  # one 1 MiB frame, begun
             with contextlib.suppress(ConnectionError):
@@ -229,9 +378,9 @@ def test_any_bytes_fail_the_handshake_with_its_reason(data: bytes, magic: bool) 
         reader.feed_eof()
         sink = _Sink()
         with pytest.raises(MembershipError) as refused:
-            await answer_handshake(KEY, ID, reader, sink)  # type: ignore[arg-type]
+            await answer_handshake(KEY, RESPONDER, directory(), reader, sink)  # type: ignore[arg-type]
         assert refused.value.reason == NodeReason.HANDSHAKE_FAILED
-        assert len(sink.sent) in (0, 64)  # nothing, or one challenge and no session frame
+        assert len(sink.sent) in (0, 128)  # nothing, or one challenge and no session frame
 
     asyncio.run(scenario())
 

@@ -14,9 +14,10 @@ import pytest
 from swarmconf.reference.kvgossip import gossip
 from swarmconf.reference.kvgossip.control import SOCKET_NAME, ControlError
 from swarmconf.reference.kvgossip.frames import read_frame, write_frame
+from swarmconf.reference.kvgossip.identity import Identity
 from swarmconf.reference.kvgossip.limits import MAX_SESSIONS_PER_PEER
 from swarmconf.reference.kvgossip.localcluster import LocalCluster, LocalNode
-from swarmconf.reference.kvgossip.membership import ClusterKey, connect_member
+from swarmconf.reference.kvgossip.membership import connect_member
 from swarmconf.reference.kvgossip.reasons import NodeReason
 from swarmconf.spec.kvgossip import messages as m
 from swarmconf.spec.kvgossip import recon
@@ -28,6 +29,8 @@ from swarmconf.spec.kvgossip.records import Record, make_record
 # Alice may sub-grant /r/**; her grant to Mallory claims all keys, but the chain only
 # authorises keys every grant on it matches.
 ALICE_SUB = issue_grant(ROOT.seed, ALICE.pk, "/r/**", subgrant=True, issued_at=1)
+ROGUE = Identity(b"m" * 32)
+"""The identity a member gone bad announces in the cluster."""
 MALLORY_ALL = issue_grant(ALICE.seed, MALLORY.pk, "/**", subgrant=False, issued_at=1)
 
 
@@ -48,24 +51,26 @@ def escalated() -> Record:
     return make_record(MALLORY.seed, "/z/escalated", now_ms(), b"x", [ALICE_SUB, MALLORY_ALL])
 
 
-async def member(node: LocalNode, key: ClusterKey) -> tuple[StreamReader, StreamWriter]:
-    """A sync connection to `node` past the handshake: a member gone bad."""
+async def member(node: LocalNode, cluster: LocalCluster) -> tuple[StreamReader, StreamWriter]:
+    """A sync connection to `node` past the handshake: a member gone bad (see `add_member`)."""
     port = (await node.status())["sync_port"]
-    return await connect_member("127.0.0.1", port, key, b"attacker-node-01")
+    return await connect_member("127.0.0.1", port, cluster.key, ROGUE, await cluster.directory())
 
 
-async def offer(node: LocalNode, key: ClusterKey, records: list[Record]) -> list[tuple[str, str]]:
+async def offer(
+    node: LocalNode, cluster: LocalCluster, records: list[Record]
+) -> list[tuple[str, str]]:
     """Play the initiator of a sync session by hand and send the records in one RECORDS batch;
     return each (outcome, reason) of the RESULTS."""
     status = await node.status()
-    reader, writer = await member(node, key)
+    reader, writer = await member(node, cluster)
     revset = bytes.fromhex(status["revset_hash"])
 
     async def send(*fields: object) -> list[Any]:
         await write_frame(writer, m.message(*fields))  # type: ignore[arg-type]
         return m.decode_message(await read_frame(reader, idle_timeout=5))
 
-    assert (await send(m.HELLO, 2, b"attacker", revset, b"\x00" * 32, 0))[0] == m.HELLO
+    assert (await send(m.HELLO, 2, ROGUE.node_id, revset, b"\x00" * 32, 0))[0] == m.HELLO
     items = sorted(r.lww_key for r in records)
     assert (await send(m.RECON, recon.initiate(items)))[0] == m.RECON
     _, outcomes, reasons, _, _ = await send(m.RECORDS, [r.encode() for r in records])
@@ -73,18 +78,20 @@ async def offer(node: LocalNode, key: ClusterKey, records: list[Record]) -> list
     return list(zip(outcomes, reasons, strict=True))
 
 
-async def push(node: LocalNode, key: ClusterKey, records: list[Record]) -> list[tuple[str, str]]:
+async def push(
+    node: LocalNode, cluster: LocalCluster, records: list[Record]
+) -> list[tuple[str, str]]:
     """PUSH the records outside a session; each (outcome, reason) of the RESULTS."""
-    reader, writer = await member(node, key)
+    reader, writer = await member(node, cluster)
     await write_frame(writer, m.message(m.PUSH, [r.encode() for r in records]))
     _, outcomes, reasons, _, _ = m.decode_message(await read_frame(reader, idle_timeout=5))
     writer.close()
     return list(zip(outcomes, reasons, strict=True))
 
 
-async def raw(node: LocalNode, key: ClusterKey, data: bytes) -> bytes:
+async def raw(node: LocalNode, cluster: LocalCluster, data: bytes) -> bytes:
     """Send raw bytes to the sync port after the handshake; return what comes back."""
-    reader, writer = await member(node, key)
+    reader, writer = await member(node, cluster)
     writer.write(data)
     await writer.drain()
     answer = await asyncio.wait_for(reader.read(), 10)
@@ -100,6 +107,7 @@ async def failures(node: LocalNode, reason: str) -> int:
 def test_hostile_input_is_refused_and_harms_nothing(tmp_path: Path) -> None:
     async def scenario(cluster: LocalCluster) -> None:
         a, b = await cluster.add("a"), await cluster.add("b")
+        await cluster.add_member("rogue", ROGUE)
         await a.call(
             {"op": "put", "record": make_record(ROOT.seed, "/r/keep", now_ms(), b"1").encode()}
         )
@@ -108,9 +116,9 @@ def test_hostile_input_is_refused_and_harms_nothing(tmp_path: Path) -> None:
 
         # A forged record and an escalated grant, offered in a sync session.
         refusals = [("rejected", "VALUE_HASH_MISMATCH"), ("rejected", "UNAUTHORIZED")]
-        assert await offer(a, cluster.key, [forged(), escalated()]) == refusals
+        assert await offer(a, cluster, [forged(), escalated()]) == refusals
         # And pushed outside a session.
-        assert await push(a, cluster.key, [forged(), escalated()]) == refusals
+        assert await push(a, cluster, [forged(), escalated()]) == refusals
         # The same two through the control API.
         for record, reason in ((forged(), "VALUE_HASH_MISMATCH"), (escalated(), "UNAUTHORIZED")):
             with pytest.raises(ControlError) as refused:
@@ -118,9 +126,9 @@ def test_hostile_input_is_refused_and_harms_nothing(tmp_path: Path) -> None:
             assert refused.value.reason == reason
 
         # An oversize frame is refused from its length prefix; a malformed one on decoding.
-        assert await raw(a, cluster.key, struct.pack(">I", 0xFFFFFFFF)) == b""
-        assert await raw(a, cluster.key, struct.pack(">I", 5) + b"\xc1junk") == b""
-        assert await raw(a, cluster.key, b"\x00\x00") == b""
+        assert await raw(a, cluster, struct.pack(">I", 0xFFFFFFFF)) == b""
+        assert await raw(a, cluster, struct.pack(">I", 5) + b"\xc1junk") == b""
+        assert await raw(a, cluster, b"\x00\x00") == b""
         async with asyncio.timeout(10):
             while await failures(a, "SESSION_FRAME_TOO_LARGE") < 1 or (
                 await failures(a, "SESSION_BAD_MESSAGE") < 1
@@ -128,8 +136,8 @@ def test_hostile_input_is_refused_and_harms_nothing(tmp_path: Path) -> None:
                 await asyncio.sleep(0.05)
 
         # A member holding its share of session slots gets no more.
-        idle = [await member(a, cluster.key) for _ in range(MAX_SESSIONS_PER_PEER)]
-        assert await raw(a, cluster.key, b"") == b""
+        idle = [await member(a, cluster) for _ in range(MAX_SESSIONS_PER_PEER)]
+        assert await raw(a, cluster, b"") == b""
         async with asyncio.timeout(10):
             while (await a.status())["refused_connections"].get(NodeReason.PEER_LIMIT, 0) < 1:
                 await asyncio.sleep(0.05)

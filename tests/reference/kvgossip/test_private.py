@@ -13,6 +13,12 @@ from pathlib import Path
 import pytest
 
 from swarmconf.cli import main
+from swarmconf.reference.kvgossip.identity import (
+    IDENTITY_FILE,
+    IdentityError,
+    load_identity,
+    node_id_of,
+)
 from swarmconf.reference.kvgossip.membership import (
     ClusterKey,
     MembershipError,
@@ -103,6 +109,28 @@ def test_a_node_refuses_an_open_data_dir(tmp_path: Path) -> None:
     (data / "store.db").chmod(0o644)
     with pytest.raises(PermissionsError, match=r"store.db has mode 0644"):
         Node(config)
+
+
+def test_a_node_keeps_a_private_identity_key_its_node_id_derives_from(tmp_path: Path) -> None:
+    data = tmp_path / "a"
+    config = NodeConfig(data, ROOT.pk, "a", cluster_key=ClusterKey.generate())
+    with umask(0):
+        node = Node(config)
+    assert node.status()["node_id"] == node.node_id.hex()
+    node.store.close()
+    assert mode(data / IDENTITY_FILE) == 0o600
+    assert node.node_id == node_id_of(node.identity.public)
+    again = Node(config)
+    again.store.close()
+    assert again.node_id == node.node_id  # kept across restarts
+    (data / IDENTITY_FILE).chmod(0o644)
+    with pytest.raises(PermissionsError, match=r"identity.key has mode 0644"):
+        Node(config)
+    (data / IDENTITY_FILE).chmod(0o600)
+    (data / IDENTITY_FILE).write_text("not base64!\n")
+    with pytest.raises(IdentityError) as refused:
+        load_identity(data)
+    assert refused.value.reason == NodeReason.BAD_ARGUMENT
 
 
 def test_no_key_means_no_start_unless_insecure_on_loopback(
