@@ -1,7 +1,8 @@
 """The Spark campaign: extract scenario tasks, transform them with the pure core, load results.
 
 `main()` only wires the three steps. The transform is `campaign.run_task`, a pure function
-tested without Spark; each Spark task runs one scenario, so its schedules share cached merges.
+tested without Spark; each of its tasks runs one scenario, so its schedules share cached merges.
+A Spark partition holds several such tasks (see `partitions`).
 Runs on `local[*]` by default and unchanged on a cluster (`--master spark://...`, or under
 `spark-submit`, which sets the master).
 """
@@ -70,8 +71,22 @@ def start_spark(config: Config) -> SparkSession:
     return spark
 
 
+PARTITIONS_PER_CORE = 4
+MAX_TASKS_PER_PARTITION = 40
+
+
+def partitions(tasks: int, cores: int) -> int:
+    """Spark partitions for `tasks` tasks on `cores` cores. A Spark task costs tens of
+    milliseconds of CPU in the JVM and the Python worker, and each writes its own Parquet file,
+    so a partition runs many tasks; a few partitions per core still share the work evenly, and
+    no partition grows beyond MAX_TASKS_PER_PARTITION tasks (a retry's cost, the progress shown)."""
+    wanted = max(PARTITIONS_PER_CORE * cores, -(-tasks // MAX_TASKS_PER_PARTITION))
+    return max(1, min(tasks, wanted))
+
+
 def extract(spark: SparkSession, config: Config) -> RDD[Any]:
-    """One partition per task: a scenario's schedules, or a run of K/V Gossip cases."""
+    """The tasks (a scenario's schedules, a run of K/V Gossip cases, a batch of hostile inputs)
+    in `partitions` partitions."""
     tasks: list[Any]
     if config.system == "kvgossip":
         tasks = plan_kv(config.seed, config.interleavings, config.mutant)
@@ -95,7 +110,8 @@ def extract(spark: SparkSession, config: Config) -> RDD[Any]:
             config.mutant,
             config.differential,
         )
-    return spark.sparkContext.parallelize(tasks, numSlices=max(1, len(tasks)))
+    cores = spark.sparkContext.defaultParallelism
+    return spark.sparkContext.parallelize(tasks, numSlices=partitions(len(tasks), cores))
 
 
 def transform(tasks: RDD[Any], system: str = "config") -> RDD[Any]:
@@ -132,8 +148,8 @@ class Progress:
 
     def __init__(self, spark: SparkSession, config: Config) -> None:
         self.tracker = spark.sparkContext.statusTracker()
-        self.total = extract_count(config)
-        self.per_scenario = config.interleavings / max(1, self.total)
+        self.total = partitions(extract_count(config), spark.sparkContext.defaultParallelism)
+        self.per_partition = config.interleavings / max(1, self.total)
         self.started = time.monotonic()
         self.done = threading.Event()
         self.thread = threading.Thread(target=self.loop, daemon=True)
@@ -155,7 +171,7 @@ class Progress:
         while not self.done.wait(5.0):
             finished = max(finished, min(self.total, self.finished_tasks()))
             elapsed = time.monotonic() - self.started
-            cases = round(finished * self.per_scenario)
+            cases = round(finished * self.per_partition)
             print(
                 f"  {finished}/{self.total} tasks, ~{cases} interleavings, "
                 f"{elapsed:.0f} s, ~{cases / max(elapsed, 1e-9):.0f} interleavings/s",
