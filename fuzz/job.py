@@ -9,16 +9,17 @@ Runs on `local[*]` by default and unchanged on a cluster (`--master spark://...`
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .config import Config
 from .configmerge.campaign import Row, Task, plan, run_task
-from .configmerge.differential import ClientTask, client_schema, plan_client, run_client_task
+from .configmerge.differential import ClientTask, client_schema, plan_client, run_client_tasks
 from .configmerge.hostile import hostile_schema, plan_hostile, run_hostile_task
 from .kvgossip.campaign import kv_schema, plan_kv, run_kv_task, write_kv_outputs
 from .storage import Destination, publish
@@ -115,17 +116,24 @@ def extract(spark: SparkSession, config: Config) -> RDD[Any]:
 
 
 def transform(tasks: RDD[Any], system: str = "config") -> RDD[Any]:
-    """Run every task with its pure core: `run_task` (or `run_client_task` for a task checked
-    through a client), `run_kv_task` for K/V Gossip, `run_hostile_task` for the parsers."""
+    """Run every task with its pure core: `run_task` (or `run_client_tasks` for a partition's
+    tasks checked through a client), `run_kv_task` for K/V Gossip, `run_hostile_task` for the
+    parsers."""
     if system == "kvgossip":
         return tasks.flatMap(run_kv_task)
     if system == "parser":
         return tasks.map(run_hostile_task)
-    return tasks.flatMap(run_config_task)
+    return tasks.mapPartitions(run_config_tasks)
 
 
-def run_config_task(task: Task | ClientTask) -> list[Any]:
-    return run_client_task(task) if isinstance(task, ClientTask) else run_task(task)
+def run_config_tasks(tasks: Iterable[Task | ClientTask]) -> Iterator[Any]:
+    queue = iter(tasks)
+    first = next(queue, None)
+    if isinstance(first, ClientTask):
+        yield from run_client_tasks(itertools.chain([first], queue))  # type: ignore[arg-type]
+    elif first is not None:
+        for task in itertools.chain([first], queue):
+            yield from run_task(task)  # type: ignore[arg-type]
 
 
 def load(spark: SparkSession, rows: RDD[Any], config: Config) -> DataFrame:
