@@ -16,7 +16,7 @@ from collections.abc import Callable
 from swarmconf.conformance.client import Message
 
 from .client import Answer, PooledClient, start
-from .configmerge.differential import plan_client, run_client_task
+from .configmerge.differential import plan_client, run_client_tasks
 
 
 class Recording(PooledClient):
@@ -35,8 +35,9 @@ def measure(command: str, interleavings: int, per_scenario: int) -> dict[str, fl
     client.batches = []
     try:
         begin = time.perf_counter()
-        for task in plan_client(1, interleavings, per_scenario, command, started.timeout):
-            run_client_task(task, client)
+        tasks = plan_client(1, interleavings, per_scenario, command, started.timeout)
+        for _ in run_client_tasks(tasks, client):
+            pass
         campaign = time.perf_counter() - begin
     finally:
         client.close()

@@ -1,23 +1,25 @@
 """The Spark campaign: extract scenario tasks, transform them with the pure core, load results.
 
 `main()` only wires the three steps. The transform is `campaign.run_task`, a pure function
-tested without Spark; each Spark task runs one scenario, so its schedules share cached merges.
+tested without Spark; each of its tasks runs one scenario, so its schedules share cached merges.
+A Spark partition holds several such tasks (see `partitions`).
 Runs on `local[*]` by default and unchanged on a cluster (`--master spark://...`, or under
 `spark-submit`, which sets the master).
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .config import Config
 from .configmerge.campaign import Row, Task, plan, run_task
-from .configmerge.differential import ClientTask, client_schema, plan_client, run_client_task
+from .configmerge.differential import ClientTask, client_schema, plan_client, run_client_tasks
 from .configmerge.hostile import hostile_schema, plan_hostile, run_hostile_task
 from .kvgossip.campaign import kv_schema, plan_kv, run_kv_task, write_kv_outputs
 from .storage import Destination, publish
@@ -70,8 +72,22 @@ def start_spark(config: Config) -> SparkSession:
     return spark
 
 
+PARTITIONS_PER_CORE = 4
+MAX_TASKS_PER_PARTITION = 40
+
+
+def partitions(tasks: int, cores: int) -> int:
+    """Spark partitions for `tasks` tasks on `cores` cores. A Spark task costs tens of
+    milliseconds of CPU in the JVM and the Python worker, and each writes its own Parquet file,
+    so a partition runs many tasks; a few partitions per core still share the work evenly, and
+    no partition grows beyond MAX_TASKS_PER_PARTITION tasks (a retry's cost, the progress shown)."""
+    wanted = max(PARTITIONS_PER_CORE * cores, -(-tasks // MAX_TASKS_PER_PARTITION))
+    return max(1, min(tasks, wanted))
+
+
 def extract(spark: SparkSession, config: Config) -> RDD[Any]:
-    """One partition per task: a scenario's schedules, or a run of K/V Gossip cases."""
+    """The tasks (a scenario's schedules, a run of K/V Gossip cases, a batch of hostile inputs)
+    in `partitions` partitions."""
     tasks: list[Any]
     if config.system == "kvgossip":
         tasks = plan_kv(config.seed, config.interleavings, config.mutant)
@@ -95,21 +111,29 @@ def extract(spark: SparkSession, config: Config) -> RDD[Any]:
             config.mutant,
             config.differential,
         )
-    return spark.sparkContext.parallelize(tasks, numSlices=max(1, len(tasks)))
+    cores = spark.sparkContext.defaultParallelism
+    return spark.sparkContext.parallelize(tasks, numSlices=partitions(len(tasks), cores))
 
 
 def transform(tasks: RDD[Any], system: str = "config") -> RDD[Any]:
-    """Run every task with its pure core: `run_task` (or `run_client_task` for a task checked
-    through a client), `run_kv_task` for K/V Gossip, `run_hostile_task` for the parsers."""
+    """Run every task with its pure core: `run_task` (or `run_client_tasks` for a partition's
+    tasks checked through a client), `run_kv_task` for K/V Gossip, `run_hostile_task` for the
+    parsers."""
     if system == "kvgossip":
         return tasks.flatMap(run_kv_task)
     if system == "parser":
         return tasks.map(run_hostile_task)
-    return tasks.flatMap(run_config_task)
+    return tasks.mapPartitions(run_config_tasks)
 
 
-def run_config_task(task: Task | ClientTask) -> list[Any]:
-    return run_client_task(task) if isinstance(task, ClientTask) else run_task(task)
+def run_config_tasks(tasks: Iterable[Task | ClientTask]) -> Iterator[Any]:
+    queue = iter(tasks)
+    first = next(queue, None)
+    if isinstance(first, ClientTask):
+        yield from run_client_tasks(itertools.chain([first], queue))  # type: ignore[arg-type]
+    elif first is not None:
+        for task in itertools.chain([first], queue):
+            yield from run_task(task)  # type: ignore[arg-type]
 
 
 def load(spark: SparkSession, rows: RDD[Any], config: Config) -> DataFrame:
@@ -132,8 +156,8 @@ class Progress:
 
     def __init__(self, spark: SparkSession, config: Config) -> None:
         self.tracker = spark.sparkContext.statusTracker()
-        self.total = extract_count(config)
-        self.per_scenario = config.interleavings / max(1, self.total)
+        self.total = partitions(extract_count(config), spark.sparkContext.defaultParallelism)
+        self.per_partition = config.interleavings / max(1, self.total)
         self.started = time.monotonic()
         self.done = threading.Event()
         self.thread = threading.Thread(target=self.loop, daemon=True)
@@ -155,7 +179,7 @@ class Progress:
         while not self.done.wait(5.0):
             finished = max(finished, min(self.total, self.finished_tasks()))
             elapsed = time.monotonic() - self.started
-            cases = round(finished * self.per_scenario)
+            cases = round(finished * self.per_partition)
             print(
                 f"  {finished}/{self.total} tasks, ~{cases} interleavings, "
                 f"{elapsed:.0f} s, ~{cases / max(elapsed, 1e-9):.0f} interleavings/s",

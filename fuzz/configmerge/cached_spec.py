@@ -2,9 +2,10 @@
 
 A differential task asks the spec the same messages many times: as the engine runs the
 interleavings and again as the oracle answers each adapter request. `CachedSpec` keeps each
-parse (or the refusal) by (bytes, lag, verify key), and merges through the spec's merge of
-already parsed messages, which gives the spec's `merge` byte for byte. Parsed messages are
-never edited in place (an increment or a merge makes a new message), so sharing them is safe.
+parse (or the refusal) by (bytes, lag, verify key), and each merge by its inputs' bytes in order
+and its options, merging through the spec's merge of already parsed messages, which gives the
+spec's `merge` byte for byte. Parsed and merged messages are never edited in place (an increment
+or a merge makes a new message), so sharing them is safe.
 """
 
 from __future__ import annotations
@@ -18,10 +19,13 @@ from swarmconf.spec.configmerge.signing import check_verify_key, signing_key
 
 from .impl import Implementation
 
+MergeKey = tuple[tuple[bytes, ...], int, bytes | None, bytes | None]
+
 
 class CachedSpec:
     def __init__(self) -> None:
         self.parsed: dict[tuple[bytes, int, bytes | None], spec.ConfigMessage | ConfigError] = {}
+        self.merged: dict[MergeKey, spec.ConfigMessage | ConfigError] = {}
         self.merge_parsed = spec.merge_parsed
 
     def parse(
@@ -46,7 +50,21 @@ class CachedSpec:
         verify_key: bytes | None = None,
         sign_key: bytes | None = None,
     ) -> spec.ConfigMessage:
-        """`spec.merge`, each input parsed once (D14, D15, D17)."""
+        """`spec.merge`, each input parsed once, each merge computed once (D14, D15, D17)."""
+        key = (tuple(messages), lag, verify_key, sign_key)
+        if key not in self.merged:
+            try:
+                self.merged[key] = self.compute_merge(messages, lag, verify_key, sign_key)
+            except ConfigError as error:
+                self.merged[key] = error
+        found = self.merged[key]
+        if isinstance(found, ConfigError):
+            raise found
+        return found
+
+    def compute_merge(
+        self, messages: list[bytes], lag: int, verify_key: bytes | None, sign_key: bytes | None
+    ) -> spec.ConfigMessage:
         check_lag(lag)
         if verify_key is not None:
             check_verify_key(verify_key)
@@ -62,10 +80,9 @@ class CachedSpec:
         return self.merge_parsed(valid, lag=lag, verify_key=verify_key, sign_key=sign_key)
 
     def implementation(self) -> Implementation:
-        """The engine's view: parse and merge cached, merge of parsed messages as the spec's."""
-        return Implementation(
-            "spec", self.parse, self.merge, spec.ConfigMessage.new, self.merge_parsed
-        )
+        """The engine's view: parse and merge cached (the engine merges by bytes, so that the
+        oracle answers a merge request from the engine's merge)."""
+        return Implementation("spec", self.parse, self.merge, spec.ConfigMessage.new)
 
     def module(self) -> types.ModuleType:
         """The API contract as a module, for `conformance.adapter.Adapter`."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from typing import NamedTuple
 
+from ..heap import collector_paused
 from .engine import Engine
 from .impl import choose
 from .run import run_case
@@ -78,9 +79,10 @@ def run_task(task: Task) -> list[Row]:
     primary, checker = choose(task.mutant, task.differential)
     engine = Engine(scenario, primary, checker)
     outcomes = []
-    for index in range(task.first, task.first + task.schedules):
-        schedule = generate_schedule(scenario, task.campaign_seed, task.scenario, index)
-        outcomes.append((index, run_case(engine, schedule)))
+    with collector_paused():
+        for index in range(task.first, task.first + task.schedules):
+            schedule = generate_schedule(scenario, task.campaign_seed, task.scenario, index)
+            outcomes.append((index, run_case(engine, schedule)))
     seconds = (time.perf_counter() - started) / max(1, task.schedules)
     return [
         Row(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -143,19 +143,31 @@ class Checked:
     seconds_waiting: float
 
 
-def check_operations(engine: RecordingEngine, keys: set[OpKey], client: PooledClient) -> Checked:
-    """Send the operations to the client in one batch; judge each answer against the spec's."""
+def send_operations(
+    engine: RecordingEngine, keys: set[OpKey], client: PooledClient
+) -> Callable[[], Checked]:
+    """Send the operations to the client in one batch and ask the spec the same meanwhile; the
+    returned call collects the answers and judges each against the spec's."""
     ordered = sorted(keys, key=sort_key)
     requests = [request_of(engine, key) for key in ordered]
     waited = client.waiting
     pending = client.send(requests)
     expected = [engine.oracle.handle(request) for request in requests]
-    answers = pending()
-    verdicts = {
-        key: judge(request, want, answer, client.quirks)
-        for key, request, want, answer in zip(ordered, requests, expected, answers, strict=True)
-    }
-    return Checked(verdicts, len(requests), client.waiting - waited)
+
+    def collect() -> Checked:
+        answers = pending()
+        verdicts = {
+            key: judge(request, want, answer, client.quirks)
+            for key, request, want, answer in zip(ordered, requests, expected, answers, strict=True)
+        }
+        return Checked(verdicts, len(requests), client.waiting - waited)
+
+    return collect
+
+
+def check_operations(engine: RecordingEngine, keys: set[OpKey], client: PooledClient) -> Checked:
+    """Send the operations to the client in one batch; judge each answer against the spec's."""
+    return send_operations(engine, keys, client)()
 
 
 def client_violations(touched: set[OpKey], verdicts: dict[OpKey, Verdict]) -> list[str]:
@@ -208,9 +220,18 @@ def interleavings(
     return results
 
 
-def run_client_task(task: ClientTask, client: PooledClient | None = None) -> list[tuple[Any, ...]]:
-    """One scenario's rows: `Row`'s fields, then `CLIENT_FIELDS` and `client_seconds`; through
-    this worker's pooled adapter unless `client` is given."""
+@dataclass
+class Played:
+    """A task's interleavings on the spec, the operations they used, and the seconds taken."""
+
+    task: ClientTask
+    scenario: Scenario
+    engine: RecordingEngine
+    results: list[tuple[int, Outcome, set[OpKey]]]
+    seconds: float
+
+
+def play(task: ClientTask) -> Played:
     started = time.perf_counter()
     scenario = generate_scenario(task.campaign_seed, task.scenario)
     engine = recording_engine(scenario)
@@ -219,23 +240,53 @@ def run_client_task(task: ClientTask, client: PooledClient | None = None) -> lis
         for index in range(task.first, task.first + task.schedules)
     )
     results = interleavings(engine, schedules)
-    keys = set().union(*(touched for _, _, touched in results))
-    checked = check_operations(engine, keys, client or pooled(task.command, task.timeout))
+    return Played(task, scenario, engine, results, time.perf_counter() - started)
+
+
+def run_client_tasks(
+    tasks: Iterable[ClientTask], client: PooledClient | None = None
+) -> Iterator[tuple[Any, ...]]:
+    """Each task's rows (`Row`'s fields, then `CLIENT_FIELDS` and `client_seconds`), through
+    this worker's pooled adapter unless `client` is given. One batch is in flight at a time,
+    and while the adapter answers it, the spec answers the same requests and then plays the
+    next task's interleavings, so the campaign's own work hides behind the adapter's."""
+    queue = iter(tasks)
+    task = next(queue, None)
+    played = play(task) if task is not None else None
+    while played is not None:
+        started = time.perf_counter()
+        task = played.task
+        link = client or pooled(task.command, task.timeout)
+        keys = set().union(*(touched for _, _, touched in played.results))
+        collect = send_operations(played.engine, keys, link)
+        spent = time.perf_counter() - started
+        following = next(queue, None)
+        upcoming = play(following) if following is not None else None
+        started = time.perf_counter()
+        checked = collect()
+        spent += time.perf_counter() - started
+        yield from rows_of(played, checked, played.seconds + spent)
+        played = upcoming
+
+
+def run_client_task(task: ClientTask, client: PooledClient | None = None) -> list[tuple[Any, ...]]:
+    """One scenario's rows (see `run_client_tasks`)."""
+    return list(run_client_tasks([task], client))
+
+
+def rows_of(played: Played, checked: Checked, seconds: float) -> Iterator[tuple[Any, ...]]:
+    task, scenario = played.task, played.scenario
     counts = tally(checked.verdicts.values())
-    seconds = (time.perf_counter() - started) / max(1, task.schedules)
-    rows = []
-    for number, (index, outcome, touched) in enumerate(results):
+    per_schedule = seconds / max(1, task.schedules)
+    for number, (index, outcome, touched) in enumerate(played.results):
         outcome.violations.extend(client_violations(touched, checked.verdicts))
         extra = [counts[name] for name in ("requests", SKIPPED, QUIRK, FAILED)]
         waited = checked.seconds_waiting
-        rows.append(
-            (
-                *row_of(task.campaign_seed, task.scenario, scenario, index, outcome, seconds),
-                *(extra if number == 0 else [0] * len(extra)),
-                waited if number == 0 else 0.0,
-            )
+        yield (
+            *row_of(task.campaign_seed, task.scenario, scenario, index, outcome, per_schedule),
+            *(extra if number == 0 else [0] * len(extra)),
+            waited if number == 0 else 0.0,
         )
-    return rows
 
 
 def row_of(

@@ -22,7 +22,7 @@ from swarmconf.spec.configmerge.reasons import ConfigError, Reason
 
 from .edits import Data, Path, apply_batch
 from .impl import Implementation
-from .oracle import Atom, Verdict, wiped_of, writes_of
+from .oracle import Atom, Update, Verdict, atoms_of, wiped_of, writes_of
 from .scenario import Scenario
 
 CHECK_SAMPLE = 4
@@ -47,6 +47,11 @@ class Info:
     @property
     def rank(self) -> tuple[int, bytes]:
         return (self.seqno, self.hash)
+
+    @functools.cached_property
+    def carried(self) -> frozenset[tuple[int, bytes]]:
+        """The ranks of the updates a merge replays from this message: its own, its lagged."""
+        return self.included | {self.rank}
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,7 @@ class Engine:
         default_factory=dict
     )
     """P4 verdicts by (final message, safe updates, known updates with their ranks)."""
+    updates: dict[tuple[bytes, int, int], Update] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         seed = self.scenario.key_seed
@@ -90,6 +96,32 @@ class Engine:
         self.sign_key = seed if signed else None
         self.verify_key = bytes(nacl.signing.SigningKey(seed).verify_key) if signed else None
         self.forged_key = hashlib.blake2b(seed, digest_size=32).digest() if signed else None
+
+    @functools.cached_property
+    def bits(self) -> dict[tuple[int, int], int]:
+        """The oracle's bit of each (client, batch): bit 0 is the shared starting message."""
+        bits: dict[tuple[int, int], int] = {}
+        for number, client in enumerate(self.scenario.clients):
+            for batch in range(len(client.batches)):
+                bits[(number, batch)] = 1 << (len(bits) + 1)
+        return bits
+
+    @functools.cached_property
+    def base_update(self) -> Update:
+        """The starting message as the oracle's first update: it writes all its data."""
+        info = self.info(self.base)
+        assert info is not None
+        return Update(1, info.rank, atoms_of(info.data))
+
+    def update(self, base: bytes, client: int, batch: int, rank: tuple[int, bytes]) -> Update:
+        """The oracle's view of an edit published as `rank` (once per engine, with what it
+        precomputes)."""
+        key = (base, client, batch)
+        if key not in self.updates:
+            published = self.edit(base, client, batch)
+            bit = self.bits[(client, batch)]
+            self.updates[key] = Update(bit, rank, published.writes, published.wiped)
+        return self.updates[key]
 
     @functools.cached_property
     def base(self) -> bytes:

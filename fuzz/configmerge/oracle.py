@@ -27,6 +27,7 @@ final message does not know at all were dropped as too old (D14) and are counted
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from .edits import Data, Path, Scalar
@@ -98,19 +99,8 @@ def wiped_of(before: Data, after: Data) -> frozenset[Path]:
     return frozenset(path for path in containers_of(before) if not present(after, path))
 
 
-def interferes(touched: frozenset[tuple[str, Path]], atom: Atom) -> bool:
-    """Whether writes at `touched` (kind, path) pairs replace the value `atom` lives in."""
-    kind, path, _ = atom
-    for other_kind, other in touched:
-        shorter = min(len(path), len(other))
-        if path[:shorter] != other[:shorter]:
-            continue
-        if len(path) != len(other) or other_kind != kind:
-            return True
-    return False
-
-
 UNKNOWN = object()
+OTHER_KIND = {"s": "e", "e": "s"}
 
 
 @dataclass(frozen=True)
@@ -122,19 +112,72 @@ class Update:
     writes: dict[Atom, object]
     wiped: frozenset[Path] = frozenset()
 
-    @property
+    @functools.cached_property
     def touched(self) -> frozenset[tuple[str, Path]]:
+        """The (kind, path) pairs this update writes at."""
         return frozenset((atom[0], atom[1]) for atom in self.writes)
 
-    def effect(self, atom: Atom, touched: frozenset[tuple[str, Path]]) -> object | None:
+    @functools.cached_property
+    def paths(self) -> frozenset[Path]:
+        return frozenset(path for _, path in self.touched)
+
+    @functools.cached_property
+    def above(self) -> frozenset[Path]:
+        """Proper prefixes of the paths this update writes at."""
+        return frozenset(path[:i] for path in self.paths for i in range(1, len(path)))
+
+    def interferes(self, atom: Atom) -> bool:
+        """Whether this update's writes replace the value `atom` lives in: a write at a proper
+        prefix of its path, below its path, or at its path with the other kind."""
+        kind, path, _ = atom
+        return (
+            path in self.above
+            or (OTHER_KIND[kind], path) in self.touched
+            or any(path[:i] in self.paths for i in range(1, len(path)))
+        )
+
+    def wiped_around(self, path: Path) -> Path | None:
+        """The shortest container this update wiped that holds `path` (or is it), if any."""
+        if self.wiped:
+            for i in range(1, len(path) + 1):
+                if path[:i] in self.wiped:
+                    return path[:i]
+        return None
+
+    @functools.cached_property
+    def effects(self) -> dict[Atom, object | None]:
+        """`effect` by atom, as far as asked (an engine keeps its updates for every schedule)."""
+        return {}
+
+    @functools.cached_property
+    def contests(self) -> dict[Atom, bool]:
+        """`contesting` by atom, as far as asked."""
+        return {}
+
+    def effect(self, atom: Atom) -> object | None:
         """What this update leaves at `atom`: a value, ABSENT, UNKNOWN, the path of a container
         it wiped around the atom, or None (no effect)."""
+        if atom in self.effects:
+            return self.effects[atom]
+        effect: object | None
         if atom in self.writes:
-            return self.writes[atom]
-        for path in self.wiped:
-            if atom[1][: len(path)] == path:
-                return path
-        return UNKNOWN if interferes(touched, atom) else None
+            effect = self.writes[atom]
+        else:
+            effect = self.wiped_around(atom[1])
+            if effect is None and self.interferes(atom):
+                effect = UNKNOWN
+        self.effects[atom] = effect
+        return effect
+
+    def contesting(self, atom: Atom) -> bool:
+        """Whether this update replaces the value `atom` lives in or wiped a container around
+        it (see `contested`)."""
+        found = self.contests.get(atom)
+        if found is None:
+            found = self.contests[atom] = (
+                self.interferes(atom) or self.wiped_around(atom[1]) is not None
+            )
+        return found
 
     def recreates(self, path: Path) -> bool:
         """Whether this update writes a value somewhere inside `path`."""
@@ -155,7 +198,6 @@ class Verdict:
 def check_survival(final: Data, updates: list[Update], safe: int) -> Verdict:
     """P4 over the updates the final message knows; `safe` is the bitmask of safe ones."""
     actual = atoms_of(final)
-    touched = {update.bit: update.touched for update in updates}
     ranked = sorted(updates, key=lambda update: update.rank, reverse=True)
     checked = 0
     violations: list[str] = []
@@ -164,14 +206,14 @@ def check_survival(final: Data, updates: list[Update], safe: int) -> Verdict:
         position, top, expected = next(
             (position, u, effect)
             for position, u in enumerate(ranked)
-            if (effect := u.effect(atom, touched[u.bit])) is not None
+            if (effect := u.effect(atom)) is not None
         )
         if isinstance(expected, tuple):
             # A wipe removes the atom unless a higher-ranked update wrote inside the container
             # again: then it depends on whether that update saw the wipe (unknown here)
             wiped = any(u.recreates(expected) for u in ranked[:position])
             expected = UNKNOWN if wiped else ABSENT
-        if expected is UNKNOWN or contested(atom, top, updates, touched):
+        if expected is UNKNOWN or contested(atom, top, updates):
             continue
         found = actual.get(atom, ABSENT)
         holds = same_value(found, expected) if expected is not ABSENT else found is ABSENT
@@ -187,22 +229,13 @@ def check_survival(final: Data, updates: list[Update], safe: int) -> Verdict:
     return Verdict(checked, tuple(sorted(violations)), frozenset(lost))
 
 
-def contested(
-    atom: Atom, top: Update, updates: list[Update], touched: dict[int, frozenset[tuple[str, Path]]]
-) -> bool:
+def contested(atom: Atom, top: Update, updates: list[Update]) -> bool:
     """Whether another known update, of any rank, changed the kind of a value on the atom's
     path or wiped a container around it. Replay takes assigned values from the data of the
     message an entry was taken from, and after such a change that data may hold no dict where
     the entry's diff has one; the entry then removes the whole path (D15), wherever it ranks.
     The atom is left unchecked."""
-    return any(
-        u is not top
-        and (
-            interferes(touched[u.bit], atom)
-            or any(atom[1][: len(path)] == path for path in u.wiped)
-        )
-        for u in updates
-    )
+    return any(u is not top and u.contesting(atom) for u in updates)
 
 
 def describe(atom: Atom) -> str:

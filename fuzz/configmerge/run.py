@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .engine import Engine
-from .oracle import Update, atoms_of, check_survival
+from .oracle import Update, check_survival
 from .schedule import Event, Schedule
 
 MAX_EXTRA_ROUNDS = 3
@@ -61,15 +61,7 @@ class Run:
         self.pending: list[list[tuple[bytes, frozenset[bytes]]]] = [[] for _ in range(count)]
         self.next_batch = [0] * count
         self.knowledge = {base: Knowledge(1, 1, 0)}
-        # Bit 0 is the shared starting message; then one bit per (client, batch)
-        self.bits: dict[tuple[int, int], int] = {}
-        for number, client in enumerate(scenario.clients):
-            for batch in range(len(client.batches)):
-                self.bits[(number, batch)] = 1 << (len(self.bits) + 1)
-        self.updates: dict[int, Update] = {}
-        base_info = engine.info(base)
-        assert base_info is not None
-        self.updates[1] = Update(1, base_info.rank, atoms_of(base_info.data))
+        self.updates: dict[int, Update] = {1: engine.base_update}
         self.outcome = Outcome()
         self.seen: set[str] = set()
 
@@ -111,8 +103,9 @@ class Run:
             return
         info = self.engine.info(message)
         if info is not None:
-            bit = self.bits[(client, batch)]
-            self.updates[bit] = Update(bit, info.rank, published.writes, published.wiped)
+            update = self.engine.update(base, client, batch, info.rank)
+            bit = update.bit
+            self.updates[bit] = update
             before = self.knowledge[base]
             self.learn(message, Knowledge(before.known | bit, before.safe | bit, before.depth))
             self.current[client] = message
@@ -145,7 +138,7 @@ class Run:
             known |= k.known
             safe_everywhere &= k.safe
             depth = max(depth, k.depth)
-            carries = {info.rank, *info.included}
+            carries = info.carried
             for update in self.updates.values():
                 if update.rank in carries:
                     carried |= update.bit & k.safe

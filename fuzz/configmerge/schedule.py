@@ -10,6 +10,7 @@ online and all sync fully, in rounds starting at client `rotation`, until nothin
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
@@ -20,6 +21,11 @@ from .scenario import Scenario
 
 EventKind = Literal["edit", "sync", "offline", "online"]
 ViewMode = Literal["full", "partial", "stale"]
+
+
+VIEWS: tuple[ViewMode, ...] = ("full", "partial", "stale")
+VIEW_WEIGHTS = (5.0, 8.0, 10.0)
+"""Cumulative weights of the views: full 5, partial 3, stale 2."""
 
 
 class Event(NamedTuple):
@@ -50,7 +56,8 @@ def generate_schedule(
         client = rng.randrange(count)
         roll = rng.random()
         if roll < 0.75:
-            mode: ViewMode = rng.choices(("full", "partial", "stale"), weights=(5, 3, 2))[0]
+            # rng.choices(VIEWS, weights=(5, 3, 2))[0], the same draw without its set-up
+            mode = VIEWS[bisect.bisect(VIEW_WEIGHTS, rng.random() * VIEW_WEIGHTS[-1], 0, 2)]
             events.append(Event("sync", client, mode, rng.randrange(1, 64)))
         else:
             events.append(Event("offline" if roll < 0.88 else "online", client))

@@ -10,6 +10,7 @@ from swarmconf.fuzz.configmerge.differential import (
     plan_client,
     replay_with_client,
     run_client_task,
+    run_client_tasks,
     shrink_through_client,
 )
 from swarmconf.fuzz.configmerge.mutants import MUTANTS
@@ -120,3 +121,46 @@ def test_a_hang_shrinks_to_a_single_merge(tmp_path, capsys: pytest.CaptureFixtur
     assert "--client" in capsys.readouterr().out
     assert main(["fuzz", "replay", str(output), *hang]) == 1
     assert "C2 merge: client timeout" in capsys.readouterr().out
+
+
+class SkippingClient:
+    """A stand-in adapter that skips every request and notes when its batches are collected."""
+
+    quirks: frozenset[str] = frozenset()
+    waiting = 0.0
+
+    def __init__(self, events: list[str]) -> None:
+        self.events = events
+
+    def send(self, requests: list) -> object:
+        def collect() -> list:
+            self.events.append("collect")
+            return [{"skipped": "not here"} for _ in requests]
+
+        return collect
+
+
+def test_the_next_tasks_interleavings_run_while_the_adapter_answers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from swarmconf.fuzz.configmerge import differential
+
+    events: list[str] = []
+    played = differential.play
+
+    def noting(task: ClientTask) -> object:
+        events.append(f"play {task.scenario}")
+        return played(task)
+
+    monkeypatch.setattr(differential, "play", noting)
+    tasks = plan_client(1, 30, 10, "unused", 10.0)
+    client = SkippingClient(events)
+    together = list(run_client_tasks(tasks, client))  # type: ignore[arg-type]
+    assert events == ["play 0", "play 1", "collect", "play 2", "collect", "collect"]
+    alone = [row for task in tasks for row in run_client_task(task, client)]  # type: ignore[arg-type]
+
+    def untimed(row: tuple) -> tuple:
+        return (*row[:17], *row[18:-1])
+
+    assert [untimed(row) for row in together] == [untimed(row) for row in alone]
+    assert len(together) == 30 and together[0][SKIPPED] > 0

@@ -5,7 +5,7 @@ from pyspark.sql import SparkSession
 
 from swarmconf.fuzz.config import Config
 from swarmconf.fuzz.configmerge.campaign import Row
-from swarmconf.fuzz.job import extract, load, rows_locally, transform
+from swarmconf.fuzz.job import extract, load, partitions, rows_locally, transform
 from swarmconf.fuzz.report import write_outputs
 from swarmconf.fuzz.storage import destination, publish
 
@@ -81,3 +81,13 @@ def test_a_uri_gets_the_parquet_and_the_drivers_outputs_through_hadoop(
     assert json.loads((remote / "summary.json").read_text())["cases"] == 100
     assert (remote / "report.html").read_text() == (config.out / "report.html").read_text()
     assert not (remote / "spark-conf").exists()
+
+
+def test_a_partition_runs_many_tasks_and_each_core_gets_a_few(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    assert partitions(400, 2) == 10  # 40 tasks each at most
+    assert partitions(40, 2) == 8  # four per core
+    assert partitions(5, 2) == 5 and partitions(0, 2) == 1
+    config = Config(interleavings=2000, seed=1, out=tmp_path, per_scenario=100)
+    assert extract(spark, config).getNumPartitions() == partitions(20, 2) == 8

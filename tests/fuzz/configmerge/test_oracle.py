@@ -79,3 +79,26 @@ def test_a_lower_ranked_wipe_around_the_atom_leaves_it_unchecked() -> None:
     wipes = Update(2, (6, b"\x00"), {("s", (b"d", b"y"), None): ABSENT}, frozenset({(b"d",)}))
     verdict = check_survival({}, [writes, wipes], safe=0b110)
     assert verdict.violations == () and verdict.checked == 1  # only d.y, the wipe's own write
+
+
+def test_nested_wiped_containers_judge_by_the_outermost() -> None:
+    # The wipe removed d and d.y: a later write at d.z, outside d.y but inside d, makes the
+    # element at d.y unknown, whichever order the wiped paths are held in
+    adds = Update(2, (5, b"\x01"), {("e", (b"d", b"y"), 1): True})
+    wiped = frozenset({(b"d",), (b"d", b"y")})
+    wipes = Update(4, (6, b"\x00"), {("s", (b"d", b"w"), None): ABSENT}, wiped)
+    refills = Update(8, (7, b"\x00"), {("s", (b"d", b"z"), None): 3})
+    assert wipes.wiped_around((b"d", b"y")) == (b"d",)
+    final = {b"d": {b"y": {1}, b"z": 3}}
+    verdict = check_survival(final, [adds, wipes, refills], safe=0b1110)
+    assert verdict.violations == () and verdict.checked == 1  # d.w only: the wipe contests d.z
+
+
+def test_an_update_answers_each_atom_the_same_when_asked_again() -> None:
+    wipes = Update(4, (6, b"\x00"), {("s", (b"d", b"y"), None): ABSENT}, frozenset({(b"d",)}))
+    prefix = Update(2, (5, b"\x00"), {("s", (b"d",), None): 7})
+    for update in (wipes, prefix):
+        first = [(update.effect(atom), update.contesting(atom)) for atom in (A, X)]
+        assert first == [(update.effect(atom), update.contesting(atom)) for atom in (A, X)]
+    assert wipes.effect(X) == (b"d",) and wipes.effect(A) is None and wipes.contesting(X)
+    assert prefix.effect(X) is not None and not prefix.contesting(A)

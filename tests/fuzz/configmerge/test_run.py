@@ -61,3 +61,18 @@ def test_shrinking_keeps_the_failure_and_makes_the_case_smaller() -> None:
 def test_ddmin_finds_a_minimal_failing_subset() -> None:
     assert ddmin(list(range(20)), lambda kept: {3, 11} <= set(kept)) == [3, 11]
     assert ddmin([1, 2, 3], lambda kept: True) == []
+
+
+def test_schedules_are_the_ones_campaigns_have_always_drawn() -> None:
+    """Case names replay from seeds: a faster generator must draw exactly the same events."""
+    import hashlib
+
+    from swarmconf.fuzz.configmerge.scenario import generate_scenario
+    from swarmconf.fuzz.configmerge.schedule import generate_schedule
+
+    digest = hashlib.sha256()
+    for index in range(3):
+        scenario = generate_scenario(1, index)
+        for number in range(100):
+            digest.update(repr(generate_schedule(scenario, 1, index, number)).encode())
+    assert digest.hexdigest()[:16] == "e2d4be655b5b8172"

@@ -1,0 +1,50 @@
+"""The cached spec answers as the spec does, computing each parse and each merge once."""
+
+import pytest
+
+from swarmconf.fuzz.configmerge.cached_spec import CachedSpec
+from swarmconf.fuzz.configmerge.differential import recording_engine, request_of
+from swarmconf.fuzz.configmerge.run import run_case
+from swarmconf.fuzz.configmerge.scenario import generate_scenario
+from swarmconf.fuzz.configmerge.schedule import generate_schedule
+from swarmconf.spec import configmerge as spec
+from swarmconf.spec.configmerge.reasons import ConfigError
+
+
+def test_a_merge_is_computed_once_and_equals_the_specs() -> None:
+    cache = CachedSpec()
+    calls = []
+
+    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(args)
+        return spec.merge_parsed(*args, **kwargs)
+
+    cache.merge_parsed = counting
+    first = spec.ConfigMessage.new(1)
+    first.data[b"a"] = 1
+    second = spec.ConfigMessage.new(1)
+    second.data[b"b"] = 2
+    inputs = [first.serialize(), second.serialize()]
+    merged = cache.merge(inputs, lag=5)
+    assert cache.merge(inputs, lag=5) is merged and len(calls) == 1
+    assert merged.serialize() == spec.merge(inputs, lag=5).serialize()
+    cache.merge(inputs[::-1], lag=5)
+    assert len(calls) == 2  # the order of the inputs is part of the key
+    with pytest.raises(ConfigError):
+        cache.merge([b"garbage"], lag=5)
+    with pytest.raises(ConfigError):
+        cache.merge([b"garbage"], lag=5)
+    assert len(calls) == 2
+
+
+def test_the_oracle_answers_merges_from_the_engines_merges() -> None:
+    scenario = generate_scenario(1, 3)
+    engine = recording_engine(scenario)
+    for number in range(5):
+        run_case(engine, generate_schedule(scenario, 1, 3, number))
+    computed = len(engine.cache.merged)
+    merges = [key for key in engine.touched if key[0] == "merge"]
+    assert merges
+    for key in merges:
+        assert "result" in engine.oracle.handle(request_of(engine, key))
+    assert len(engine.cache.merged) == computed
