@@ -12,8 +12,8 @@ from typing import NamedTuple
 from ..heap import collector_paused
 from .engine import Engine
 from .impl import choose
-from .run import run_case
-from .scenario import generate_scenario
+from .run import Outcome, run_case
+from .scenario import Scenario, generate_scenario
 from .schedule import generate_schedule
 
 DEFAULT_PER_SCENARIO = 500
@@ -85,28 +85,35 @@ def run_task(task: Task) -> list[Row]:
             outcomes.append((index, run_case(engine, schedule)))
     seconds = (time.perf_counter() - started) / max(1, task.schedules)
     return [
-        Row(
-            task.campaign_seed,
-            task.scenario,
-            index,
-            len(scenario.clients),
-            scenario.edit_count,
-            scenario.lag,
-            scenario.signed,
-            outcome.events,
-            outcome.merges,
-            outcome.max_width,
-            outcome.max_depth,
-            outcome.rounds,
-            outcome.lost_dropped,
-            outcome.lost_overwritten,
-            outcome.checked,
-            " ".join(outcome.properties),
-            "\n".join(outcome.violations),
-            seconds,
-        )
+        row_of(task.campaign_seed, task.scenario, scenario, index, outcome, seconds)
         for index, outcome in outcomes
     ]
+
+
+def row_of(
+    seed: int, scenario_index: int, scenario: Scenario, index: int, outcome: Outcome, seconds: float
+) -> Row:
+    """The result row of one interleaving: what the scenario and its outcome were."""
+    return Row(
+        seed,
+        scenario_index,
+        index,
+        len(scenario.clients),
+        scenario.edit_count,
+        scenario.lag,
+        scenario.signed,
+        outcome.events,
+        outcome.merges,
+        outcome.max_width,
+        outcome.max_depth,
+        outcome.rounds,
+        outcome.lost_dropped,
+        outcome.lost_overwritten,
+        outcome.checked,
+        " ".join(outcome.properties),
+        "\n".join(outcome.violations),
+        seconds,
+    )
 
 
 def first_failure(

@@ -24,7 +24,7 @@ from swarmconf.conformance.client import Message
 from ..client import DEFAULT_TIMEOUT, PooledClient, pooled
 from ..verdict import AGREED, FAILED, QUIRK, SKIPPED, Verdict, judge
 from .cached_spec import CachedSpec
-from .campaign import Row
+from .campaign import row_of
 from .edits import Data
 from .engine import Engine, Published
 from .impl import Implementation
@@ -287,31 +287,6 @@ def rows_of(played: Played, checked: Checked, seconds: float) -> Iterator[tuple[
             *(extra if number == 0 else [0] * len(extra)),
             waited if number == 0 else 0.0,
         )
-
-
-def row_of(
-    seed: int, scenario_index: int, scenario: Scenario, index: int, outcome: Outcome, seconds: float
-) -> Row:
-    return Row(
-        seed,
-        scenario_index,
-        index,
-        len(scenario.clients),
-        scenario.edit_count,
-        scenario.lag,
-        scenario.signed,
-        outcome.events,
-        outcome.merges,
-        outcome.max_width,
-        outcome.max_depth,
-        outcome.rounds,
-        outcome.lost_dropped,
-        outcome.lost_overwritten,
-        outcome.checked,
-        " ".join(outcome.properties),
-        "\n".join(outcome.violations),
-        seconds,
-    )
 
 
 def plan_client(
