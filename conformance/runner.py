@@ -130,7 +130,8 @@ def mismatched_fields(op: str, expected: dict[str, Any], result: Message) -> lis
     return [
         name
         for name, value in expected.items()
-        if name not in result or _normal(kinds.get(name, "json"), result[name]) != value
+        if name not in result
+        or _normal(kinds.get(name, "json"), result[name]) != _normal(kinds.get(name, "json"), value)
     ]
 
 

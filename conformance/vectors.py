@@ -237,8 +237,14 @@ class Suite:
         reason: Json = {"enum": self.reasons} if self.reasons else {"pattern": REASON_PATTERN}
         reason = {"type": "string", **reason}
         groups = [
-            obj({"type": {"const": op}, **self.kinds[op].params, "tests": _tests(kind, reason)})
-            for op, kind in ((op, self.kinds[op]) for op in self.ops())
+            obj(
+                {
+                    "type": {"const": op},
+                    **self.kinds[op].params,
+                    "tests": _tests(self.kinds[op], reason, used_flags, self.rule_pattern),
+                }
+            )
+            for op in self.ops()
         ]
         note = obj(
             {
@@ -249,10 +255,6 @@ class Suite:
             },
             optional=("effect", "quirk"),
         )
-        for group in groups:
-            case = group["properties"]["tests"]["items"]
-            case["properties"]["flags"]["items"] = {"enum": used_flags}
-            case["properties"]["rules"]["items"]["pattern"] = self.rule_pattern
         return {
             "$schema": DRAFT,
             "$id": schema_file_name(self.category),
@@ -280,15 +282,15 @@ class Suite:
         }
 
 
-def _tests(kind: GroupKind, reason: Json) -> Json:
-    """The schema of a group's `tests`."""
+def _tests(kind: GroupKind, reason: Json, flags: list[str], rule_pattern: str) -> Json:
+    """The schema of a group's `tests`: flags from `flags`, rules matching `rule_pattern`."""
     case = obj(
         {
             "tcId": {"type": "integer", "minimum": 1},
             "name": {"type": "string", "pattern": NAME_PATTERN},
             "comment": {"type": "string", "minLength": 1},
-            "flags": {"type": "array", "items": {}},
-            "rules": {"type": "array", "items": {"type": "string"}},
+            "flags": {"type": "array", "items": {"enum": flags}},
+            "rules": {"type": "array", "items": {"type": "string", "pattern": rule_pattern}},
             "input": kind.input,
             "result": {"enum": list(RESULTS)},
             "expected": kind.expected,

@@ -16,8 +16,7 @@ from typing import Any
 
 from swarmconf.conformance.client import ClientFailure, Message
 from swarmconf.conformance.configmerge.deployed import Behaviour, DeployedAdapter
-from swarmconf.conformance.protocol import OPS
-from swarmconf.conformance.runner import FAILURE_BEHAVIOUR, behaves_as_deployed
+from swarmconf.conformance.runner import FAILURE_BEHAVIOUR, behaves_as_deployed, mismatched_fields
 
 AGREED, DISAGREED, FAILED, SKIPPED, QUIRK = "agreed", "disagreed", "failed", "skipped", "quirk"
 
@@ -35,24 +34,9 @@ def answer_kind(answer: Message) -> str:
     return "nothing"
 
 
-def normal(kind: str, value: Any) -> Any:
-    if kind in ("hex", "hex?", "bt") and isinstance(value, str):
-        return value.lower()
-    if kind == "btlist" and isinstance(value, list):
-        return [normal("bt", item) for item in value]
-    return value
-
-
 def differences(op: str, expected: Message, got: Any) -> list[str]:
     """Result fields of `op` where `got` differs from `expected` (missing counts as differing)."""
-    if not isinstance(got, dict):
-        return ["result"]
-    kinds = OPS[op].result
-    return [
-        name
-        for name, value in expected.items()
-        if name not in got or normal(kinds[name], got[name]) != normal(kinds[name], value)
-    ]
+    return mismatched_fields(op, expected, got) if isinstance(got, dict) else ["result"]
 
 
 def judge(
