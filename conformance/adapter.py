@@ -22,6 +22,7 @@ from typing import Any
 from swarmconf import __version__
 from swarmconf.conformance import btcodec
 from swarmconf.conformance.protocol import KV_OPS, PROTOCOL_VERSION
+from swarmconf.spec.configmerge.encryption import PROFILES
 
 Request = dict[str, Any]
 Result = dict[str, Any]
@@ -104,7 +105,7 @@ class Adapter:
             "unpad": self.unpad,
             **dict.fromkeys(KV_OPS, self.kv),
         }
-        self.profiles = ["libsession", "spec"]
+        self.profiles = list(PROFILES)
         self.quirks: list[str] = []
 
     def handle(self, request: Request) -> Result:

@@ -27,6 +27,7 @@ from typing import Any
 from swarmconf.conformance.client import Client, ClientFailure, Message
 from swarmconf.conformance.protocol import OPS, PROTOCOL_VERSION
 from swarmconf.conformance.vectors import Case
+from swarmconf.spec.configmerge.encryption import PROFILES
 
 PASSED, ACCEPTABLE, FAILED, SKIPPED, NOT_APPLICABLE = (
     "passed",
@@ -39,8 +40,6 @@ GRADES = (PASSED, ACCEPTABLE, FAILED, SKIPPED, NOT_APPLICABLE)
 # After this many unexpected crashes or timeouts in a row the remaining cases fail unrun.
 MAX_CONSECUTIVE_CLIENT_FAILURES = 10
 FAILURE_BEHAVIOUR = {"timeout": "hang", "crashed": "abort"}
-PROFILES = ("libsession", "spec")
-"""The encryption profiles of the design; a case naming another tests its refusal."""
 """A client failure and the deployed behaviour it matches."""
 
 

@@ -26,6 +26,7 @@ from swarmconf.cliutil import (
     read_file,
     write_file,
 )
+from swarmconf.spec.configmerge.encryption import PROFILES
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason, UsageError
 
 from . import crypto
@@ -386,7 +387,7 @@ def register(subparsers: Any) -> None:
         p = _add_command(subparsers, name, command, summary, example)
         p.add_argument("file", metavar="FILE")
         p.add_argument("--key", required=True, metavar=KEY_HELP, help="the 32-byte key")
-        p.add_argument("--profile", choices=crypto.PROFILES, default="spec", help="default spec")
+        p.add_argument("--profile", choices=PROFILES, default="spec", help="default spec")
         p.add_argument("--domain", type=_domain, help="libsession domain, 1 to 24 bytes of text")
         p.add_argument(
             "--no-padding",

@@ -15,7 +15,6 @@ NONCE_SIZE = 24
 OVERHEAD = TAG_SIZE + NONCE_SIZE
 SPEC_NONCE_KEY = b"libsession-config-nonce-hash-key"
 LIBSESSION_NONCE_PREFIX = b"libsessionutil-config-encrypted-"
-PROFILES = ("spec", "libsession")
 
 
 def signing_secret(sign_key: object) -> bytes:

@@ -5,7 +5,7 @@ Encryption"; D18, D19, D20). Both profiles write ciphertext ‖ 16-byte tag ‖ 
 from __future__ import annotations
 
 import hashlib
-from typing import Literal
+from typing import Literal, get_args
 
 import nacl.bindings
 import nacl.exceptions
@@ -13,6 +13,8 @@ import nacl.exceptions
 from .reasons import DecryptError, Reason, UsageError
 
 Profile = Literal["spec", "libsession"]
+PROFILES: tuple[Profile, ...] = get_args(Profile)
+"""The encryption profiles: the design text's and the deployed client's (D18, D19)."""
 
 KEY_LENGTH = 32
 NONCE_LENGTH = 24
