@@ -18,12 +18,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from swarmconf.conformance.adapter import Adapter, bt_hex
+from swarmconf.conformance.adapter import bt_hex
 from swarmconf.conformance.client import Message
 
 from ..client import DEFAULT_TIMEOUT, PooledClient, pooled
 from ..verdict import AGREED, FAILED, QUIRK, SKIPPED, Verdict, judge
-from .cached_spec import CachedSpec
+from .cached_spec import CachedSpec, SpecOracle
 from .campaign import row_of
 from .edits import Data
 from .engine import Engine, Published
@@ -52,8 +52,8 @@ class RecordingEngine(Engine):
     """Each edit's data after its batch, as the spec computed it."""
 
     @functools.cached_property
-    def oracle(self) -> Adapter:
-        return Adapter(self.cache.module(), "swarmconf.spec")
+    def oracle(self) -> SpecOracle:
+        return SpecOracle(self.cache)
 
     def stable(self, result: bytes, shuffled: list[bytes], sign_key: bytes | None) -> bool:
         """P2 is the spec's own property, checked by campaigns without a client."""
