@@ -75,7 +75,7 @@ class ProcessClient:
         self.argv = argv
         self.timeout = timeout
         self.process: subprocess.Popen[str] | None = None
-        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.lines: queue.SimpleQueue[str | None] = queue.SimpleQueue()
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=20)
         self.next_id = 0
         self.stderr_reader: threading.Thread | None = None
@@ -94,7 +94,7 @@ class ProcessClient:
             )
         except OSError as error:
             raise ClientFailure("failed to start", str(error)) from error
-        self.lines = queue.Queue()
+        self.lines = queue.SimpleQueue()
         self.stderr_tail.clear()
         assert self.process.stdout is not None and self.process.stderr is not None
         _drain(self.process.stdout, self.lines.put, end=None)

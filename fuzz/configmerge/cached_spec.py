@@ -6,20 +6,28 @@ parse (or the refusal) by (bytes, lag, verify key), and each merge by its inputs
 and its options, merging through the spec's merge of already parsed messages, which gives the
 spec's `merge` byte for byte. Parsed and merged messages are never edited in place (an increment
 or a merge makes a new message), so sharing them is safe.
+
+`SpecOracle` is the spec's adapter over the cache. It serializes a parsed message once per
+signing key (a merge that keeps one input answers with that input's bytes, which the `serialize`
+request of the same message answers again), and takes a new, incremented or merged message's
+hash from the bytes it just serialized rather than serializing it a second time (D1).
 """
 
 from __future__ import annotations
 
 import types
 
+from swarmconf.conformance.adapter import Adapter
 from swarmconf.spec import configmerge as spec
-from swarmconf.spec.configmerge.message import check_lag
+from swarmconf.spec.configmerge.message import check_lag, message_hash
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason, require
 from swarmconf.spec.configmerge.signing import check_verify_key, signing_key
 
 from .impl import Implementation
 
 MergeKey = tuple[tuple[bytes, ...], int, bytes | None, bytes | None]
+Published = tuple[bytes, bytes]
+"""A message's serialized bytes and its hash."""
 
 
 class CachedSpec:
@@ -27,6 +35,7 @@ class CachedSpec:
         self.parsed: dict[tuple[bytes, int, bytes | None], spec.ConfigMessage | ConfigError] = {}
         self.merged: dict[MergeKey, spec.ConfigMessage | ConfigError] = {}
         self.merge_parsed = spec.merge_parsed
+        self.published: dict[tuple[int, bytes | None], tuple[spec.ConfigMessage, Published]] = {}
 
     def parse(
         self, data: bytes, *, lag: int = 5, verify_key: bytes | None = None
@@ -79,6 +88,21 @@ class CachedSpec:
         require(valid != [], Reason.NO_VALID_MESSAGE, f"none of {len(messages)} inputs")
         return self.merge_parsed(valid, lag=lag, verify_key=verify_key, sign_key=sign_key)
 
+    def publish(self, message: spec.ConfigMessage, sign_key: bytes | None) -> Published:
+        """`message.serialize(sign_key)` and `message.hash`.
+
+        A parsed message never changes, so its bytes are kept per key (with the message, whose
+        identity is the key). An editable message is signed with the key it was last
+        serialized with, so its hash is that of the bytes just serialized (D1).
+        """
+        if message.editable:
+            data = message.serialize(sign_key)
+            return data, message_hash(data)
+        key = (id(message), sign_key)
+        if key not in self.published:
+            self.published[key] = (message, (message.serialize(sign_key), message.hash))
+        return self.published[key][1]
+
     def implementation(self) -> Implementation:
         """The engine's view: parse and merge cached (the engine merges by bytes, so that the
         oracle answers a merge request from the engine's merge)."""
@@ -91,3 +115,15 @@ class CachedSpec:
         module.parse = self.parse  # type: ignore[attr-defined]
         module.merge = self.merge  # type: ignore[attr-defined]
         return module
+
+
+class SpecOracle(Adapter):
+    """The spec's adapter over a `CachedSpec`, each message published through its cache."""
+
+    def __init__(self, cache: CachedSpec) -> None:
+        super().__init__(cache.module(), "swarmconf.spec")
+        self.cache = cache
+
+    def _serialized(self, message: spec.ConfigMessage, sign_key: bytes | None) -> dict[str, str]:
+        data, hash_ = self.cache.publish(message, sign_key)
+        return {"msg": data.hex(), "hash": hash_.hex()}

@@ -18,12 +18,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from swarmconf.conformance.adapter import Adapter, bt_hex
+from swarmconf.conformance.adapter import bt_hex
 from swarmconf.conformance.client import Message
 
 from ..client import DEFAULT_TIMEOUT, PooledClient, pooled
 from ..verdict import AGREED, FAILED, QUIRK, SKIPPED, Verdict, judge
-from .cached_spec import CachedSpec
+from .cached_spec import CachedSpec, SpecOracle
 from .campaign import row_of
 from .edits import Data
 from .engine import Engine, Published
@@ -52,8 +52,8 @@ class RecordingEngine(Engine):
     """Each edit's data after its batch, as the spec computed it."""
 
     @functools.cached_property
-    def oracle(self) -> Adapter:
-        return Adapter(self.cache.module(), "swarmconf.spec")
+    def oracle(self) -> SpecOracle:
+        return SpecOracle(self.cache)
 
     def stable(self, result: bytes, shuffled: list[bytes], sign_key: bytes | None) -> bool:
         """P2 is the spec's own property, checked by campaigns without a client."""
@@ -130,8 +130,12 @@ def request_of(engine: RecordingEngine, key: OpKey) -> Message:
     return {"op": key[0], "msg": key[1].hex(), "lag": scenario.lag} | keys
 
 
-def sort_key(key: OpKey) -> tuple[str, str]:
-    return (key[0], repr(key[1:]))
+def sort_key(key: OpKey) -> OpKey:
+    """The order of a task's requests and of an interleaving's notes, the same in every
+    process: a merge by its inputs in order (a frozenset's own order varies with the hash seed)."""
+    if key[0] == "merge":
+        return ("merge", sorted(key[1]), key[2])
+    return key
 
 
 @dataclass
@@ -173,10 +177,9 @@ def check_operations(engine: RecordingEngine, keys: set[OpKey], client: PooledCl
 def client_violations(touched: set[OpKey], verdicts: dict[OpKey, Verdict]) -> list[str]:
     """C1 and C2 violations of one interleaving, from the verdicts on the operations it used."""
     noted: dict[str, list[str]] = {"C1": [], "C2": []}
-    for key in sorted(touched, key=sort_key):
+    failed = [key for key in touched if verdicts[key].status not in (AGREED, SKIPPED, QUIRK)]
+    for key in sorted(failed, key=sort_key):
         verdict = verdicts[key]
-        if verdict.status in (AGREED, SKIPPED, QUIRK):
-            continue
         name = "C2" if verdict.status == FAILED else "C1"
         if len(noted[name]) < MAX_NOTED:
             noted[name].append(f"{name} {verdict.detail}")

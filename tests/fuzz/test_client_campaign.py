@@ -164,3 +164,31 @@ def test_the_next_tasks_interleavings_run_while_the_adapter_answers(
 
     assert [untimed(row) for row in together] == [untimed(row) for row in alone]
     assert len(together) == 30 and together[0][SKIPPED] > 0
+
+
+def test_a_tasks_requests_are_in_the_same_order_in_every_process() -> None:
+    """The order does not follow the hash seed, so notes and batches replay alike."""
+    import os
+    import subprocess
+    import sys
+
+    program = (
+        "import hashlib, json\n"
+        "from swarmconf.fuzz.configmerge import differential as d\n"
+        "played = d.play(d.ClientTask(1, 3, 0, 10, 'unused'))\n"
+        "keys = set().union(*(touched for _, _, touched in played.results))\n"
+        "ordered = sorted(keys, key=d.sort_key)\n"
+        "requests = [d.request_of(played.engine, key) for key in ordered]\n"
+        "print(hashlib.sha256(json.dumps(requests).encode()).hexdigest())\n"
+    )
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", program],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(digests) == 1

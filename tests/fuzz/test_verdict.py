@@ -22,7 +22,10 @@ LOOPING = {"op": "parse", "msg": b"d1:#i1e1:&de1:=d1:ai1eee".hex(), "lag": 5}
 
 def test_equal_answers_agree_and_hex_case_does_not_matter() -> None:
     expected = {"result": {"hash": "ab"}}
-    assert judge({"op": "hash", "msg": "", "lag": 5}, expected, {"result": {"hash": "AB"}}).status
+    request = {"op": "hash", "msg": "", "lag": 5}
+    assert judge(request, expected, {"result": {"hash": "ab"}}).status == AGREED
+    assert judge(request, expected, {"result": {"hash": "AB"}}).status == AGREED
+    assert judge(request, expected, {"result": {"hash": "AB", "more": 1}}).status == AGREED
     assert judge(PARSE, REFUSED, {"reason": "MSG_MISSING_SEQNO"}).status == AGREED
 
 

@@ -3,7 +3,7 @@
 import pytest
 
 from swarmconf.fuzz.configmerge.cached_spec import CachedSpec
-from swarmconf.fuzz.configmerge.differential import recording_engine, request_of
+from swarmconf.fuzz.configmerge.differential import recording_engine, request_of, with_messages
 from swarmconf.fuzz.configmerge.run import run_case
 from swarmconf.fuzz.configmerge.scenario import generate_scenario
 from swarmconf.fuzz.configmerge.schedule import generate_schedule
@@ -48,3 +48,32 @@ def test_the_oracle_answers_merges_from_the_engines_merges() -> None:
     for key in merges:
         assert "result" in engine.oracle.handle(request_of(engine, key))
     assert len(engine.cache.merged) == computed
+
+
+@pytest.mark.parametrize("number", [2, 3, 13])
+def test_the_oracle_answers_every_request_as_the_specs_own_adapter(number: int) -> None:
+    """Scenario 2 is signed, 3 is not, 13 has a client without the key and one writing an
+    unknown key, so that some answers are refusals."""
+    from swarmconf.conformance.adapter import builtin_adapter
+
+    scenario = generate_scenario(1, number)
+    engine = recording_engine(scenario)
+    for schedule in range(10):
+        run_case(engine, generate_schedule(scenario, 1, number, schedule))
+    requests = [request_of(engine, key) for key in with_messages(engine, engine.touched)]
+    plain = builtin_adapter("spec")
+    answers = [engine.oracle.handle(request) for request in requests]
+    assert answers == [plain.handle(request) for request in requests]
+    assert {request["op"] for request in requests} >= {"merge", "increment", "serialize"}
+
+
+def test_a_parsed_message_is_serialized_once_per_key() -> None:
+    cache = CachedSpec()
+    message = spec.ConfigMessage.new(3)
+    message.data[b"a"] = 1
+    parsed = cache.parse(message.serialize())
+    first = cache.publish(parsed, None)
+    assert cache.publish(parsed, None)[0] is first[0]
+    assert first == (parsed.serialize(), parsed.hash)
+    key = bytes(range(32))
+    assert cache.publish(parsed, key) == (parsed.serialize(key), parsed.hash)
