@@ -3,8 +3,10 @@
 `SqliteStore` implements the spec's `Store` protocol (`swarmconf.spec.kvgossip.state.Store`). It
 keeps bytes exactly as they travel (records with their chains, signed revocations) plus the
 columns that index them: `records` holds each key's LWW columns `(ts, entry_hash)`, which are
-the design's per-key "KV hash tree", indexed by key and by entry hash (to answer `WANT`s; sync
-order needs no index, as sessions reconcile the in-memory sorted items); `chain_links` maps
+the design's per-key "KV hash tree", indexed by key and by `(ts, entry_hash)` (to answer
+`WANT`s: an entry hash finds its `ts` in memory). Records arrive in that order during a sync,
+and a new write is the newest, so inserts extend the index at its end rather than dirtying a
+random page each, as an index on the entry hash alone would; `chain_links` maps
 grant ids to the keys whose chain uses them, indexed both ways so that replacing a key's record
 costs the same whatever the store holds. Opening an older store brings its indexes up to date
 (every schema statement is idempotent).
@@ -56,7 +58,8 @@ CREATE TABLE IF NOT EXISTS records (
     record BLOB NOT NULL
 ) WITHOUT ROWID;
 DROP INDEX IF EXISTS records_newest;
-CREATE INDEX IF NOT EXISTS records_by_entry_hash ON records (entry_hash);
+DROP INDEX IF EXISTS records_by_entry_hash;
+CREATE INDEX IF NOT EXISTS records_by_lww ON records (ts, entry_hash);
 CREATE TABLE IF NOT EXISTS chain_links (
     grant_id BLOB NOT NULL,
     key TEXT NOT NULL,
@@ -105,6 +108,8 @@ class SqliteStore:
         self._counted = False
         """`(S, N)` changed since the last write to `meta`."""
         self._items: list[SyncItem] | None = None
+        self._ts_of: dict[bytes, int] = {}
+        """The `ts` of each entry hash in `_items` (kept with it)."""
         self._revoked: frozenset[bytes] | None = None
         self._known: dict[str, Record | None] = {}
         """Keys looked up or written in the running transaction, with what is stored for them:
@@ -198,8 +203,10 @@ class SqliteStore:
         if self._items is not None:
             if sign > 0:
                 insort(self._items, item)
+                self._ts_of[item[1]] = item[0]
             else:
                 del self._items[bisect_left(self._items, item)]
+                del self._ts_of[item[1]]
 
     def _flush(self) -> None:
         """Write the queued rows, one statement per table."""
@@ -299,17 +306,25 @@ class SqliteStore:
 
     def get_by_entry_hash(self, entry_hash: bytes) -> Record | None:
         """The stored record whose entry hash this is."""
+        self._loaded_items()
+        ts = self._ts_of.get(entry_hash)
+        if ts is None:
+            return None
         row = self._query(
-            "SELECT record FROM records WHERE entry_hash = ?", (entry_hash,)
+            "SELECT record FROM records WHERE ts = ? AND entry_hash = ?", (ts, entry_hash)
         ).fetchone()
         return None if row is None else _stored_record(bytes(row[0]))
 
     def sync_items(self) -> list[SyncItem]:
         """A sorted snapshot of every `(ts, entry_hash)` (a copy of the in-memory index)."""
+        return list(self._loaded_items())
+
+    def _loaded_items(self) -> list[SyncItem]:
         if self._items is None:
-            rows = self._query("SELECT ts, entry_hash FROM records")
-            self._items = sorted((int(ts), bytes(eh)) for ts, eh in rows)
-        return list(self._items)
+            rows = self._query("SELECT ts, entry_hash FROM records ORDER BY ts, entry_hash")
+            self._items = [(int(ts), bytes(eh)) for ts, eh in rows]
+            self._ts_of = {eh: ts for ts, eh in self._items}
+        return self._items
 
     def entries_newest_first(self) -> list[tuple[str, int, bytes]]:
         """Every `(key, ts, entry_hash)` in sync order `(ts desc, key asc)`."""
