@@ -39,7 +39,7 @@ import sqlite3
 import threading
 from bisect import bisect_left, insort
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 
 import msgpack  # type: ignore[import-untyped]
@@ -82,6 +82,8 @@ CREATE TABLE IF NOT EXISTS meta (
 
 CACHE_KIB = 65_536
 """SQLite's page cache per connection: a store of 100,000 records with their indexes fits."""
+_INSIDE = nullcontext()
+"""What `transaction` gives inside a transaction: the outer one commits or rolls back."""
 _CHUNK = 500
 """Keys per `IN (...)` query (SQLite allows 32,766 parameters; smaller stays quick to plan)."""
 
@@ -146,12 +148,13 @@ class SqliteStore:
                 )
             self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
+    def transaction(self) -> AbstractContextManager[None]:
+        """Make every change inside the block one atomic SQLite transaction (a block inside
+        another is part of the outer one)."""
+        return _INSIDE if self._in_transaction else self._outermost()
+
     @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """Make every change inside the block one atomic SQLite transaction."""
-        if self._in_transaction:
-            yield
-            return
+    def _outermost(self) -> Iterator[None]:
         self._db.execute("BEGIN IMMEDIATE")
         self._in_transaction = True
         try:
