@@ -9,7 +9,8 @@ once (pipelined `WANT`s) keeps reading its peer's answers and neither side block
 Frames come in through a reader task that stays one frame ahead: while the session applies one
 batch of records, the signatures of the next are checked on a worker thread (libsodium runs
 without the GIL) into the cache of `crypto.verify`, so the spec's own check of each record,
-which still runs, finds its answer ready.
+which still runs, finds its answer ready; the same pass reads the batch's keys, which the store
+looks up in one query before the session applies the batch.
 
 One sync port serves both kinds of connection, told apart by the first frame: a `HELLO` opens a
 session (the responder's side); `PUSH` and `FETCH` frames are answered one by one for as long
@@ -126,9 +127,9 @@ async def drive(
                     error = incoming.reason
                 break
             frame, checked = incoming
-            if checked is not None:
-                await checked
+            keys = [] if checked is None else await checked
             with store.transaction():
+                store.prefetch(keys)
                 outgoing = session.receive(frame, settings.clock())
         outbox.put_nowait(None)
         await sender
@@ -156,7 +157,7 @@ async def drive(
     return SessionOutcome(role, session.peer_id, error, session.log)
 
 
-_Incoming = tuple[bytes, "asyncio.Future[None] | None"] | FrameError
+_Incoming = tuple[bytes, "asyncio.Future[list[str]] | None"] | FrameError
 """A frame with the signature check running for it, or why no more frames come."""
 _RECORDS_PREFIX = m.message(m.RECORDS, [])[:-1]
 
@@ -178,18 +179,23 @@ async def _read_ahead(
         await inbox.put((frame, checked))
 
 
-def check_signatures(frame: bytes) -> None:
+def check_signatures(frame: bytes) -> list[str]:
     """Verify the signature of each record a RECORDS frame carries, filling `crypto.verify`'s
-    cache; anything malformed is left to the spec, which refuses it."""
+    cache, and return the records' keys; anything malformed is left to the spec, which refuses
+    it."""
+    keys: list[str] = []
     try:
         _, records = msgpack.unpackb(frame)
         for data in records:
             body, signature, _, _ = msgpack.unpackb(data)
-            signer = msgpack.unpackb(body)[5]
+            _, key, _, _, _, signer = msgpack.unpackb(body)
             if type(signer) is bytes and type(signature) is bytes and type(body) is bytes:
                 crypto.verify(signer, body, signature)
+            if type(key) is str:
+                keys.append(key)
     except (ValueError, TypeError, IndexError, KeyError, msgpack.UnpackException):
-        return
+        pass
+    return keys
 
 
 async def _send_all(writer: asyncio.StreamWriter, outbox: asyncio.Queue[bytes | None]) -> None:

@@ -34,7 +34,8 @@ def decode_canonical(data: bytes, max_size: int) -> Any:
     UTF-8, maps with non-string keys), and bytes that re-encode differently.
     """
     # Verify the size cap before parsing
-    require(len(data) <= max_size, KvReason.OVERSIZE, f"{len(data)} > {max_size} bytes")
+    if len(data) > max_size:
+        raise KvError(KvReason.OVERSIZE, f"{len(data)} > {max_size} bytes")
     # Verify the bytes are one msgpack value
     try:
         value = msgpack.unpackb(data, raw=False, use_list=True, strict_map_key=True)
@@ -58,10 +59,7 @@ def decode_body(data: bytes, tag: str, fields: tuple[type, ...], max_size: int) 
     # Verify the domain tag
     require(value[0] == tag, KvReason.WRONG_DOMAIN_TAG, repr(value[0]))
     # Verify every field's type
-    for item, kind in zip(value[1:], fields, strict=True):
-        require(type(item) is kind, KvReason.BAD_SHAPE, f"expected {kind.__name__}")
-        if kind is int:
-            require(0 <= item <= UINT64_MAX, KvReason.BAD_SHAPE, "integer out of uint64 range")
+    check_types(value[1:], fields)
     return list(value[1:])
 
 
@@ -70,6 +68,15 @@ def decode_tuple(data: bytes, fields: tuple[type, ...], max_size: int) -> list[A
     value = decode_canonical(data, max_size)
     require(isinstance(value, list), KvReason.BAD_SHAPE, "envelope is not an array")
     require(len(value) == len(fields), KvReason.BAD_SHAPE, "wrong number of fields")
-    for item, kind in zip(value, fields, strict=True):
-        require(type(item) is kind, KvReason.BAD_SHAPE, f"expected {kind.__name__}")
+    check_types(value, fields)
     return list(value)
+
+
+def check_types(values: list[Any], fields: tuple[type, ...]) -> None:
+    """Refuse a field whose type is not the expected one, or an integer outside uint64."""
+    for item, kind in zip(values, fields, strict=True):
+        found = type(item)
+        if found is not kind:
+            raise KvError(KvReason.BAD_SHAPE, f"expected {kind.__name__}")
+        if kind is int:
+            require(0 <= item <= UINT64_MAX, KvReason.BAD_SHAPE, "integer out of uint64 range")

@@ -34,6 +34,8 @@ class Grant:
     expires_at: int
     body: bytes
     signature: bytes
+    wire: bytes | None = field(default=None, repr=False, compare=False)
+    """The wire bytes the grant was decoded from (canonical, so `encode` gives them back)."""
     id: bytes = field(init=False, repr=False, compare=False)
     """The grant id: SHA-256 of the canonical body (table row 3)."""
 
@@ -47,6 +49,8 @@ class Grant:
 
     def encode(self) -> bytes:
         """The signed grant's wire bytes `[body, signature]`."""
+        if self.wire is not None:
+            return self.wire
         return encode([self.body, self.signature])
 
 
@@ -126,7 +130,7 @@ def decode_grant(data: bytes) -> Grant:
     require(issuer != issuee, KvReason.GRANT_SELF_ISSUED)
     # Verify the issuer's signature
     require(crypto.verify(issuer, body, signature), KvReason.BAD_SIGNATURE)
-    return Grant(issuer, issuee, pattern, flags, issued_at, expires_at, body, signature)
+    return Grant(issuer, issuee, pattern, flags, issued_at, expires_at, body, signature, data)
 
 
 def check_grant_for(

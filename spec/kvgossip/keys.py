@@ -65,8 +65,12 @@ def matches(pattern: str, key: str) -> bool:
     """True iff the well-formed `pattern` matches the well-formed `key` (notes 2.2).
 
     Components are matched in turn; `**` consumes zero or more whole components, except a final
-    `**`, which needs at least one.
+    `**`, which needs at least one. So literal components under a final `/**` (the usual grant)
+    match exactly the keys that begin with them and a `/`.
     """
+    stem, tail = pattern[:-3], pattern[-3:]
+    if tail == "/**" and "*" not in stem:
+        return key.startswith(stem + "/")
     return _match_parts(tuple(pattern[1:].split("/")), tuple(key[1:].split("/")))
 
 

@@ -37,6 +37,8 @@ class Record:
     signature: bytes
     value: bytes
     chain: tuple[bytes, ...]
+    wire: bytes | None = field(default=None, repr=False, compare=False)
+    """The wire bytes the record was decoded from (canonical, so `encode` gives them back)."""
     entry_hash: bytes = field(init=False, repr=False, compare=False)
     """SHA-256 of the signed body: key, ts, tombstone, value and signer, not the chain."""
 
@@ -50,10 +52,15 @@ class Record:
 
     def encode(self) -> bytes:
         """The record's wire bytes `[body, signature, value, chain]`."""
+        if self.wire is not None:
+            return self.wire
         return encode([self.body, self.signature, self.value, list(self.chain)])
 
     def with_chain(self, chain: Sequence[Grant]) -> Record:
         """The same signed record carrying exactly `chain` (what a node stores, row 31)."""
+        encoded = tuple(g.encode() for g in chain)
+        if encoded == self.chain:
+            return self
         return Record(
             self.key,
             self.ts,
@@ -63,7 +70,7 @@ class Record:
             self.body,
             self.signature,
             self.value,
-            tuple(g.encode() for g in chain),
+            encoded,
         )
 
 
@@ -126,7 +133,9 @@ def decode_record(data: bytes) -> Record:
         require(value_hash == ZERO_HASH, KvReason.TOMBSTONE_HASH_NOT_ZERO)
     else:
         require(crypto.sha256(value) == value_hash, KvReason.VALUE_HASH_MISMATCH)
-    return Record(key, ts, tombstone, value_hash, signer, body, signature, value, tuple(chain))
+    return Record(
+        key, ts, tombstone, value_hash, signer, body, signature, value, tuple(chain), data
+    )
 
 
 def lww_greater(a: tuple[int, bytes], b: tuple[int, bytes]) -> bool:

@@ -52,6 +52,10 @@ SEND_WINDOW = 4
 """RECORDS batches the initiator keeps unanswered (K8): each RESULTS releases the next, so a
 large transfer is read from the store batch by batch as the peer keeps up, never all at once."""
 
+OUTCOMES = frozenset(Outcome)
+REASONS = frozenset(KvReason)
+"""The outcomes and reasons a RESULTS may name."""
+
 
 class Role(StrEnum):
     """Which side of the session this is."""
@@ -234,11 +238,9 @@ class Session:
         """Apply a peer's RESULTS for `sent` records: its revocations first, then its records."""
         _, outcomes, reasons, revs, own = msg
         require(len(outcomes) == sent, KvReason.SESSION_BAD_MESSAGE, "RESULTS count")
-        require(all(o in set(Outcome) for o in outcomes), KvReason.SESSION_BAD_MESSAGE, "outcome")
+        require(all(o in OUTCOMES for o in outcomes), KvReason.SESSION_BAD_MESSAGE, "outcome")
         require(
-            all(r == "" or r in set(KvReason) for r in reasons),
-            KvReason.SESSION_BAD_MESSAGE,
-            "reason",
+            all(r == "" or r in REASONS for r in reasons), KvReason.SESSION_BAD_MESSAGE, "reason"
         )
         require(len(own) <= sent, KvReason.SESSION_BAD_MESSAGE, "RESULTS own records")
         self._apply_revocations(revs)

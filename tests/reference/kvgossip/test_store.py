@@ -239,3 +239,30 @@ def test_deferred_checkpoints_run_only_when_asked_from_any_thread(tmp_path: Path
     assert store.commits == 12
     store.close()
     assert SqliteStore(tmp_path / "db", ROOT.pk).count() == 1_200
+
+
+def test_queued_puts_are_seen_by_every_read_and_lost_on_rollback(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "db", ROOT.pk)
+    store.put(alice("/a/kept", 4))
+    first, second = alice("/a/x", 5), alice("/a/x", 6)
+    with store.transaction():
+        store.prefetch(["/a/kept", "/a/x"])
+        assert store.get("/a/kept") == alice("/a/kept", 4)
+        assert store.get("/a/x") is None
+        store.put(first)
+        assert store.record_bytes("/a/x") == first.encode()
+        assert store.keys_with_grant(GRANT.id) == ["/a/kept", "/a/x"]
+        store.put(second)
+        assert store.get_by_entry_hash(second.entry_hash) == second
+        assert store.get_by_entry_hash(first.entry_hash) is None
+    with pytest.raises(RuntimeError), store.transaction():
+        store.put(alice("/a/lost", 7))
+        assert store.get("/a/lost") is not None
+        raise RuntimeError("crash before the queued rows are written")
+    assert store.get("/a/lost") is None
+    assert store.get_by_entry_hash(alice("/a/lost", 7).entry_hash) is None
+    store.close()
+    reopened = SqliteStore(tmp_path / "db", ROOT.pk)
+    assert [k for k, _, _ in reopened.entries_newest_first()] == ["/a/x", "/a/kept"]
+    assert reopened.get("/a/x") == second
+    assert reopened.tree_hash() == tree_hash_of([alice("/a/kept", 4), second])
