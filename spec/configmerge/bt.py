@@ -7,6 +7,7 @@ lengths, no `-0`, integers within signed 64 bits, nothing after the final value.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from .reasons import ConfigError, Reason, require
@@ -66,8 +67,19 @@ def decode(data: bytes, *, wide_int_keys: Callable[[bytes], bool] | None = None)
     return value
 
 
+INTEGER_START = ord("i")
+LIST_START = ord("l")
+DICT_START = ord("d")
+END = ord("e")
+LENGTH_END = ord(":")
+UNSIGNED_DIGITS = re.compile(rb"[0-9]*")
+SIGNED_DIGITS = re.compile(rb"-?[0-9]*")
+"""The digits of a string length, and of an integer (after an optional minus)."""
+
+
 class _Reader:
-    """A cursor over the input; each method reads one kind of value at the cursor."""
+    """A cursor over the input; each method reads one token or value at the cursor, checking
+    the rules of D10 in reading order."""
 
     def __init__(self, data: bytes, wide_int_keys: Callable[[bytes], bool] | None) -> None:
         self.data = data
@@ -75,30 +87,36 @@ class _Reader:
         self.wide_int_keys = wide_int_keys
 
     def peek(self) -> int:
-        require(self.pos < len(self.data), Reason.BT_TRUNCATED, f"at offset {self.pos}")
+        """The byte at the cursor; the input must not end here."""
+        if self.pos >= len(self.data):
+            raise ConfigError(Reason.BT_TRUNCATED, f"at offset {self.pos}")
         return self.data[self.pos]
 
     def value(self, depth: int, wide: bool) -> BtValue:
         kind = self.peek()
-        if kind == ord("i"):
+        if kind == INTEGER_START:
             return self.integer(wide)
         if kind in DIGITS:
             return self.string()
-        if kind in b"ld":
+        if kind in (LIST_START, DICT_START):
             # Verify the nesting limit before descending
             require(depth < MAX_DEPTH, Reason.BT_TOO_DEEP, f"deeper than {MAX_DEPTH}")
-            return self.list(depth + 1, wide) if kind == ord("l") else self.dict(depth + 1, wide)
+            return self.list(depth + 1, wide) if kind == LIST_START else self.dict(depth + 1, wide)
         raise ConfigError(Reason.BT_UNKNOWN_TYPE, f"byte {kind:#x} at offset {self.pos}")
 
     def digits_until(self, terminator: int, reason: Reason, *, signed: bool) -> bytes:
-        """Read digits (after a `-` if `signed`) up to `terminator`; consume the terminator."""
+        """Read digits (after a `-` if `signed`) up to `terminator`; consume the terminator.
+
+        The run of digits is matched at once; the byte after it must be the terminator.
+        """
         start = self.pos
-        while self.peek() != terminator:
-            char = self.data[self.pos]
-            # Verify only digits (and a leading minus for integers) precede the terminator
-            minus = signed and char == ord("-") and self.pos == start
-            require(char in DIGITS or minus, reason, f"{char:#x} at offset {self.pos}")
-            self.pos += 1
+        digits = (SIGNED_DIGITS if signed else UNSIGNED_DIGITS).match(self.data, start)
+        assert digits is not None  # an empty run matches too
+        self.pos = digits.end()
+        # Verify only digits (and a leading minus for integers) precede the terminator
+        char = self.peek()
+        if char != terminator:
+            raise ConfigError(reason, f"{char:#x} at offset {self.pos}")
         text = self.data[start : self.pos]
         self.pos += 1
         return text
@@ -106,7 +124,7 @@ class _Reader:
     def integer(self, wide: bool) -> int:
         """`i<digits>e`: no leading zeros, no `-0`, within the allowed range."""
         self.pos += 1
-        text = self.digits_until(ord("e"), Reason.BT_BAD_INTEGER, signed=True)
+        text = self.digits_until(END, Reason.BT_BAD_INTEGER, signed=True)
         magnitude = text.removeprefix(b"-")
         # Verify there is at least one digit
         require(magnitude != b"", Reason.BT_BAD_INTEGER, "no digits")
@@ -114,16 +132,17 @@ class _Reader:
         require(text != b"-0", Reason.BT_NEGATIVE_ZERO)
         require(magnitude == b"0" or magnitude[0] != ord("0"), Reason.BT_LEADING_ZERO)
         # Verify the range: more digits than 2^64-1 has can never fit
-        require(len(magnitude) <= MAX_DIGITS, Reason.BT_INTEGER_RANGE, f"{len(text)} digits")
+        if len(magnitude) > MAX_DIGITS:
+            raise ConfigError(Reason.BT_INTEGER_RANGE, f"{len(text)} digits")
         number = int(text)
         # Verify the range: signed 64 bits, or [-2^63, 2^64-1] where D9 allows
-        high = UINT64_MAX if wide else INT64_MAX
-        require(INT64_MIN <= number <= high, Reason.BT_INTEGER_RANGE, text.decode())
+        if not INT64_MIN <= number <= (UINT64_MAX if wide else INT64_MAX):
+            raise ConfigError(Reason.BT_INTEGER_RANGE, text.decode())
         return number
 
     def string(self) -> bytes:
         """`<length>:<bytes>`: the length without leading zeros, the bytes all present."""
-        length_text = self.digits_until(ord(":"), Reason.BT_BAD_STRING_LENGTH, signed=False)
+        length_text = self.digits_until(LENGTH_END, Reason.BT_BAD_STRING_LENGTH, signed=False)
         # Verify the length is in shortest form (it starts with a digit, so it is not empty)
         require(length_text == b"0" or length_text[0] != ord("0"), Reason.BT_LEADING_ZERO)
         # Verify the declared bytes are present (a length of over 20 digits never is)
@@ -137,7 +156,7 @@ class _Reader:
     def list(self, depth: int, wide: bool) -> list[BtValue]:
         self.pos += 1
         items: list[BtValue] = []
-        while self.peek() != ord("e"):
+        while self.peek() != END:
             items.append(self.value(depth, wide))
         self.pos += 1
         return items
@@ -146,13 +165,14 @@ class _Reader:
         self.pos += 1
         items: dict[bytes, BtValue] = {}
         previous: bytes | None = None
-        while self.peek() != ord("e"):
+        while (kind := self.peek()) != END:
             # Verify keys are byte strings, strictly ascending
-            require(self.peek() in DIGITS, Reason.BT_KEY_NOT_STRING, f"at offset {self.pos}")
+            if kind not in DIGITS:
+                raise ConfigError(Reason.BT_KEY_NOT_STRING, f"at offset {self.pos}")
             key = self.string()
-            if previous is not None:
-                require(key != previous, Reason.BT_DUPLICATE_KEY, repr(key))
-                require(key > previous, Reason.BT_KEYS_UNSORTED, repr(key))
+            if previous is not None and key <= previous:
+                reason = Reason.BT_DUPLICATE_KEY if key == previous else Reason.BT_KEYS_UNSORTED
+                raise ConfigError(reason, repr(key))
             previous = key
             unknown_top_level = (
                 depth == 1 and self.wide_int_keys is not None and self.wide_int_keys(key)
