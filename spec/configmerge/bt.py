@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import NoReturn
 
 from .reasons import ConfigError, Reason, require
 
@@ -75,6 +76,9 @@ LENGTH_END = ord(":")
 UNSIGNED_DIGITS = re.compile(rb"[0-9]*")
 SIGNED_DIGITS = re.compile(rb"-?[0-9]*")
 """The digits of a string length, and of an integer (after an optional minus)."""
+CANONICAL_INTEGER = re.compile(rb"i(0|-?[1-9][0-9]{0,19})e")
+CANONICAL_LENGTH = re.compile(rb"(0|[1-9][0-9]{0,19}):")
+"""An integer, and a string length, in shortest form with no more digits than 2^64-1 has."""
 
 
 class _Reader:
@@ -122,9 +126,25 @@ class _Reader:
         return text
 
     def integer(self, wide: bool) -> int:
-        """`i<digits>e`: no leading zeros, no `-0`, within the allowed range."""
-        self.pos += 1
-        text = self.digits_until(END, Reason.BT_BAD_INTEGER, signed=True)
+        """`i<digits>e`: no leading zeros, no `-0`, within the allowed range.
+
+        The canonical form is matched as one token; anything else is read rule by rule to find
+        the first one it breaks."""
+        token = CANONICAL_INTEGER.match(self.data, self.pos)
+        if token is None:
+            self.pos += 1
+            self.refuse_integer(self.digits_until(END, Reason.BT_BAD_INTEGER, signed=True))
+        text = token[1]
+        self.pos = token.end()
+        number = int(text)
+        # Verify the range: signed 64 bits, or [-2^63, 2^64-1] where D9 allows
+        if not INT64_MIN <= number <= (UINT64_MAX if wide else INT64_MAX):
+            raise ConfigError(Reason.BT_INTEGER_RANGE, text.decode())
+        return number
+
+    @staticmethod
+    def refuse_integer(text: bytes) -> NoReturn:
+        """Why the digits `text` of an integer are not in shortest form."""
         magnitude = text.removeprefix(b"-")
         # Verify there is at least one digit
         require(magnitude != b"", Reason.BT_BAD_INTEGER, "no digits")
@@ -132,26 +152,32 @@ class _Reader:
         require(text != b"-0", Reason.BT_NEGATIVE_ZERO)
         require(magnitude == b"0" or magnitude[0] != ord("0"), Reason.BT_LEADING_ZERO)
         # Verify the range: more digits than 2^64-1 has can never fit
-        if len(magnitude) > MAX_DIGITS:
-            raise ConfigError(Reason.BT_INTEGER_RANGE, f"{len(text)} digits")
-        number = int(text)
-        # Verify the range: signed 64 bits, or [-2^63, 2^64-1] where D9 allows
-        if not INT64_MIN <= number <= (UINT64_MAX if wide else INT64_MAX):
-            raise ConfigError(Reason.BT_INTEGER_RANGE, text.decode())
-        return number
+        raise ConfigError(Reason.BT_INTEGER_RANGE, f"{len(text)} digits")
 
     def string(self) -> bytes:
-        """`<length>:<bytes>`: the length without leading zeros, the bytes all present."""
-        length_text = self.digits_until(LENGTH_END, Reason.BT_BAD_STRING_LENGTH, signed=False)
+        """`<length>:<bytes>`: the length without leading zeros, the bytes all present.
+
+        A length in shortest form is matched as one token; anything else is read rule by rule
+        to find the first one it breaks."""
+        token = CANONICAL_LENGTH.match(self.data, self.pos)
+        if token is None:
+            self.refuse_length(
+                self.digits_until(LENGTH_END, Reason.BT_BAD_STRING_LENGTH, signed=False)
+            )
+        start = token.end()
+        end = start + int(token[1])
+        # Verify the declared bytes are present
+        require(end <= len(self.data), Reason.BT_TRUNCATED, "string")
+        self.pos = end
+        return self.data[start:end]
+
+    @staticmethod
+    def refuse_length(length_text: bytes) -> NoReturn:
+        """Why the digits `length_text` of a string length are not in shortest form."""
         # Verify the length is in shortest form (it starts with a digit, so it is not empty)
         require(length_text == b"0" or length_text[0] != ord("0"), Reason.BT_LEADING_ZERO)
         # Verify the declared bytes are present (a length of over 20 digits never is)
-        require(len(length_text) <= MAX_DIGITS, Reason.BT_TRUNCATED, "string")
-        length = int(length_text)
-        require(length <= len(self.data) - self.pos, Reason.BT_TRUNCATED, "string")
-        text = self.data[self.pos : self.pos + length]
-        self.pos += length
-        return text
+        raise ConfigError(Reason.BT_TRUNCATED, "string")
 
     def list(self, depth: int, wide: bool) -> list[BtValue]:
         self.pos += 1
