@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 
 from nacl import bindings
@@ -21,10 +22,20 @@ def signing_secret(sign_key: object) -> bytes:
     """The 64-byte libsodium secret key for a 32-byte seed or a 64-byte seed+public key."""
     if type(sign_key) is not bytes or len(sign_key) not in (32, 64):
         raise UsageError(Reason.BAD_KEY, "a signing key is a 32-byte seed or 64 bytes")
-    public, secret = bindings.crypto_sign_seed_keypair(sign_key[:32])
+    public, secret = _seed_keypair(sign_key[:32])
     if len(sign_key) == 64 and sign_key[32:] != public:
         raise UsageError(Reason.BAD_KEY, "the public half does not match the seed")
-    return bytes(secret)
+    return secret
+
+
+@functools.lru_cache(maxsize=8)
+def _seed_keypair(seed: bytes) -> tuple[bytes, bytes]:
+    """(public key, 64-byte secret key) derived from `seed`; a merger signs many merges with
+    one key, and the derivation costs as much as a small merge. Keeping the last few derived
+    keys keeps no more than the caller holds: the seed, from which they follow, is already in
+    the caller's memory."""
+    public, secret = bindings.crypto_sign_seed_keypair(seed)
+    return bytes(public), bytes(secret)
 
 
 def check_verify_key(verify_key: object) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason
 
 from . import bt, crypto
@@ -12,7 +14,14 @@ from .message import ConfigMessage, LaggedEntry, check_lag, parse_alike
 def _survivors(valid: list[ConfigMessage], lag: int) -> list[ConfigMessage]:
     """The messages D14 does not ignore, ascending by (seqno, hash)."""
     top = max([m.seqno for m in valid])
-    included = {e[:2] for lagged in _distinct_lagged(valid) for e in lagged}
+    included: set[tuple[int, bytes]] = set()
+    previous: list[LaggedEntry] | None = None
+    for m in valid:
+        # The inputs of a merge often share their whole history (compared by identity of the
+        # entries when they were parsed alike)
+        if m.lagged != previous:
+            included.update(m._included())
+            previous = m.lagged
     unique: dict[bytes, ConfigMessage] = {}
     for m in valid:
         if m.seqno + lag > top and (m.seqno, m.hash) not in included:
@@ -20,19 +29,7 @@ def _survivors(valid: list[ConfigMessage], lag: int) -> list[ConfigMessage]:
     return sorted(unique.values(), key=_rank)
 
 
-def _rank(m: ConfigMessage) -> tuple[int, bytes]:
-    return (m.seqno, m.hash)
-
-
-def _distinct_lagged(messages: list[ConfigMessage]) -> list[list[LaggedEntry]]:
-    """The lagged lists of `messages`, each but the first one of a run of equal lists: the
-    inputs of a merge often share their whole history (compared by identity of the entries
-    when they were parsed alike)."""
-    out: list[list[LaggedEntry]] = []
-    for m in messages:
-        if not out or m.lagged != out[-1]:
-            out.append(m.lagged)
-    return out
+_rank = attrgetter("seqno", "hash")
 
 
 def replay(ranked: list[ConfigMessage]) -> tuple[BtData, list[LaggedEntry]]:

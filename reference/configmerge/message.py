@@ -67,6 +67,7 @@ class ConfigMessage:
         "_data",
         "_diff",
         "_hash",
+        "_included_ranks",
         "_layout",
         "_raw",
         "_raw_lagged",
@@ -115,6 +116,8 @@ class ConfigMessage:
         self._layout: splice.Layout | bool | None = None
         # Editable messages: the last serialization as (data in bt form, signing secret, bytes).
         self._cache: tuple[BtData, bytes | None, bytes] | None = None
+        # Parsed messages: the (seqno, hash) of the lagged entries, made for the first merge.
+        self._included_ranks: frozenset[tuple[int, bytes]] | None = None
 
     @classmethod
     def new(cls, seqno: int, *, lag: int = 5) -> ConfigMessage:
@@ -155,6 +158,16 @@ class ConfigMessage:
         if self._hash is not None:
             return self._hash
         return blake2b(self.serialize())
+
+    def _included(self) -> frozenset[tuple[int, bytes]]:
+        """The (seqno, hash) of the lagged entries (D14); a parsed message, never changed, keeps
+        them for the next merges it is an input of."""
+        if self._included_ranks is not None:
+            return self._included_ranks
+        ranks = frozenset([e[:2] for e in self.lagged])
+        if self._hash is not None:
+            self._included_ranks = ranks
+        return ranks
 
     def _bt_data(self) -> BtData:
         """The data in bt form as it would be serialized now."""

@@ -7,7 +7,9 @@ lengths, no `-0`, integers within signed 64 bits, nothing after the final value.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from typing import NoReturn
 
 from .reasons import ConfigError, Reason, require
 
@@ -66,8 +68,22 @@ def decode(data: bytes, *, wide_int_keys: Callable[[bytes], bool] | None = None)
     return value
 
 
+INTEGER_START = ord("i")
+LIST_START = ord("l")
+DICT_START = ord("d")
+END = ord("e")
+LENGTH_END = ord(":")
+UNSIGNED_DIGITS = re.compile(rb"[0-9]*")
+SIGNED_DIGITS = re.compile(rb"-?[0-9]*")
+"""The digits of a string length, and of an integer (after an optional minus)."""
+CANONICAL_INTEGER = re.compile(rb"i(0|-?[1-9][0-9]{0,19})e")
+CANONICAL_LENGTH = re.compile(rb"(0|[1-9][0-9]{0,19}):")
+"""An integer, and a string length, in shortest form with no more digits than 2^64-1 has."""
+
+
 class _Reader:
-    """A cursor over the input; each method reads one kind of value at the cursor."""
+    """A cursor over the input; each method reads one token or value at the cursor, checking
+    the rules of D10 in reading order."""
 
     def __init__(self, data: bytes, wide_int_keys: Callable[[bytes], bool] | None) -> None:
         self.data = data
@@ -75,38 +91,60 @@ class _Reader:
         self.wide_int_keys = wide_int_keys
 
     def peek(self) -> int:
-        require(self.pos < len(self.data), Reason.BT_TRUNCATED, f"at offset {self.pos}")
+        """The byte at the cursor; the input must not end here."""
+        if self.pos >= len(self.data):
+            raise ConfigError(Reason.BT_TRUNCATED, f"at offset {self.pos}")
         return self.data[self.pos]
 
     def value(self, depth: int, wide: bool) -> BtValue:
         kind = self.peek()
-        if kind == ord("i"):
+        if kind == INTEGER_START:
             return self.integer(wide)
         if kind in DIGITS:
             return self.string()
-        if kind in b"ld":
+        if kind in (LIST_START, DICT_START):
             # Verify the nesting limit before descending
             require(depth < MAX_DEPTH, Reason.BT_TOO_DEEP, f"deeper than {MAX_DEPTH}")
-            return self.list(depth + 1, wide) if kind == ord("l") else self.dict(depth + 1, wide)
+            return self.list(depth + 1, wide) if kind == LIST_START else self.dict(depth + 1, wide)
         raise ConfigError(Reason.BT_UNKNOWN_TYPE, f"byte {kind:#x} at offset {self.pos}")
 
     def digits_until(self, terminator: int, reason: Reason, *, signed: bool) -> bytes:
-        """Read digits (after a `-` if `signed`) up to `terminator`; consume the terminator."""
+        """Read digits (after a `-` if `signed`) up to `terminator`; consume the terminator.
+
+        The run of digits is matched at once; the byte after it must be the terminator.
+        """
         start = self.pos
-        while self.peek() != terminator:
-            char = self.data[self.pos]
-            # Verify only digits (and a leading minus for integers) precede the terminator
-            minus = signed and char == ord("-") and self.pos == start
-            require(char in DIGITS or minus, reason, f"{char:#x} at offset {self.pos}")
-            self.pos += 1
+        digits = (SIGNED_DIGITS if signed else UNSIGNED_DIGITS).match(self.data, start)
+        assert digits is not None  # an empty run matches too
+        self.pos = digits.end()
+        # Verify only digits (and a leading minus for integers) precede the terminator
+        char = self.peek()
+        if char != terminator:
+            raise ConfigError(reason, f"{char:#x} at offset {self.pos}")
         text = self.data[start : self.pos]
         self.pos += 1
         return text
 
     def integer(self, wide: bool) -> int:
-        """`i<digits>e`: no leading zeros, no `-0`, within the allowed range."""
-        self.pos += 1
-        text = self.digits_until(ord("e"), Reason.BT_BAD_INTEGER, signed=True)
+        """`i<digits>e`: no leading zeros, no `-0`, within the allowed range.
+
+        The canonical form is matched as one token; anything else is read rule by rule to find
+        the first one it breaks."""
+        token = CANONICAL_INTEGER.match(self.data, self.pos)
+        if token is None:
+            self.pos += 1
+            self.refuse_integer(self.digits_until(END, Reason.BT_BAD_INTEGER, signed=True))
+        text = token[1]
+        self.pos = token.end()
+        number = int(text)
+        # Verify the range: signed 64 bits, or [-2^63, 2^64-1] where D9 allows
+        if not INT64_MIN <= number <= (UINT64_MAX if wide else INT64_MAX):
+            raise ConfigError(Reason.BT_INTEGER_RANGE, text.decode())
+        return number
+
+    @staticmethod
+    def refuse_integer(text: bytes) -> NoReturn:
+        """Why the digits `text` of an integer are not in shortest form."""
         magnitude = text.removeprefix(b"-")
         # Verify there is at least one digit
         require(magnitude != b"", Reason.BT_BAD_INTEGER, "no digits")
@@ -114,30 +152,37 @@ class _Reader:
         require(text != b"-0", Reason.BT_NEGATIVE_ZERO)
         require(magnitude == b"0" or magnitude[0] != ord("0"), Reason.BT_LEADING_ZERO)
         # Verify the range: more digits than 2^64-1 has can never fit
-        require(len(magnitude) <= MAX_DIGITS, Reason.BT_INTEGER_RANGE, f"{len(text)} digits")
-        number = int(text)
-        # Verify the range: signed 64 bits, or [-2^63, 2^64-1] where D9 allows
-        high = UINT64_MAX if wide else INT64_MAX
-        require(INT64_MIN <= number <= high, Reason.BT_INTEGER_RANGE, text.decode())
-        return number
+        raise ConfigError(Reason.BT_INTEGER_RANGE, f"{len(text)} digits")
 
     def string(self) -> bytes:
-        """`<length>:<bytes>`: the length without leading zeros, the bytes all present."""
-        length_text = self.digits_until(ord(":"), Reason.BT_BAD_STRING_LENGTH, signed=False)
+        """`<length>:<bytes>`: the length without leading zeros, the bytes all present.
+
+        A length in shortest form is matched as one token; anything else is read rule by rule
+        to find the first one it breaks."""
+        token = CANONICAL_LENGTH.match(self.data, self.pos)
+        if token is None:
+            self.refuse_length(
+                self.digits_until(LENGTH_END, Reason.BT_BAD_STRING_LENGTH, signed=False)
+            )
+        start = token.end()
+        end = start + int(token[1])
+        # Verify the declared bytes are present
+        require(end <= len(self.data), Reason.BT_TRUNCATED, "string")
+        self.pos = end
+        return self.data[start:end]
+
+    @staticmethod
+    def refuse_length(length_text: bytes) -> NoReturn:
+        """Why the digits `length_text` of a string length are not in shortest form."""
         # Verify the length is in shortest form (it starts with a digit, so it is not empty)
         require(length_text == b"0" or length_text[0] != ord("0"), Reason.BT_LEADING_ZERO)
         # Verify the declared bytes are present (a length of over 20 digits never is)
-        require(len(length_text) <= MAX_DIGITS, Reason.BT_TRUNCATED, "string")
-        length = int(length_text)
-        require(length <= len(self.data) - self.pos, Reason.BT_TRUNCATED, "string")
-        text = self.data[self.pos : self.pos + length]
-        self.pos += length
-        return text
+        raise ConfigError(Reason.BT_TRUNCATED, "string")
 
     def list(self, depth: int, wide: bool) -> list[BtValue]:
         self.pos += 1
         items: list[BtValue] = []
-        while self.peek() != ord("e"):
+        while self.peek() != END:
             items.append(self.value(depth, wide))
         self.pos += 1
         return items
@@ -146,13 +191,14 @@ class _Reader:
         self.pos += 1
         items: dict[bytes, BtValue] = {}
         previous: bytes | None = None
-        while self.peek() != ord("e"):
+        while (kind := self.peek()) != END:
             # Verify keys are byte strings, strictly ascending
-            require(self.peek() in DIGITS, Reason.BT_KEY_NOT_STRING, f"at offset {self.pos}")
+            if kind not in DIGITS:
+                raise ConfigError(Reason.BT_KEY_NOT_STRING, f"at offset {self.pos}")
             key = self.string()
-            if previous is not None:
-                require(key != previous, Reason.BT_DUPLICATE_KEY, repr(key))
-                require(key > previous, Reason.BT_KEYS_UNSORTED, repr(key))
+            if previous is not None and key <= previous:
+                reason = Reason.BT_DUPLICATE_KEY if key == previous else Reason.BT_KEYS_UNSORTED
+                raise ConfigError(reason, repr(key))
             previous = key
             unknown_top_level = (
                 depth == 1 and self.wide_int_keys is not None and self.wide_int_keys(key)
