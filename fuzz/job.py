@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 from .config import Config
 from .configmerge.campaign import Row, Task, plan, run_task
 from .configmerge.differential import ClientTask, client_schema, plan_client, run_client_tasks
-from .configmerge.hostile import hostile_schema, plan_hostile, run_hostile_task
+from .configmerge.hostile import plan_hostile, run_hostile_task
+from .hostile import hostile_schema
 from .kvgossip.campaign import kv_schema, plan_kv, run_kv_task, write_kv_outputs
 from .storage import Destination, publish
 
