@@ -60,13 +60,15 @@ def mutated(
     mutations: dict[str, Mutation],
     empty: bytes,
     pick: Callable[[Any], bytes] = bytes,
+    weights: Sequence[int] | None = None,
 ) -> tuple[bytes, str]:
     """`message` mutated one to three times (another message drawn from `others` for splices;
-    `empty` stands in for a message cut to nothing), and the mutations' names joined by `+`."""
+    `empty` stands in for a message cut to nothing), and the mutations' names joined by `+`.
+    Mutations are drawn alike, or by `weights` (one per mutation) when given."""
     names = list(mutations)
     applied = []
     for _ in range(rng.choice((1, 1, 1, 2, 3))):
-        name = rng.choice(names)
+        name = rng.choice(names) if weights is None else rng.choices(names, weights)[0]
         message = mutations[name](rng, message or empty, pick(rng.choice(others)))
         applied.append(name)
     return message, "+".join(applied)
