@@ -98,7 +98,12 @@ def test_short_hash_in_hello_is_a_bad_message() -> None:
     assert b.error == KvReason.SESSION_BAD_MESSAGE
 
 
-@pytest.mark.parametrize("name", [[], {}, [b"HELLO"], 2, b"HELLO"])
+NESTED: list[object] = []
+for _ in range(1000):
+    NESTED = [NESTED]
+
+
+@pytest.mark.parametrize("name", [[], {}, [b"HELLO"], 2, b"HELLO", NESTED])
 def test_a_message_named_by_anything_but_a_known_string_is_a_bad_message(name: object) -> None:
     with pytest.raises(KvError) as refused:
         decode_message(encode([name]))
