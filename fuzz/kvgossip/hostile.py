@@ -459,26 +459,51 @@ def well_formed(sent: list[bytes], note: Callable[[str, str], None]) -> None:
 def run_kv_hostile_task(task: KvHostileTask) -> tuple[Any, ...]:
     """One row: the task's counts, outcome tally (by target) and first failing inputs."""
     started = time.perf_counter()
-    world = build_world(random.Random(f"kv-hostile-world:{task.campaign_seed}:{task.task}"))
+    world = task_world(task.campaign_seed, task.task)
     inputs = hostile_inputs(task, world)
     distinct = list({(i.target, i.data, i.extra): i for i in inputs}.values())
-    decoders = Decoders(world)
-    tally = Tally()
-    broken = MUTANTS[task.mutant] if task.mutant is not None else {}
-    try:
-        with collector_paused(), swapped(broken):
-            for item in distinct:
-                check(item, world, decoders, tally)
-    finally:
-        decoders.close()
+    tally = checked(task, world, distinct)
     return tally.row(task.campaign_seed, task.task, len(inputs), len(distinct), started)
 
 
-def check(item: Input, world: World, decoders: Decoders, tally: Tally) -> None:
+def task_world(campaign_seed: int, task: int) -> World:
+    return build_world(random.Random(f"kv-hostile-world:{campaign_seed}:{task}"))
+
+
+def checked(task: KvHostileTask, world: World, inputs: list[Input]) -> Tally:
+    """The tally of `inputs` run through their decoders (the task's mutant in place)."""
+    decoders = Decoders(world)
+    tally = Tally()
+    origin = {"campaign_seed": task.campaign_seed, "task": task.task, "mutant": task.mutant}
+    broken = MUTANTS[task.mutant] if task.mutant is not None else {}
+    try:
+        with collector_paused(), swapped(broken):
+            for item in inputs:
+                check(item, world, decoders, tally, origin)
+    finally:
+        decoders.close()
+    return tally
+
+
+def replay(example: dict[str, Any]) -> dict[str, int]:
+    """The violations of one failing input of a report, found again from its task's world."""
+    task = KvHostileTask(example["campaign_seed"], example["task"], 1, example["mutant"])
+    item = Input(
+        example["target"],
+        bytes.fromhex(example["data"]),
+        bytes.fromhex(example["extra"]),
+        example["mutation"],
+    )
+    return dict(checked(task, task_world(task.campaign_seed, task.task), [item]).violations)
+
+
+def check(
+    item: Input, world: World, decoders: Decoders, tally: Tally, origin: dict[str, Any]
+) -> None:
     """Run one input through its target's decoders and note what fails."""
 
     def note(name: str, detail: str) -> None:
-        tally.note(name, detail, item.example())
+        tally.note(name, detail, {**origin, **item.example()})
 
     if item.target == "session":
         want, seconds = timed(lambda: session_steps(world, item, note), KvError, reason_of)

@@ -20,6 +20,7 @@ from swarmconf.fuzz.kvgossip.hostile import (
     hostile_inputs,
     plan_kv_hostile,
     reason_of,
+    replay,
     run_kv_hostile_task,
     seeds,
     session_steps,
@@ -95,10 +96,13 @@ def test_the_spec_and_the_node_agree_on_hostile_inputs() -> None:
     ("negative-ts-accepted", "H1"),
     ("record-index-error", "H2"),
 ])  # fmt: skip
-def test_every_broken_decoder_is_caught(mutant: str, caught: str) -> None:
+def test_every_broken_decoder_is_caught_and_replayed(mutant: str, caught: str) -> None:
     row = run_kv_hostile_task(KvHostileTask(1, 0, 20_000, mutant))
     assert json.loads(row[VIOLATIONS]).get(caught, 0) >= 1
     assert set(MUTANTS) == {"prefix-cut-as-closed", "negative-ts-accepted", "record-index-error"}
+    example = json.loads(row[EXAMPLES])[0]
+    assert replay(example) == {caught: 1}
+    assert replay({**example, "mutant": None}) == {}
 
 
 class Talkative(Session):
