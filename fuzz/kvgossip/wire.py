@@ -16,7 +16,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from swarmconf.reference.kvgossip import membership
-from swarmconf.reference.kvgossip.gossip import TAG_ID, TAG_KEY, TAG_PORT, Change, StateHashes
+from swarmconf.reference.kvgossip.gossip import TAG_PORT, Change, StateHashes
 from swarmconf.reference.kvgossip.identity import Identity
 from swarmconf.spec.kvgossip import crypto
 from swarmconf.spec.kvgossip import messages as m
@@ -151,6 +151,3 @@ def parse_tags(data: bytes) -> dict[str, str]:
     """Tags from `tags`' form; any byte string reads as some tags (Latin-1, `=` splits)."""
     pairs = (line.partition("=") for line in data.decode("latin-1").split("\n"))
     return {name: value for name, _, value in pairs}
-
-
-TAG_NAMES = (TAG_PORT, TAG_ID, TAG_KEY)
