@@ -38,6 +38,7 @@ CAMPAIGN_EXAMPLES = (
     "swarmconf fuzz --interleavings 2000 -o fuzz-out",
     "swarmconf fuzz --mutant ties --interleavings 2000",
     "swarmconf fuzz --system kvgossip --interleavings 500",
+    "swarmconf fuzz --system kvgossip-parser --interleavings 1000000",
     "swarmconf fuzz replay fuzz-out/counterexamples/case-1-0-0.json",
 )
 CASE_EXAMPLES = {
@@ -69,10 +70,11 @@ def register(subparsers: Any) -> None:
     fuzz.add_argument("--mutant", help=f"run a broken merger: {', '.join(sorted(MUTANTS))}")
     fuzz.add_argument(
         "--system",
-        choices=("config", "kvgossip", "parser"),
+        choices=("config", "kvgossip", "parser", "kvgossip-parser"),
         default="config",
-        help="the design to fuzz (kvgossip: K/V Gossip's simulated network; parser: hostile "
-        "inputs to the config-merge parsers, --interleavings counting inputs)",
+        help="what to fuzz (kvgossip: K/V Gossip's simulated network; parser: hostile inputs "
+        "to the config-merge parsers; kvgossip-parser: hostile K/V Gossip objects, frames, "
+        "sessions, Serf payloads and handshakes; --interleavings counts inputs for both)",
     )
     fuzz.add_argument(
         "--client",
@@ -108,11 +110,13 @@ def register(subparsers: Any) -> None:
 
 
 def run_campaign(args: argparse.Namespace) -> int:
-    known = kv_mutants() if args.system == "kvgossip" else sorted(MUTANTS)
+    known = {"kvgossip": kv_mutants, "kvgossip-parser": kv_decoder_mutants}.get(
+        args.system, lambda: sorted(MUTANTS)
+    )()
     if args.mutant is not None and args.mutant not in known:
         detail = f"{args.mutant!r}; known: {', '.join(known)}"
         raise CommandError(CliReason.BAD_MUTANT, detail, Exit.USAGE)
-    if args.client is not None and args.system == "kvgossip":
+    if args.client is not None and args.system in ("kvgossip", "kvgossip-parser"):
         raise CommandError(CliReason.BAD_CLIENT, "--client checks config-merge clients", Exit.USAGE)
     if args.client is not None:
         started_client(args.client, args.client_timeout).close()
@@ -136,7 +140,7 @@ def run_campaign(args: argparse.Namespace) -> int:
         client_timeout=args.client_timeout,
     )
     summary = run(config)
-    if args.system == "parser":
+    if args.system in ("parser", "kvgossip-parser"):
         return report_hostile(summary, where.show("report.html"))
     failing = summary["failing_cases"]
     violations = f"; violations {summary['violations']}" if "violations" in summary else ""
@@ -179,6 +183,12 @@ def kv_mutants() -> list[str]:
     from swarmconf.fuzz.kvgossip.mutants import MUTANTS as KV_MUTANTS
 
     return sorted(KV_MUTANTS)
+
+
+def kv_decoder_mutants() -> list[str]:
+    from swarmconf.fuzz.kvgossip.decoder_mutants import MUTANTS as DECODER_MUTANTS
+
+    return sorted(DECODER_MUTANTS)
 
 
 def load_case(args: argparse.Namespace) -> Case:

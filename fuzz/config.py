@@ -19,8 +19,9 @@ class Config:
     per_scenario: int = DEFAULT_PER_SCENARIO
     differential: bool = True
     system: str = "config"
-    """`config` (the config-merge design), `kvgossip` (K/V Gossip's simulation) or `parser`
-    (hostile inputs to the config-merge parsers)."""
+    """`config` (the config-merge design), `kvgossip` (K/V Gossip's simulation), `parser`
+    (hostile inputs to the config-merge parsers) or `kvgossip-parser` (hostile inputs to K/V
+    Gossip's decoders, sessions and the node's own readers)."""
     client: str | None = None
     """A foreign client's adapter command: its answers are checked against the spec's."""
     client_timeout: float = 10.0

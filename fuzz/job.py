@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING, Any
 from .config import Config
 from .configmerge.campaign import Row, Task, plan, run_task
 from .configmerge.differential import ClientTask, client_schema, plan_client, run_client_tasks
-from .configmerge.hostile import hostile_schema, plan_hostile, run_hostile_task
+from .configmerge.hostile import plan_hostile, run_hostile_task
+from .hostile import hostile_schema
 from .kvgossip.campaign import kv_schema, plan_kv, run_kv_task, write_kv_outputs
+from .kvgossip.hostile import plan_kv_hostile, run_kv_hostile_task
 from .storage import Destination, publish
 
 if TYPE_CHECKING:
@@ -86,8 +88,8 @@ def partitions(tasks: int, cores: int) -> int:
 
 
 def extract(spark: SparkSession, config: Config) -> RDD[Any]:
-    """The tasks (a scenario's schedules, a run of K/V Gossip cases, a batch of hostile inputs)
-    in `partitions` partitions."""
+    """The tasks (a scenario's schedules, a run of K/V Gossip cases, a batch of hostile inputs
+    of either design) in `partitions` partitions."""
     tasks: list[Any]
     if config.system == "kvgossip":
         tasks = plan_kv(config.seed, config.interleavings, config.mutant)
@@ -95,6 +97,8 @@ def extract(spark: SparkSession, config: Config) -> RDD[Any]:
         tasks = plan_hostile(
             config.seed, config.interleavings, config.client, config.client_timeout
         )
+    elif config.system == "kvgossip-parser":
+        tasks = plan_kv_hostile(config.seed, config.interleavings, config.mutant)
     elif config.client is not None:
         tasks = plan_client(
             config.seed,
@@ -117,12 +121,14 @@ def extract(spark: SparkSession, config: Config) -> RDD[Any]:
 
 def transform(tasks: RDD[Any], system: str = "config") -> RDD[Any]:
     """Run every task with its pure core: `run_task` (or `run_client_tasks` for a partition's
-    tasks checked through a client), `run_kv_task` for K/V Gossip, `run_hostile_task` for the
-    parsers."""
+    tasks checked through a client), `run_kv_task` for K/V Gossip, `run_hostile_task` and
+    `run_kv_hostile_task` for either design's decoders."""
     if system == "kvgossip":
         return tasks.flatMap(run_kv_task)
     if system == "parser":
         return tasks.map(run_hostile_task)
+    if system == "kvgossip-parser":
+        return tasks.map(run_kv_hostile_task)
     return tasks.mapPartitions(run_config_tasks)
 
 
@@ -141,7 +147,8 @@ def load(spark: SparkSession, rows: RDD[Any], config: Config) -> DataFrame:
     back."""
     from .configmerge.schema import row_schema
 
-    schema = {"kvgossip": kv_schema, "parser": hostile_schema}.get(config.system, row_schema)()
+    schemas = {"kvgossip": kv_schema, "parser": hostile_schema, "kvgossip-parser": hostile_schema}
+    schema = schemas.get(config.system, row_schema)()
     if config.system == "config" and config.client is not None:
         schema = client_schema()
     path = Destination(config.out, config.out_uri).cases
@@ -205,7 +212,7 @@ def run(config: Config) -> dict[str, object]:
         master = str(spark.sparkContext.master)
         if config.system == "kvgossip":
             summary = write_kv_outputs(cases, config, seconds, master)
-        elif config.system == "parser":
+        elif config.system in ("parser", "kvgossip-parser"):
             summary = write_hostile_outputs(cases, config, seconds, master)
         else:
             summary = write_outputs(cases, config, seconds, master)
@@ -221,6 +228,8 @@ def extract_count(config: Config) -> int:
         return len(plan_kv(config.seed, config.interleavings))
     if config.system == "parser":
         return len(plan_hostile(config.seed, config.interleavings, config.client, 0.0))
+    if config.system == "kvgossip-parser":
+        return len(plan_kv_hostile(config.seed, config.interleavings))
     return len(plan(config.seed, config.interleavings, config.per_scenario))
 
 

@@ -337,14 +337,22 @@ def client_hello(config: Config) -> dict[str, Any]:
 # Hostile-input campaigns ------------------------------------------------------------------
 
 
+def accepted(outcome: str) -> bool:
+    """Whether an outcome key ("valid", or `target:valid` in K/V Gossip's tally) is not a
+    refusal; a session that ended cleanly counts as accepted."""
+    return outcome.rsplit(":", 1)[-1] in ("valid", "clean")
+
+
 def write_hostile_outputs(
     cases: DataFrame, config: Config, seconds: float, master: str
 ) -> dict[str, Any]:
     """summary.json (the outcome tally, violations, first failing inputs) and report.html."""
     from collections import Counter
 
-    from .configmerge.hostile import PROPERTIES as HOSTILE_PROPERTIES
+    from .configmerge.hostile import PROPERTIES as PARSER_PROPERTIES
+    from .kvgossip.hostile import PROPERTIES as KV_PROPERTIES
 
+    properties = KV_PROPERTIES if config.system == "kvgossip-parser" else PARSER_PROPERTIES
     rows = cases.collect()
     outcomes: Counter[str] = Counter()
     violations: Counter[str] = Counter()
@@ -355,12 +363,12 @@ def write_hostile_outputs(
         examples += json.loads(row["examples"])
     names = {
         name: text
-        for name, text in HOSTILE_PROPERTIES.items()
+        for name, text in properties.items()
         if config.client is not None or not name.startswith("C")
     }
     inputs = sum(row["inputs"] for row in rows)
     summary: dict[str, Any] = {
-        "system": "parser",
+        "system": config.system,
         "campaign_seed": config.seed,
         "master": master,
         "client_command": config.client,
@@ -389,17 +397,19 @@ def write_hostile_outputs(
         headline.append(f"Client: {client_line(summary['client'])}, run as {config.client}.")
     top = dict(outcomes.most_common(24))
     page = Page(
-        "swarmconf hostile-input campaign",
+        "swarmconf K/V Gossip hostile-input campaign"
+        if config.system == "kvgossip-parser"
+        else "swarmconf hostile-input campaign",
         summary["failing_inputs"] == 0,
         headline,
         [Property(name, text, violations.get(name, 0)) for name, text in names.items()],
         [
             ("seed", str(config.seed)),
             ("Spark master", master),
-            ("parsed as valid", number(outcomes.get("valid", 0))),
-            ("refused", number(sum(n for k, n in outcomes.items() if k != "valid"))),
+            ("parsed as valid", number(sum(n for k, n in outcomes.items() if accepted(k)))),
+            ("refused", number(sum(n for k, n in outcomes.items() if not accepted(k)))),
         ]
-        + [(f"refused with {k}", number(n)) for k, n in outcomes.most_common() if k != "valid"],
+        + [(f"refused with {k}", number(n)) for k, n in outcomes.most_common() if not accepted(k)],
         [
             Counterexample("summary.json", f"{e['property']}: {e['detail']}", json.dumps(e))
             for e in examples[:20]

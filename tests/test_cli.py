@@ -46,6 +46,10 @@ BAD_INPUTS = [
     ("vectors", ["vectors", "generate", "-o", "{dir}/junk/v1"], Exit.USAGE, "OUTPUT_UNWRITABLE"),
     ("fuzz", ["fuzz", "replay", "1:2"], Exit.USAGE, "BAD_CASE"),
     ("fuzz", ["fuzz", "--mutant", "nope"], Exit.USAGE, "BAD_MUTANT"),
+    ("fuzz", ["fuzz", "--system", "kvgossip-parser", "--mutant", "ties"], Exit.USAGE,
+     "BAD_MUTANT"),
+    ("fuzz", ["fuzz", "--system", "kvgossip-parser", "--client", "true"], Exit.USAGE,
+     "BAD_CLIENT"),
     ("none", [], Exit.USAGE, "USAGE"),
     ("none", ["no-such-command"], Exit.USAGE, "USAGE"),
 ]  # fmt: skip

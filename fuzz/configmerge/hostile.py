@@ -12,7 +12,6 @@ is judged against the spec's answer (C1, C2 as in differential campaigns).
 
 from __future__ import annotations
 
-import json
 import random
 import re
 import time
@@ -27,6 +26,18 @@ from swarmconf.spec.configmerge.reasons import ConfigError, UsageError
 
 from ..client import pooled
 from ..heap import collector_paused
+from ..hostile import (
+    SLOW_SECONDS,
+    Mutation,
+    Outcome,
+    Tally,
+    byte_editor,
+    mutated,
+    splice,
+    task_sizes,
+    timed,
+    truncate,
+)
 from ..verdict import AGREED, FAILED, QUIRK, SKIPPED, judge
 from .cached_spec import CachedSpec
 from .differential import recording_engine
@@ -34,8 +45,6 @@ from .scenario import generate_scenario
 
 PER_TASK = 50_000
 SCENARIOS_PER_TASK = 3
-SLOW_SECONDS = 2.0
-EXAMPLES = 5
 PROPERTIES = {
     "H1": "the spec and the reference give the same outcome: the same message or reason code",
     "H2": "neither library raises anything but a refusal with a reason code",
@@ -103,14 +112,6 @@ def seed_messages(campaign_seed: int, task: int) -> list[tuple[bytes, bytes | No
 # Mutations --------------------------------------------------------------------------------
 
 
-def truncate(rng: random.Random, message: bytes, other: bytes) -> bytes:
-    return message[: rng.randrange(len(message))]
-
-
-def splice(rng: random.Random, message: bytes, other: bytes) -> bytes:
-    return message[: rng.randrange(len(message) + 1)] + other[rng.randrange(len(other) + 1) :]
-
-
 def digit_edit(rng: random.Random, message: bytes, other: bytes) -> bytes:
     digits = [match.start() for match in DIGIT.finditer(message)]
     if not digits:
@@ -154,19 +155,6 @@ def nesting(rng: random.Random, message: bytes, other: bytes) -> bytes:
     return message[:i] + nested + message[i:]
 
 
-def byte_edit(rng: random.Random, message: bytes, other: bytes) -> bytes:
-    i = rng.randrange(len(message))
-    choice = rng.randrange(4)
-    if choice == 0:
-        return message[:i] + bytes([rng.randrange(256)]) + message[i + 1 :]
-    if choice == 1:
-        return message[:i] + bytes([rng.choice(b"ilde:0-~=&<#")]) + message[i:]
-    if choice == 2:
-        return message[:i] + message[i + 1 :]
-    j = rng.randrange(i, len(message) + 1)
-    return message[:j] + message[i:j] + message[j:]
-
-
 def generated(rng: random.Random, message: bytes, other: bytes) -> bytes:
     """A bt value made from nothing, shaped like a message half the time."""
     if rng.random() < 0.5:
@@ -178,13 +166,13 @@ def generated(rng: random.Random, message: bytes, other: bytes) -> bytes:
     return encode(fields)
 
 
-MUTATIONS: dict[str, Callable[[random.Random, bytes, bytes], bytes]] = {
+MUTATIONS: dict[str, Mutation] = {
     "truncate": truncate,
     "splice": splice,
     "digit": digit_edit,
     "length": length_edit,
     "nesting": nesting,
-    "byte": byte_edit,
+    "byte": byte_editor(b"ilde:0-~=&<#"),
     "generated": generated,
 }
 
@@ -222,45 +210,42 @@ def hostile_inputs(task: HostileTask) -> list[Input]:
     """The task's inputs: each a mutation (one to three times) of a real message, or generated."""
     rng = random.Random(f"hostile:{task.campaign_seed}:{task.task}")
     seeds = seed_messages(task.campaign_seed, task.task)
-    names = list(MUTATIONS)
     inputs = []
     for _ in range(task.inputs):
         message, key = rng.choice(seeds)
-        applied = []
-        for _ in range(rng.choice((1, 1, 1, 2, 3))):
-            name = rng.choice(names)
-            message = MUTATIONS[name](rng, message or b"de", rng.choice(seeds)[0])
-            applied.append(name)
+        message, applied = mutated(rng, message, seeds, MUTATIONS, b"de", first)
         lag = rng.choice(LAGS)
         verify_key = key if rng.random() < 0.5 else None
-        inputs.append(Input(message, lag, verify_key, "+".join(applied)))
+        inputs.append(Input(message, lag, verify_key, applied))
     return inputs
+
+
+def first(seed: tuple[bytes, bytes | None]) -> bytes:
+    return seed[0]
 
 
 # Outcomes ---------------------------------------------------------------------------------
 
 
-Outcome = tuple[str, ...]
-
-
 def outcome(parse: Callable[..., Any], item: Input) -> tuple[Outcome, float]:
     """("valid", seqno, hash, signature, bytes) or ("invalid", reason) or ("raised", type)."""
-    started = time.thread_time()
-    try:
+
+    def parsed() -> Outcome:
         message = parse(item.message, lag=item.lag, verify_key=item.verify_key)
         signature = "" if message.signature is None else message.signature.hex()
-        found: Outcome = (
+        return (
             "valid",
             str(message.seqno),
             message.hash.hex(),
             signature,
             bytes(message.serialize()).hex(),
         )
-    except (ConfigError, UsageError) as error:
-        found = ("invalid", str(error.reason))
-    except Exception as error:  # any other exception is what H2 reports
-        found = ("raised", type(error).__name__)
-    return found, time.thread_time() - started
+
+    return timed(parsed, (ConfigError, UsageError), reason_of)
+
+
+def reason_of(error: ConfigError | UsageError) -> str:
+    return str(error.reason)
 
 
 def parse_request(item: Input) -> dict[str, Any]:
@@ -276,22 +261,10 @@ def run_hostile_task(task: HostileTask) -> tuple[Any, ...]:
     inputs = hostile_inputs(task)
     distinct = list({(i.message, i.lag, i.verify_key): i for i in inputs}.values())
     cache = CachedSpec()
-    tally: Counter[str] = Counter()
-    violations: Counter[str] = Counter()
-    examples: list[dict[str, Any]] = []
-    slowest = 0.0
+    tally = Tally()
 
     def note(name: str, item: Input, detail: str) -> None:
-        violations[name] += 1
-        if len(examples) < EXAMPLES:
-            examples.append(
-                {
-                    "property": name,
-                    "detail": detail,
-                    "mutation": item.mutation,
-                    **parse_request(item),
-                }
-            )
+        tally.note(name, detail, {"mutation": item.mutation, **parse_request(item)})
 
     pending = None
     client = None
@@ -305,13 +278,12 @@ def run_hostile_task(task: HostileTask) -> tuple[Any, ...]:
         for item in distinct:
             want, spec_seconds = outcome(spec_parse, item)
             got, reference_seconds = outcome(reference.parse, item)
-            slowest = max(slowest, spec_seconds, reference_seconds)
-            tally[want[0] if want[0] != "invalid" else want[1]] += 1
+            tally.outcomes[want[0] if want[0] != "invalid" else want[1]] += 1
             if "raised" in (want[0], got[0]):
                 note("H2", item, f"spec {want[-1]}, reference {got[-1]}")
             elif want != got:
                 note("H1", item, f"spec {want[0]} {want[1][:16]}, reference {got[0]} {got[1][:16]}")
-            if max(spec_seconds, reference_seconds) > SLOW_SECONDS:
+            if tally.slow(max(spec_seconds, reference_seconds)):
                 note("H3", item, f"spec {spec_seconds:.2f} s, reference {reference_seconds:.2f} s")
         client_counts = Counter[str]()
         if client is not None and pending is not None:
@@ -322,45 +294,8 @@ def run_hostile_task(task: HostileTask) -> tuple[Any, ...]:
                 client_counts[verdict.status] += 1
                 if verdict.status not in (AGREED, SKIPPED, QUIRK):
                     note("C2" if verdict.status == FAILED else "C1", item, verdict.detail)
-    return (
-        task.campaign_seed,
-        task.task,
-        len(inputs),
-        len(distinct),
-        json.dumps(dict(sorted(tally.items()))),
-        json.dumps(dict(sorted(violations.items()))),
-        json.dumps(examples),
-        sum(client_counts.values()),
-        client_counts[SKIPPED],
-        client_counts[QUIRK],
-        time.perf_counter() - started,
-        slowest,
-    )
-
-
-HOSTILE_FIELDS = (
-    ("campaign_seed", "long"),
-    ("task", "long"),
-    ("inputs", "long"),
-    ("distinct", "long"),
-    ("outcomes", "string"),
-    ("violations", "string"),
-    ("examples", "string"),
-    ("client_requests", "long"),
-    ("client_skipped", "long"),
-    ("client_quirks", "long"),
-    ("seconds", "double"),
-    ("slowest", "double"),
-)
-"""A task's row: `outcomes` maps "valid", "raised" or a reason code to its count, `violations`
-a property to its count (both JSON), `examples` the first failing inputs as requests."""
-
-
-def hostile_schema() -> Any:
-    from pyspark.sql.types import DoubleType, LongType, StringType, StructField, StructType
-
-    types = {"long": LongType(), "string": StringType(), "double": DoubleType()}
-    return StructType([StructField(name, types[kind], False) for name, kind in HOSTILE_FIELDS])
+    counts = (sum(client_counts.values()), client_counts[SKIPPED], client_counts[QUIRK])
+    return tally.row(task.campaign_seed, task.task, len(inputs), len(distinct), started, counts)
 
 
 def plan_hostile(
@@ -369,6 +304,6 @@ def plan_hostile(
     """`inputs` split into tasks of `PER_TASK` (smaller with a client, whose batch is one task)."""
     per_task = PER_TASK if client is None else PER_TASK // 5
     return [
-        HostileTask(campaign_seed, number, min(per_task, inputs - first), client, timeout)
-        for number, first in enumerate(range(0, inputs, per_task))
+        HostileTask(campaign_seed, number, size, client, timeout)
+        for number, size in enumerate(task_sizes(inputs, per_task))
     ]

@@ -57,7 +57,7 @@ def decode_body(data: bytes, tag: str, fields: tuple[type, ...], max_size: int) 
     require(isinstance(value, list), KvReason.BAD_SHAPE, "body is not an array")
     require(len(value) == 1 + len(fields), KvReason.BAD_SHAPE, "wrong number of fields")
     # Verify the domain tag
-    require(value[0] == tag, KvReason.WRONG_DOMAIN_TAG, repr(value[0]))
+    require(value[0] == tag, KvReason.WRONG_DOMAIN_TAG, f"{type(value[0]).__name__} as tag")
     # Verify every field's type
     check_types(value[1:], fields)
     return list(value[1:])

@@ -83,6 +83,8 @@ def decode_message(frame: bytes) -> list[Any]:
         raise KvError(KvReason.SESSION_BAD_MESSAGE, err.reason.value) from err
     require(isinstance(value, list) and len(value) > 0, KvReason.SESSION_BAD_MESSAGE, "not array")
     name = value[0]
+    # Verify the name is a string (a list or map is unhashable, and may nest too deep to print)
+    require(type(name) is str, KvReason.SESSION_BAD_MESSAGE, f"{type(name).__name__} as name")
     require(name in FIELDS, KvReason.SESSION_BAD_MESSAGE, f"unknown message {name!r}")
     kinds = FIELDS[name]
     require(len(value) == 1 + len(kinds), KvReason.SESSION_BAD_MESSAGE, f"{name} arity")

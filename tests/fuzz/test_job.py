@@ -91,3 +91,24 @@ def test_a_partition_runs_many_tasks_and_each_core_gets_a_few(
     assert partitions(5, 2) == 5 and partitions(0, 2) == 1
     config = Config(interleavings=2000, seed=1, out=tmp_path, per_scenario=100)
     assert extract(spark, config).getNumPartitions() == partitions(20, 2) == 8
+
+
+def test_kv_hostile_inputs_run_through_the_same_job(spark: SparkSession, tmp_path: Path) -> None:
+    from swarmconf.fuzz.kvgossip.hostile import plan_kv_hostile, run_kv_hostile_task
+    from swarmconf.fuzz.report import write_hostile_outputs
+
+    config = Config(
+        interleavings=20_000,
+        seed=1,
+        out=tmp_path,
+        system="kvgossip-parser",
+        mutant="record-index-error",
+    )
+    cases = load(spark, transform(extract(spark, config), config.system), config)
+    local = [run_kv_hostile_task(task) for task in plan_kv_hostile(1, 20_000, "record-index-error")]
+    assert sorted(tuple(row)[:-2] for row in cases.collect()) == sorted(row[:-2] for row in local)
+    summary = write_hostile_outputs(cases, config, 1.0, "local[2]")
+    assert summary["system"] == "kvgossip-parser" and summary["inputs"] == 20_000
+    assert set(summary["violations"]) == {"H1", "H2", "H3", "H4", "H5"}
+    assert summary["violations"]["H2"] > 0 and summary["failing_inputs"] > 0
+    assert "K/V Gossip hostile-input campaign" in (tmp_path / "report.html").read_text()

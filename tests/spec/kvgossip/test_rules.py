@@ -12,7 +12,7 @@ from swarmconf.spec.kvgossip.fixtures import ALICE, ROOT
 from swarmconf.spec.kvgossip.grants import decode_grant, issue_grant
 from swarmconf.spec.kvgossip.keys import matches
 from swarmconf.spec.kvgossip.reasons import KvError, KvReason
-from swarmconf.spec.kvgossip.records import make_record
+from swarmconf.spec.kvgossip.records import decode_record, make_record
 from swarmconf.spec.kvgossip.treehash import (
     SUM_MODULUS,
     entry_sum,
@@ -84,3 +84,13 @@ def test_a_decoded_grant_is_reused_and_a_forged_one_refused_every_time() -> None
         with pytest.raises(KvError) as refused:
             decode_grant(forged)
         assert refused.value.reason is KvReason.BAD_SIGNATURE
+
+
+def test_a_body_tagged_by_an_array_nested_a_thousand_deep_has_the_wrong_domain_tag() -> None:
+    tag: list[object] = []
+    for _ in range(1000):
+        tag = [tag]
+    body = encode([tag, "/a", 1, False, bytes(32), ALICE.pk])
+    with pytest.raises(KvError) as refused:
+        decode_record(encode([body, bytes(64), b"", []]))
+    assert refused.value.reason == KvReason.WRONG_DOMAIN_TAG

@@ -3,10 +3,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from swarmconf.spec.kvgossip import session
+from swarmconf.spec.kvgossip.encoding import encode
 from swarmconf.spec.kvgossip.fixtures import ALICE, BOB, ROOT
 from swarmconf.spec.kvgossip.grants import issue_grant, revoke_grant
 from swarmconf.spec.kvgossip.messages import decode_message, message
-from swarmconf.spec.kvgossip.reasons import KvReason
+from swarmconf.spec.kvgossip.reasons import KvError, KvReason
 from swarmconf.spec.kvgossip.records import make_record
 from swarmconf.spec.kvgossip.session import Role, Session
 from swarmconf.spec.kvgossip.state import MemoryStore, apply_record, apply_revocation
@@ -95,6 +96,18 @@ def test_short_hash_in_hello_is_a_bad_message() -> None:
     b = Session(Role.RESPONDER, MemoryStore(), ROOT.pk, b"B")
     assert b.receive(message("HELLO", 2, b"A", b"\x00" * 31, b"\x00" * 32, 0), NOW) == []
     assert b.error == KvReason.SESSION_BAD_MESSAGE
+
+
+NESTED: list[object] = []
+for _ in range(1000):
+    NESTED = [NESTED]
+
+
+@pytest.mark.parametrize("name", [[], {}, [b"HELLO"], 2, b"HELLO", NESTED])
+def test_a_message_named_by_anything_but_a_known_string_is_a_bad_message(name: object) -> None:
+    with pytest.raises(KvError) as refused:
+        decode_message(encode([name]))
+    assert refused.value.reason == KvReason.SESSION_BAD_MESSAGE
 
 
 def test_messages_decode_back() -> None:

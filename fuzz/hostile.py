@@ -1,0 +1,166 @@
+"""What every hostile-input campaign shares, whatever the design: the byte-level mutations, the
+tally of outcomes and violations a task keeps, its result row, and the split into tasks.
+
+A design's campaign (`configmerge.hostile`, `kvgossip.hostile`) builds real messages, mutates
+them with these and its own format-aware mutations, runs each distinct input through its
+decoders and notes what disagrees, raises or is slow in a `Tally`, which becomes one row.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+SLOW_SECONDS = 2.0
+"""An input taking a decoder longer than this (CPU time) is a hang (H3)."""
+EXAMPLES = 5
+"""Failing inputs a task keeps, as examples for the report."""
+
+Mutation = Callable[[random.Random, bytes, bytes], bytes]
+"""`(rng, message, another message) -> mutated message`."""
+Outcome = tuple[str, ...]
+"""("valid", ...) or ("invalid", reason code) or ("raised", exception type), per design."""
+
+
+def truncate(rng: random.Random, message: bytes, other: bytes) -> bytes:
+    return message[: rng.randrange(len(message))]
+
+
+def splice(rng: random.Random, message: bytes, other: bytes) -> bytes:
+    return message[: rng.randrange(len(message) + 1)] + other[rng.randrange(len(other) + 1) :]
+
+
+def byte_editor(alphabet: bytes) -> Mutation:
+    """A byte replaced, inserted (from `alphabet`, the format's structural bytes), removed, or a
+    run of bytes repeated."""
+
+    def byte_edit(rng: random.Random, message: bytes, other: bytes) -> bytes:
+        i = rng.randrange(len(message))
+        choice = rng.randrange(4)
+        if choice == 0:
+            return message[:i] + bytes([rng.randrange(256)]) + message[i + 1 :]
+        if choice == 1:
+            return message[:i] + bytes([rng.choice(alphabet)]) + message[i:]
+        if choice == 2:
+            return message[:i] + message[i + 1 :]
+        j = rng.randrange(i, len(message) + 1)
+        return message[:j] + message[i:j] + message[j:]
+
+    return byte_edit
+
+
+def mutated(
+    rng: random.Random,
+    message: bytes,
+    others: Sequence[Any],
+    mutations: dict[str, Mutation],
+    empty: bytes,
+    pick: Callable[[Any], bytes] = bytes,
+    weights: Sequence[int] | None = None,
+) -> tuple[bytes, str]:
+    """`message` mutated one to three times (another message drawn from `others` for splices;
+    `empty` stands in for a message cut to nothing), and the mutations' names joined by `+`.
+    Mutations are drawn alike, or by `weights` (one per mutation) when given."""
+    names = list(mutations)
+    applied = []
+    for _ in range(rng.choice((1, 1, 1, 2, 3))):
+        name = rng.choice(names) if weights is None else rng.choices(names, weights)[0]
+        message = mutations[name](rng, message or empty, pick(rng.choice(others)))
+        applied.append(name)
+    return message, "+".join(applied)
+
+
+def timed(
+    call: Callable[[], Outcome],
+    refusal: type[Exception] | tuple[type[Exception], ...],
+    reason: Callable[[Any], str],
+) -> tuple[Outcome, float]:
+    """`call()`'s outcome and its CPU time: a `refusal` becomes ("invalid", its reason code),
+    any other exception ("raised", its type), which is what H2 reports."""
+    started = time.thread_time()
+    try:
+        found = call()
+    except refusal as error:
+        found = ("invalid", reason(error))
+    except Exception as error:
+        found = ("raised", type(error).__name__)
+    return found, time.thread_time() - started
+
+
+class Tally:
+    """A task's outcome counts, violations by property, first failing inputs and slowest input."""
+
+    def __init__(self) -> None:
+        self.outcomes: Counter[str] = Counter()
+        self.violations: Counter[str] = Counter()
+        self.examples: list[dict[str, Any]] = []
+        self.slowest = 0.0
+
+    def note(self, name: str, detail: str, example: dict[str, Any]) -> None:
+        """Property `name` failed on the input `example` describes."""
+        self.violations[name] += 1
+        if len(self.examples) < EXAMPLES:
+            self.examples.append({"property": name, "detail": detail, **example})
+
+    def slow(self, seconds: float) -> bool:
+        """Keep one input's slowest decoder time; True if it is over `SLOW_SECONDS` (H3)."""
+        self.slowest = max(self.slowest, seconds)
+        return seconds > SLOW_SECONDS
+
+    def row(
+        self,
+        campaign_seed: int,
+        task: int,
+        inputs: int,
+        distinct: int,
+        started: float,
+        client: tuple[int, int, int] = (0, 0, 0),
+    ) -> tuple[Any, ...]:
+        """The task's row in `HOSTILE_FIELDS` order; `client` is (requests, skipped, quirks)."""
+        return (
+            campaign_seed,
+            task,
+            inputs,
+            distinct,
+            json.dumps(dict(sorted(self.outcomes.items()))),
+            json.dumps(dict(sorted(self.violations.items()))),
+            json.dumps(self.examples),
+            *client,
+            time.perf_counter() - started,
+            self.slowest,
+        )
+
+
+HOSTILE_FIELDS = (
+    ("campaign_seed", "long"),
+    ("task", "long"),
+    ("inputs", "long"),
+    ("distinct", "long"),
+    ("outcomes", "string"),
+    ("violations", "string"),
+    ("examples", "string"),
+    ("client_requests", "long"),
+    ("client_skipped", "long"),
+    ("client_quirks", "long"),
+    ("seconds", "double"),
+    ("slowest", "double"),
+)
+"""A task's row: `outcomes` maps an outcome ("valid", "raised" or a reason code, prefixed by the
+decoder in K/V Gossip's campaign) to its count, `violations` a property to its count (both
+JSON), `examples` the first failing inputs."""
+
+
+def hostile_schema() -> Any:
+    from pyspark.sql.types import DoubleType, LongType, StringType, StructField, StructType
+
+    types = {"long": LongType(), "string": StringType(), "double": DoubleType()}
+    return StructType([StructField(name, types[kind], False) for name, kind in HOSTILE_FIELDS])
+
+
+def task_sizes(inputs: int, per_task: int) -> list[int]:
+    """`inputs` split into tasks of `per_task` (the last one smaller)."""
+    return [min(per_task, inputs - first) for first in range(0, inputs, per_task)]
