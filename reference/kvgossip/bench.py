@@ -120,6 +120,7 @@ async def propagation_at(
             await node.agent.start()
             await node.start()
         await cluster.converged(timeout=120)
+        await cluster.linked()  # no write may land before the nodes see each other
         return await propagation(cluster, writes, round_trips)
     finally:
         await cluster.close()

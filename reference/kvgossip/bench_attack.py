@@ -180,6 +180,7 @@ async def main(args: argparse.Namespace) -> None:
         try:
             nodes = [await cluster.add(name) for name in "abc"]
             await cluster.converged()
+            await cluster.linked()
             await propagation(cluster, 3)  # warm up
             a = nodes[0]
             baseline = {n.name: _rss(n) for n in nodes}

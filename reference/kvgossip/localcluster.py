@@ -215,6 +215,26 @@ class LocalCluster:
                 raise TimeoutError(f"nodes {[n.name for n in chosen]} did not converge")
             await asyncio.sleep(0.05)
 
+    async def linked(self, *, timeout: float = 30.0) -> float:
+        """Wait until every node pushes to every other one (its Serf view holds them all, so a
+        write takes the push path); return the seconds waited."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        while True:
+            try:
+                pushing = {
+                    n.name: set((await n.status())["push_peers"]) for n in self.nodes.values()
+                }
+            except ControlError:
+                pushing = {}
+            if pushing and all(
+                set(self.nodes) - {name} <= peers for name, peers in pushing.items()
+            ):
+                return loop.time() - started
+            if loop.time() - started > timeout:
+                raise TimeoutError(f"nodes did not link up: {pushing}")
+            await asyncio.sleep(0.05)
+
     async def close(self) -> None:
         """Stop every node and agent."""
         for node in self.nodes.values():
