@@ -14,6 +14,7 @@ Payloads are canonical msgpack; anything else is refused with a reason code and 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from swarmconf.spec.kvgossip.encoding import decode_canonical, encode
@@ -96,14 +97,27 @@ class Peer:
     rtt: float = UNKNOWN_RTT
 
 
+_PORT_TAG = re.compile(r"[1-9][0-9]{0,4}")
+_HEX_TAG = re.compile(r"(?:[0-9a-f]{2})+")
+
+
+def tag_port(text: str) -> int | None:
+    """A port as a node writes it in its tag: plain ASCII digits, no sign, space or leading
+    zero, 1 to 65535; anything else is None."""
+    port = int(text) if _PORT_TAG.fullmatch(text) else 0
+    return port if 0 < port < 65536 else None
+
+
+def tag_bytes(text: str) -> bytes | None:
+    """Bytes as a node writes them in its tags: lower-case hex pairs, nothing else; else None."""
+    return bytes.fromhex(text) if _HEX_TAG.fullmatch(text) else None
+
+
 def peer_of(member: Member) -> Peer | None:
     """The node on a live member, if its tags announce one."""
-    try:
-        port = int(member.tags.get(TAG_PORT, ""))
-        node_id = bytes.fromhex(member.tags.get(TAG_ID, ""))
-    except ValueError:
-        return None
-    if member.status != "alive" or not 0 < port < 65536 or not node_id:
+    port = tag_port(member.tags.get(TAG_PORT, ""))
+    node_id = tag_bytes(member.tags.get(TAG_ID, ""))
+    if member.status != "alive" or port is None or node_id is None:
         return None
     return Peer(member.name, node_id, member.addr, port)
 

@@ -27,7 +27,7 @@ from nacl.signing import SigningKey, VerifyKey
 
 from swarmconf.spec.kvgossip import crypto
 
-from .gossip import TAG_ID, TAG_KEY
+from .gossip import TAG_ID, TAG_KEY, tag_bytes
 from .privacy import FILE_MODE, check_private_file
 from .reasons import NodeReason
 from .serf_rpc import Member
@@ -125,12 +125,9 @@ def verify(public: bytes, message: bytes, signature: bytes) -> bool:
 
 def announced(member: Member) -> tuple[bytes, bytes] | None:
     """(node id, identity key) a member's tags announce, if they are well-formed and bind."""
-    try:
-        node_id = bytes.fromhex(member.tags.get(TAG_ID, ""))
-        public = bytes.fromhex(member.tags.get(TAG_KEY, ""))
-    except ValueError:
-        return None
-    if len(public) != crypto.PUBLIC_KEY_SIZE or node_id != node_id_of(public):
+    node_id = tag_bytes(member.tags.get(TAG_ID, ""))
+    public = tag_bytes(member.tags.get(TAG_KEY, ""))
+    if public is None or len(public) != crypto.PUBLIC_KEY_SIZE or node_id != node_id_of(public):
         return None
     return node_id, public
 

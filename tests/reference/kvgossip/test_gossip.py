@@ -81,3 +81,13 @@ def test_peers_are_visited_nearest_first() -> None:
     assert [p.name for p in gossip.by_distance(peers, None, coords)] == sorted(
         p.name for p in peers
     )
+
+
+@pytest.mark.parametrize("port", ["+9000", " 9000", "9000 ", "9_000", "09000", "٩٠٠٠", "65536"])
+def test_a_port_tag_is_read_only_as_a_node_writes_it(port: str) -> None:
+    assert gossip.peer_of(member("a", {gossip.TAG_PORT: port, gossip.TAG_ID: "abcd"})) is None
+
+
+@pytest.mark.parametrize("node_id", ["ab cd", "ABCD", "abc", " abcd", ""])
+def test_an_id_tag_is_read_only_as_a_node_writes_it(node_id: str) -> None:
+    assert gossip.peer_of(member("a", {gossip.TAG_PORT: "9000", gossip.TAG_ID: node_id})) is None
