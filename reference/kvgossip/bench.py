@@ -31,7 +31,7 @@ from swarmconf.spec.kvgossip.grants import issue_grant
 from swarmconf.spec.kvgossip.records import Record, make_record
 from swarmconf.spec.kvgossip.state import receive_record
 
-from .control import Watch, watch
+from .control import Watch, call, watch
 from .localcluster import LocalCluster
 from .privacy import private_file
 from .store import SqliteStore
@@ -71,22 +71,36 @@ async def propagation(
     what one hop between two processes costs on the machine at that time, the floor under
     every propagation figure.
     """
-    a, b, c = cluster.nodes["a"], cluster.nodes["b"], cluster.nodes["c"]
+    dirs = [cluster.nodes[name].data_dir for name in "abc"]
+    return await propagation_between(dirs[0], dirs[1:], writes, round_trips)
+
+
+async def propagation_between(
+    writer: Path, readers: list[Path], writes: int, round_trips: list[float] | None = None
+) -> list[float]:
+    """`propagation` on the nodes of these data directories: written on the first, timed until
+    every reader stores it."""
     results = []
     for i in range(writes):
         if round_trips is not None:
             started = time.perf_counter()
-            await a.call({"op": "status"})
+            await call(writer, {"op": "status"})
             round_trips.append(time.perf_counter() - started)
         key = f"/bench/propagation/{i}"
-        watches = [await watch(node.data_dir, key) for node in (b, c)]
+        watches = [await watch(reader, key) for reader in readers]
         arrivals = asyncio.gather(*(_first_change(w) for w in watches))
         record = bench_record(key, _ms(), b"value %d" % i)
         started = time.perf_counter()
-        await a.call({"op": "put", "record": record.encode()})
+        await call(writer, {"op": "put", "record": record.encode()})
         done = max(await asyncio.wait_for(arrivals, 300))
         results.append(done - started)
     return results
+
+
+def propagation_apart(writer: Path, readers: list[Path], writes: int) -> list[float]:
+    """`propagation_between` in a process of its own (run it in a process pool): an honest
+    client that shares no event loop and no interpreter lock with whatever else is running."""
+    return asyncio.run(propagation_between(writer, readers, writes))
 
 
 def seed_store(path: Path, keys: int, now: int) -> None:
