@@ -197,43 +197,40 @@ class LocalCluster:
         """Every running node's status."""
         return {name: await node.status() for name, node in self.nodes.items()}
 
-    async def converged(self, names: list[str] | None = None, *, timeout: float = 30.0) -> float:
-        """Wait until the nodes agree on tree and revocation hashes; return the seconds waited."""
+    async def converged(self, names: list[str] | None = None, *, timeout: float = 30.0) -> None:
+        """Wait until the nodes agree on tree and revocation hashes."""
         chosen = [self.nodes[n] for n in names or list(self.nodes)]
-        loop = asyncio.get_running_loop()
-        started = loop.time()
-        while True:
-            try:
-                hashes = {
-                    (s["tree_hash"], s["revset_hash"]) for s in [await n.status() for n in chosen]
-                }
-            except ControlError:
-                hashes = set()
-            if len(hashes) == 1:
-                return loop.time() - started
-            if loop.time() - started > timeout:
-                raise TimeoutError(f"nodes {[n.name for n in chosen]} did not converge")
-            await asyncio.sleep(0.05)
 
-    async def linked(self, *, timeout: float = 30.0) -> float:
+        async def agree() -> bool:
+            statuses = await self._statuses_or_none(chosen)
+            return (
+                statuses is not None
+                and len({(s["tree_hash"], s["revset_hash"]) for s in statuses}) == 1
+            )
+
+        await _until(agree, timeout, f"nodes {[n.name for n in chosen]} did not converge")
+
+    async def linked(self, *, timeout: float = 30.0) -> None:
         """Wait until every node pushes to every other one (its Serf view holds them all, so a
-        write takes the push path); return the seconds waited."""
-        loop = asyncio.get_running_loop()
-        started = loop.time()
-        while True:
-            try:
-                pushing = {
-                    n.name: set((await n.status())["push_peers"]) for n in self.nodes.values()
-                }
-            except ControlError:
-                pushing = {}
-            if pushing and all(
-                set(self.nodes) - {name} <= peers for name, peers in pushing.items()
-            ):
-                return loop.time() - started
-            if loop.time() - started > timeout:
-                raise TimeoutError(f"nodes did not link up: {pushing}")
-            await asyncio.sleep(0.05)
+        write takes the push path)."""
+        nodes = list(self.nodes.values())
+
+        async def pushing_to_all() -> bool:
+            statuses = await self._statuses_or_none(nodes)
+            return statuses is not None and all(
+                set(self.nodes) - {node.name} <= set(status["push_peers"])
+                for node, status in zip(nodes, statuses, strict=True)
+            )
+
+        await _until(pushing_to_all, timeout, "nodes did not link up")
+
+    @staticmethod
+    async def _statuses_or_none(nodes: list[LocalNode]) -> list[dict[str, Any]] | None:
+        """The nodes' statuses, or None while one of them does not answer yet."""
+        try:
+            return [await node.status() for node in nodes]
+        except ControlError:
+            return None
 
     async def close(self) -> None:
         """Stop every node and agent."""
@@ -254,7 +251,13 @@ async def _knows(node: LocalNode, identity: Identity) -> bool:
         await rpc.close()
 
 
-async def _until(check: Callable[[], Awaitable[bool]], timeout: float = READY_TIMEOUT) -> None:
-    async with asyncio.timeout(timeout):
-        while not await check():
-            await asyncio.sleep(0.05)
+async def _until(
+    check: Callable[[], Awaitable[bool]], timeout: float = READY_TIMEOUT, failure: str = ""
+) -> None:
+    """Poll `check` until it holds; past `timeout`, TimeoutError saying `failure`."""
+    try:
+        async with asyncio.timeout(timeout):
+            while not await check():
+                await asyncio.sleep(0.05)
+    except TimeoutError as exc:
+        raise TimeoutError(failure or f"not ready in {timeout} s") from exc
