@@ -16,6 +16,7 @@ from swarmconf.fuzz.configmerge.differential import (
 from swarmconf.fuzz.configmerge.mutants import MUTANTS
 
 from .adapters import EXAMPLE, PARTIAL, WRONG, mutant
+from .hashseeds import outputs_under_hash_seeds
 
 VIOLATIONS, DETAIL, REQUESTS, SKIPPED, QUIRKS, FAILURES = 15, 16, 18, 19, 20, 21
 FIRST_CATCH = {
@@ -168,10 +169,6 @@ def test_the_next_tasks_interleavings_run_while_the_adapter_answers(
 
 def test_a_tasks_requests_are_in_the_same_order_in_every_process() -> None:
     """The order does not follow the hash seed, so notes and batches replay alike."""
-    import os
-    import subprocess
-    import sys
-
     program = (
         "import hashlib, json\n"
         "from swarmconf.fuzz.configmerge import differential as d\n"
@@ -181,14 +178,5 @@ def test_a_tasks_requests_are_in_the_same_order_in_every_process() -> None:
         "requests = [d.request_of(played.engine, key) for key in ordered]\n"
         "print(hashlib.sha256(json.dumps(requests).encode()).hexdigest())\n"
     )
-    digests = {
-        subprocess.run(
-            [sys.executable, "-c", program],
-            env={**os.environ, "PYTHONHASHSEED": seed},
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        for seed in ("1", "2", "3")
-    }
+    digests = outputs_under_hash_seeds(program, ("1", "2", "3"))
     assert len(digests) == 1
