@@ -29,19 +29,34 @@ MAX_DIGITS = len(str(UINT64_MAX))
 def encode(value: BtValue) -> bytes:
     """Encode a bt value canonically: dict keys sorted, integers and lengths in shortest form
     (D10)."""
-    if isinstance(value, bool):
-        raise TypeError("bool is not a bt value")
-    if isinstance(value, int):
-        return encode_integer(value)
+    out: list[bytes] = []
+    _write(value, out)
+    return b"".join(out)
+
+
+def _write(value: BtValue, out: list[bytes]) -> None:
+    """Append the encoding of `value` to `out`, piece by piece (one join for the whole value)."""
     if isinstance(value, bytes):
-        return b"%d:%s" % (len(value), value)
-    if isinstance(value, list):
-        return b"l" + b"".join(encode(item) for item in value) + b"e"
-    if isinstance(value, dict):
+        out += (b"%d:" % len(value), value)
+    elif isinstance(value, dict):
         if not all(isinstance(key, bytes) for key in value):
             raise TypeError("bt dict keys are byte strings")
-        return b"d" + b"".join(encode(key) + encode(value[key]) for key in sorted(value)) + b"e"
-    raise TypeError(f"{type(value).__name__} is not a bt value")
+        out.append(b"d")
+        for key in sorted(value):
+            out += (b"%d:" % len(key), key)
+            _write(value[key], out)
+        out.append(b"e")
+    elif isinstance(value, list):
+        out.append(b"l")
+        for item in value:
+            _write(item, out)
+        out.append(b"e")
+    elif isinstance(value, bool):
+        raise TypeError("bool is not a bt value")
+    elif isinstance(value, int):
+        out.append(encode_integer(value))
+    else:
+        raise TypeError(f"{type(value).__name__} is not a bt value")
 
 
 def encode_integer(value: int) -> bytes:
