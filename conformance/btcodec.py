@@ -21,20 +21,34 @@ def set_order(value: int | bytes) -> tuple[bool, int | bytes]:
 
 def encode(value: BtValue) -> bytes:
     """Canonical bt encoding of ints, bytes, lists, tuples, sets and dicts with bytes keys."""
-    if isinstance(value, bool):
-        raise TypeError("bool is not a bt value")
-    if isinstance(value, int):
-        return b"i%de" % value
+    out: list[bytes] = []
+    _write(value, out)
+    return b"".join(out)
+
+
+def _write(value: BtValue, out: list[bytes]) -> None:
+    """Append the encoding of `value` to `out`, piece by piece (one join for the whole value)."""
     if isinstance(value, bytes):
-        return b"%d:%s" % (len(value), value)
-    if isinstance(value, (set, frozenset)):
-        return encode(sorted(value, key=set_order))
-    if isinstance(value, (list, tuple)):
-        return b"l" + b"".join(encode(item) for item in value) + b"e"
-    if isinstance(value, dict):
-        items = sorted(value.items())
-        return b"d" + b"".join(encode(key) + encode(item) for key, item in items) + b"e"
-    raise TypeError(f"not a bt value: {type(value).__name__}")
+        out += (b"%d:" % len(value), value)
+    elif isinstance(value, dict):
+        out.append(b"d")
+        for key, item in sorted(value.items()):
+            _write(key, out)
+            _write(item, out)
+        out.append(b"e")
+    elif isinstance(value, (list, tuple)):
+        out.append(b"l")
+        for item in value:
+            _write(item, out)
+        out.append(b"e")
+    elif isinstance(value, (set, frozenset)):
+        _write(sorted(value, key=set_order), out)
+    elif isinstance(value, bool):
+        raise TypeError("bool is not a bt value")
+    elif isinstance(value, int):
+        out.append(b"i%de" % value)
+    else:
+        raise TypeError(f"not a bt value: {type(value).__name__}")
 
 
 class BtDecodeError(ValueError):
