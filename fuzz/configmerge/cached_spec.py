@@ -91,16 +91,20 @@ class CachedSpec:
     def publish(self, message: spec.ConfigMessage, sign_key: bytes | None) -> Published:
         """`message.serialize(sign_key)` and `message.hash`.
 
-        A parsed message never changes, so its bytes are kept per key (with the message, whose
-        identity is the key). An editable message is signed with the key it was last
-        serialized with, so its hash is that of the bytes just serialized (D1).
+        Parsed and merged messages from the cache never change, so their bytes are kept per key
+        (with the message, whose identity is the key): the engine's merge and the oracle's
+        answer to the same merge request serialize it once. Any other editable message (new or
+        incremented) is serialized each time; it is signed with the key it was last serialized
+        with, so its hash is that of the bytes just serialized (D1).
         """
-        if message.editable:
+        if message.editable and not message.merged:
             data = message.serialize(sign_key)
             return data, message_hash(data)
         key = (id(message), sign_key)
         if key not in self.published:
-            self.published[key] = (message, (message.serialize(sign_key), message.hash))
+            data = message.serialize(sign_key)
+            published = data, message.hash if not message.editable else message_hash(data)
+            self.published[key] = (message, published)
         return self.published[key][1]
 
     def implementation(self) -> Implementation:

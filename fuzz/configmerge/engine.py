@@ -253,7 +253,11 @@ class Engine:
             survivor = self.known.get((result.seqno, result.hash))
             if survivor is not None:
                 return survivor
-        return bytes(result.serialize())
+        return self.published(result, sign_key)
+
+    def published(self, merged: Any, sign_key: bytes | None) -> bytes:
+        """The bytes of a merge's result, signed with `sign_key` if given (the merge was)."""
+        return bytes(merged.serialize())
 
     def shuffled(self, ordered: list[bytes]) -> list[bytes]:
         """The same inputs reversed, with a duplicate and an already-included message (P2)."""
