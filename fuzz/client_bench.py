@@ -10,7 +10,9 @@ the adapter already started and its `hello` read.
 
 The CPU seconds of each side are shown beside the wall times: the campaign's process (the spec
 playing the interleavings and answering every request, the pipe's threads, the judging) and the
-adapter's process (read from /proc while it runs), in both runs.
+adapter's process (read from /proc while it runs), in both runs. Last, the spec answers the same
+batches on its own, each on a fresh cache as a task's oracle starts: the least CPU the
+campaign can spend while the spec is its oracle, whatever else it does.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from collections.abc import Callable
 from swarmconf.conformance.client import Message, ProcessClient
 
 from .client import Answer, PooledClient, start
+from .configmerge.cached_spec import CachedSpec, SpecOracle
 from .configmerge.differential import plan_client, run_client_tasks
 
 
@@ -42,6 +45,16 @@ def cpu_seconds(client: ProcessClient) -> float:
     with open(f"/proc/{client.process.pid}/stat") as stat:
         fields = stat.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def spec_answering(batches: list[list[Message]]) -> float:
+    """CPU seconds the spec takes to answer `batches`, each on a fresh cache."""
+    started = time.process_time()
+    for batch in batches:
+        oracle = SpecOracle(CachedSpec())
+        for request in batch:
+            oracle.handle(request)
+    return time.process_time() - started
 
 
 def measure(command: str, interleavings: int, per_scenario: int) -> dict[str, float]:
@@ -71,6 +84,7 @@ def measure(command: str, interleavings: int, per_scenario: int) -> dict[str, fl
         alone.close()
     requests = sum(len(batch) for batch in client.batches)
     return {
+        "spec_answering_cpu_seconds": spec_answering(client.batches),
         "interleavings": interleavings,
         "requests": requests,
         "campaign_seconds": campaign,
@@ -94,7 +108,8 @@ def main(argv: list[str] | None = None) -> None:
         f"{found['campaign_seconds']:.2f} s (CPU: its own {found['campaign_cpu_seconds']:.2f} s,"
         f" the adapter's {found['adapter_cpu_seconds']:.2f} s), the adapter alone "
         f"{found['adapter_alone_seconds']:.2f} s (CPU {found['adapter_alone_cpu_seconds']:.2f} s);"
-        f" overhead {found['overhead']:.0%}"
+        f" overhead {found['overhead']:.0%}; the spec alone answering the same requests: CPU"
+        f" {found['spec_answering_cpu_seconds']:.2f} s"
     )
 
 
