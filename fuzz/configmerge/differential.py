@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 from swarmconf.conformance.adapter import bt_hex
 from swarmconf.conformance.client import Message
+from swarmconf.spec.configmerge.message import message_hash
 
 from ..client import DEFAULT_TIMEOUT, PooledClient, pooled
 from ..verdict import AGREED, FAILED, QUIRK, SKIPPED, Verdict, judge
@@ -50,10 +51,17 @@ class RecordingEngine(Engine):
     touched: set[OpKey] = field(default_factory=set)
     edited: dict[OpKey, Data] = field(default_factory=dict)
     """Each edit's data after its batch, as the spec computed it."""
+    answered: dict[OpKey, Message] = field(default_factory=dict)
+    """The spec's answer to an edit's `increment` request, kept from the edit itself: the spec
+    incremented the same message, gave it the same data and signed it with the same key."""
 
     @functools.cached_property
     def oracle(self) -> SpecOracle:
         return SpecOracle(self.cache)
+
+    def expected(self, key: OpKey, request: Message) -> Message:
+        """The spec's answer to the request for operation `key`."""
+        return self.answered.get(key) or self.oracle.handle(request)
 
     def stable(self, result: bytes, shuffled: list[bytes], sign_key: bytes | None) -> bool:
         """P2 is the spec's own property, checked by campaigns without a client."""
@@ -71,7 +79,11 @@ class RecordingEngine(Engine):
         self, impl: Implementation, base: bytes, client: int, batch: int
     ) -> tuple[bytes, Data, Data]:
         message, before, after = super().apply_edit(impl, base, client, batch)
-        self.edited[("edit", base, client, batch)] = after
+        key = ("edit", base, client, batch)
+        self.edited[key] = after
+        if not self.scenario.clients[client].future:  # whose request lacks the unknown key
+            published = {"msg": message.hex(), "hash": message_hash(message).hex()}
+            self.answered[key] = {"result": published}
         return message, before, after
 
     def merge(self, inputs: frozenset[bytes], signer: bool) -> Any:
@@ -160,7 +172,9 @@ def send_operations(
     requests = [request_of(engine, key) for key in ordered]
     waited = client.waiting
     pending = client.send(requests)
-    expected = [engine.oracle.handle(request) for request in requests]
+    expected = [
+        engine.expected(key, request) for key, request in zip(ordered, requests, strict=True)
+    ]
 
     def collect() -> Checked:
         answers = pending()

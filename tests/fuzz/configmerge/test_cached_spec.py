@@ -60,11 +60,13 @@ def test_the_oracle_answers_every_request_as_the_specs_own_adapter(number: int) 
     engine = recording_engine(scenario)
     for schedule in range(10):
         run_case(engine, generate_schedule(scenario, 1, number, schedule))
-    requests = [request_of(engine, key) for key in with_messages(engine, engine.touched)]
+    keys = list(with_messages(engine, engine.touched))
+    requests = [request_of(engine, key) for key in keys]
     plain = builtin_adapter("spec")
-    answers = [engine.oracle.handle(request) for request in requests]
+    answers = [engine.expected(key, request) for key, request in zip(keys, requests, strict=True)]
     assert answers == [plain.handle(request) for request in requests]
     assert {request["op"] for request in requests} >= {"merge", "increment", "serialize"}
+    assert set(engine.answered) & set(keys)  # some edits answered from the edit itself
 
 
 def test_a_parsed_message_is_serialized_once_per_key() -> None:
@@ -77,3 +79,14 @@ def test_a_parsed_message_is_serialized_once_per_key() -> None:
     assert first == (parsed.serialize(), parsed.hash)
     key = bytes(range(32))
     assert cache.publish(parsed, key) == (parsed.serialize(key), parsed.hash)
+
+
+def test_a_merged_message_is_serialized_once_per_key() -> None:
+    cache = CachedSpec()
+    first, second = spec.ConfigMessage.new(1), spec.ConfigMessage.new(1)
+    first.data[b"a"], second.data[b"b"] = 1, 2
+    key = bytes(range(32))
+    merged = cache.merge([first.serialize(), second.serialize()], sign_key=key)
+    published = cache.publish(merged, key)
+    assert cache.publish(merged, key)[0] is published[0]
+    assert published == (merged.serialize(key), spec.parse(published[0]).hash)
