@@ -99,8 +99,20 @@ def pruned(data: Data) -> Data:
 
 
 def deep_copy(data: Data) -> Data:
-    """An independent copy of `data`."""
-    return copy.deepcopy(data)
+    """An independent copy of `data`: dicts and sets copied at every level, integers and byte
+    strings shared (they are immutable); anything else, which only a writer can have put there
+    and serializing refuses, copied by `copy.deepcopy`."""
+    return {key: _copied(value) for key, value in data.items()}
+
+
+def _copied(value: Value) -> Value:
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    if isinstance(value, set) and all(isinstance(element, int | bytes) for element in value):
+        return set(value)
+    if isinstance(value, int | bytes):
+        return value
+    return copy.deepcopy(value)
 
 
 def check_writable(value: object, path: tuple[bytes, ...] = ()) -> None:

@@ -65,3 +65,23 @@ def test_removals_of_absent_paths_are_ignored_and_empties_pruned() -> None:
     start: Data = {b"s": {1}, b"d": {b"k": 1}}
     diffs = [({b"s": [[], [1]], b"d": {b"k": b"-"}, b"gone": b"-"}, start)]
     assert replay(start, diffs) == {}
+
+
+def _emptied(value: object) -> None:
+    """Clear every dict and set inside `value`, innermost first."""
+    if isinstance(value, dict):
+        for item in value.values():
+            _emptied(item)
+        value.clear()
+    elif isinstance(value, set):
+        value.clear()
+
+
+@given(data)
+def test_a_deep_copy_shares_no_container_with_its_original(a: Data) -> None:
+    copied = deep_copy(a)
+    assert copied == a
+    expected = pruned(a)
+    _emptied(a)
+    assert copied == expected
+    assert deep_copy({b"odd": [[1]]}) == {b"odd": [[1]]}  # type: ignore[dict-item]
