@@ -47,19 +47,10 @@ def to_api_value(value: Any) -> Any:
     return value
 
 
-def to_bt_value(value: Any) -> Any:
-    """API values (sets, lagged entries, set diffs) to plain bt values."""
-    if isinstance(value, dict):
-        return {key: to_bt_value(item) for key, item in value.items()}
-    if isinstance(value, (set, frozenset)):
-        return sorted(value, key=btcodec.set_order)
-    if isinstance(value, (list, tuple)):
-        return [to_bt_value(item) for item in value]
-    return value
-
-
 def bt_hex(value: Any) -> str:
-    return btcodec.encode(to_bt_value(value)).hex()
+    """API values (sets, lagged entries, set diffs) bt-encoded, as hex: `btcodec` writes sets
+    in set order and tuples as lists."""
+    return btcodec.encode(value).hex()
 
 
 def _bytes(request: Request, name: str) -> bytes | None:
