@@ -186,7 +186,7 @@ def check_identical(results: dict[str, bytes], operation: str, label: str) -> No
         raise SystemExit(f"bench: {operation} at {label} gives different bytes ({differ})")
 
 
-def run(budget_s: float, baseline: ModuleType) -> list[list[str]]:
+def run(budget_s: float, baseline: ModuleType, only: list[str] | None) -> list[list[str]]:
     rows = []
     for label, size in SIZES.items():
         messages = build(size)
@@ -194,6 +194,8 @@ def run(budget_s: float, baseline: ModuleType) -> list[list[str]]:
         old_ops = operations(baseline, messages)
         ref_ops = operations(ref, messages)
         for name in ref_ops:
+            if only is not None and not any(name.startswith(prefix) for prefix in only):
+                continue
             calls = {"old": old_ops[name], "now": ref_ops[name], "pure": pure(ref_ops[name])}
             check_identical(
                 {"spec": spec_ops[name](), **{k: call() for k, call in calls.items()}},
@@ -259,9 +261,15 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=0.5, help="seconds per measurement")
     parser.add_argument("--baseline", default=BASELINE, help="the commit to compare against")
     parser.add_argument("--output", type=Path, help="also write the Markdown table here")
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="OPERATION",
+        help="time only the operations named so (a prefix: `merge` for both merges); repeatable",
+    )
     args = parser.parse_args()
     with baseline_reference(args.baseline) as baseline:
-        table = markdown(run(args.budget, baseline), args.budget, args.baseline)
+        table = markdown(run(args.budget, baseline, args.only), args.budget, args.baseline)
     print(table)
     if args.output:
         args.output.write_text(table)
