@@ -148,7 +148,8 @@ def baseline_reference(commit: str) -> Iterator[ModuleType]:
 
     The commit's `reference` and `spec` folders are extracted with `git archive` into a
     temporary package whose name carries the commit, and its imports of `swarmconf.spec` are
-    pointed at that package's own copy.
+    pointed at that package's own copy. The config-merge reference is `reference` itself in
+    early commits, such as 067bc65, and `reference/configmerge` since the K/V node came.
     """
     if git("rev-parse", "--verify", "--quiet", commit + "^{commit}").returncode != 0:
         raise SystemExit(
@@ -166,9 +167,12 @@ def baseline_reference(commit: str) -> Iterator[ModuleType]:
         for source in root.rglob("*.py"):
             source.write_text(source.read_text().replace("swarmconf.spec", f"{package}.spec"))
         (root / "__init__.py").write_text("")
+        nested = (root / "reference" / "configmerge").is_dir()
         sys.path.insert(0, folder)
         try:
-            yield importlib.import_module(f"{package}.reference")
+            yield importlib.import_module(
+                f"{package}.reference" + (".configmerge" if nested else "")
+            )
         finally:
             sys.path.remove(folder)
 
