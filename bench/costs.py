@@ -59,7 +59,7 @@ def main() -> None:
     args = parser.parse_args()
     for label, size in SIZES.items():
         messages = build(size)
-        repeat = max(args.repeat * 1000 // size, 5)
+        repeat = max(args.repeat * 1000 // size, 20)
         for ways in (2, 5):
             forks = [messages[f"fork{i}"] for i in range(ways)]
 
