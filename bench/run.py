@@ -148,7 +148,8 @@ def baseline_reference(commit: str) -> Iterator[ModuleType]:
 
     The commit's `reference` and `spec` folders are extracted with `git archive` into a
     temporary package whose name carries the commit, and its imports of `swarmconf.spec` are
-    pointed at that package's own copy.
+    pointed at that package's own copy. The config-merge reference is `reference` itself in
+    early commits, such as 067bc65, and `reference/configmerge` since the K/V node came.
     """
     if git("rev-parse", "--verify", "--quiet", commit + "^{commit}").returncode != 0:
         raise SystemExit(
@@ -166,9 +167,12 @@ def baseline_reference(commit: str) -> Iterator[ModuleType]:
         for source in root.rglob("*.py"):
             source.write_text(source.read_text().replace("swarmconf.spec", f"{package}.spec"))
         (root / "__init__.py").write_text("")
+        nested = (root / "reference" / "configmerge").is_dir()
         sys.path.insert(0, folder)
         try:
-            yield importlib.import_module(f"{package}.reference")
+            yield importlib.import_module(
+                f"{package}.reference" + (".configmerge" if nested else "")
+            )
         finally:
             sys.path.remove(folder)
 
@@ -186,7 +190,7 @@ def check_identical(results: dict[str, bytes], operation: str, label: str) -> No
         raise SystemExit(f"bench: {operation} at {label} gives different bytes ({differ})")
 
 
-def run(budget_s: float, baseline: ModuleType) -> list[list[str]]:
+def run(budget_s: float, baseline: ModuleType, only: list[str] | None) -> list[list[str]]:
     rows = []
     for label, size in SIZES.items():
         messages = build(size)
@@ -194,6 +198,8 @@ def run(budget_s: float, baseline: ModuleType) -> list[list[str]]:
         old_ops = operations(baseline, messages)
         ref_ops = operations(ref, messages)
         for name in ref_ops:
+            if only is not None and not any(name.startswith(prefix) for prefix in only):
+                continue
             calls = {"old": old_ops[name], "now": ref_ops[name], "pure": pure(ref_ops[name])}
             check_identical(
                 {"spec": spec_ops[name](), **{k: call() for k, call in calls.items()}},
@@ -259,9 +265,15 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=0.5, help="seconds per measurement")
     parser.add_argument("--baseline", default=BASELINE, help="the commit to compare against")
     parser.add_argument("--output", type=Path, help="also write the Markdown table here")
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="OPERATION",
+        help="time only the operations named so (a prefix: `merge` for both merges); repeatable",
+    )
     args = parser.parse_args()
     with baseline_reference(args.baseline) as baseline:
-        table = markdown(run(args.budget, baseline), args.budget, args.baseline)
+        table = markdown(run(args.budget, baseline, args.only), args.budget, args.baseline)
     print(table)
     if args.output:
         args.output.write_text(table)

@@ -50,23 +50,63 @@ def _scalar_run_error(items: list[Any]) -> Reason | None:
 def check_data(
     data: Data, depth: int = 2, checked: BtData | None = None, shared: bool = False
 ) -> None:
-    """Validate decoded data (D11), depth-first in key order; it stays as decoded (bt form).
+    """Validate decoded data (D11); it stays as decoded (bt form).
 
     `depth` is the nesting level of `data` in the message (`&` is at 2). Integer ranges and
     nesting are checked too, for input that did not come through the strict decoder. Values
     equal to those at the same keys in `checked`, data at the same level already validated, are
     valid too: they are picked out by comparisons at C speed and not walked again; with
-    `shared`, where `data` holds the very objects of `checked`, by identity (the others walked).
+    `shared`, where `data` holds the very objects of `checked`, by identity. Valid data is told
+    by a quick walk; only data that fails it is walked again for its first violation.
     """
+    values: Iterable[Any] = data.values()
+    if checked is not None:
+        differ = is_not if shared else ne
+        values = compress(values, map(differ, values, map(checked.get, data)))
+    if depth > MAX_DEPTH or (depth > 2 and not data) or not _valid_values(values, depth):
+        _raise_first_violation(data, depth)
+
+
+def _valid_values(values: Iterable[Any], depth: int) -> bool:
+    """Whether the values of a dict at nesting level `depth` are valid data (D10, D11)."""
+    for value in values:
+        t = type(value)
+        if t is bytes:
+            continue
+        if t is int:
+            if value < INT64_MIN or value > INT64_MAX:
+                return False
+        elif t is dict:
+            if not value or depth >= MAX_DEPTH or not _valid_values(value.values(), depth + 1):
+                return False
+        elif t is not list or depth >= MAX_DEPTH:
+            return False
+        else:  # a set: not empty, ints in range then bytes, each run ascending
+            prev: Any = None
+            for item in value:
+                if type(item) is bytes:
+                    if type(prev) is bytes and item <= prev:
+                        return False
+                elif type(item) is int:
+                    if item < INT64_MIN or item > INT64_MAX:
+                        return False
+                    if prev is not None and (type(prev) is bytes or item <= prev):
+                        return False
+                else:
+                    return False
+                prev = item
+            if prev is None:
+                return False
+    return True
+
+
+def _raise_first_violation(data: Data, depth: int) -> None:
+    """Raise the first violation of D11 in invalid data, depth-first in key order."""
     if depth > MAX_DEPTH:
         raise ConfigError(Reason.BT_TOO_DEEP)
     if depth > 2 and not data:
         raise ConfigError(Reason.DATA_EMPTY_DICT)
-    items: Iterable[tuple[bytes, Any]] = data.items()
-    if checked is not None:
-        differ = is_not if shared else ne
-        items = compress(items, map(differ, data.values(), map(checked.get, data)))
-    for key, value in items:
+    for key, value in data.items():
         t = type(value)
         if t is bytes:
             continue
@@ -74,34 +114,14 @@ def check_data(
             if value < INT64_MIN or value > INT64_MAX:
                 raise ConfigError(Reason.BT_INTEGER_RANGE)
         elif t is dict:
-            same = checked.get(key) if checked is not None else None
-            check_data(value, depth + 1, same if type(same) is dict else None)
+            _raise_first_violation(value, depth + 1)
         elif depth >= MAX_DEPTH:
             raise ConfigError(Reason.BT_TOO_DEEP)
-        elif not _is_set(value):
-            reason = _scalar_run_error(value)
-            raise ConfigError(Reason.DATA_EMPTY_SET if reason is None else reason, f"set {key!r}")
-
-
-def _is_set(items: list[Any]) -> bool:
-    """Whether `items` is a valid set: not empty, ints in range then bytes, each run ascending.
-
-    `_scalar_run_error` tells what is wrong; this is the quick test of the usual case.
-    """
-    prev: Any = None
-    for item in items:
-        if type(item) is bytes:
-            if type(prev) is bytes and item <= prev:
-                return False
-        elif type(item) is int:
-            if item < INT64_MIN or item > INT64_MAX:
-                return False
-            if prev is not None and (type(prev) is bytes or item <= prev):
-                return False
         else:
-            return False
-        prev = item
-    return prev is not None
+            reason = _scalar_run_error(value)
+            if reason is not None or not value:
+                reason = Reason.DATA_EMPTY_SET if reason is None else reason
+                raise ConfigError(reason, f"set {key!r}")
 
 
 def check_bounds(value: Any, depth: int, high: int = INT64_MAX) -> None:

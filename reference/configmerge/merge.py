@@ -24,30 +24,31 @@ def _survivors(valid: list[ConfigMessage], lag: int) -> list[ConfigMessage]:
             previous = m.lagged
     unique: dict[bytes, ConfigMessage] = {}
     for m in valid:
-        if m.seqno + lag > top and (m.seqno, m.hash) not in included:
-            unique.setdefault(m.hash, m)
+        if m.seqno + lag > top and (m.seqno, m._hash) not in included:
+            unique.setdefault(m._hash, m)  # type: ignore[arg-type]
     return sorted(unique.values(), key=_rank)
 
 
-_rank = attrgetter("seqno", "hash")
+_rank = attrgetter("seqno", "_hash")
 
 
 def replay(ranked: list[ConfigMessage]) -> tuple[BtData, list[LaggedEntry]]:
-    """Merge the data of `ranked` (ascending) by replaying every diff they carry (D15).
+    """Merge the data of `ranked`, parsed messages ascending, by replaying every diff they carry
+    (D15).
 
     Returns the merged data in bt form and the replayed entries, ascending by (seqno, hash).
     """
-    sources = [m._bt_data() for m in ranked]
     entries: dict[tuple[int, bytes], tuple[LaggedEntry, BtData]] = {}
     previous: list[LaggedEntry] | None = None
-    for m, source in zip(reversed(ranked), reversed(sources), strict=True):
-        own = LaggedEntry(m.seqno, m.hash, m.diff)
+    for m in reversed(ranked):
+        source = m._bt
+        own = LaggedEntry(m.seqno, m._hash, m._diff)  # type: ignore[arg-type]
         entries.setdefault(own[:2], (own, source))
         if m.lagged != previous:  # else every entry is there already, from a higher message
             for e in m.lagged:
                 entries.setdefault(e[:2], (e, source))
             previous = m.lagged
-    current = sources[-1]
+    current = ranked[-1]._bt
     owned: dict[int, BtData] = {}
     order = [entries[key] for key in sorted(entries)]
     for entry, source in order:

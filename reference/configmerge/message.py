@@ -169,12 +169,6 @@ class ConfigMessage:
             self._included_ranks = ranks
         return ranks
 
-    def _bt_data(self) -> BtData:
-        """The data in bt form as it would be serialized now."""
-        if self._hash is not None:
-            return self._bt
-        return self._state(limits=False)[0]
-
     def _state(self, limits: bool) -> tuple[BtData, Diff]:
         """(data in bt form, the diff since creation) of an editable message, the types and
         ranges checked; with `limits`, the writer limits on what the diff adds (D11)."""

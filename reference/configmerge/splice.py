@@ -11,15 +11,15 @@ order) gives None: decode in full.
 
 from __future__ import annotations
 
-from itertools import accumulate, chain, repeat
-from operator import add, sub
+from itertools import accumulate, chain, islice, repeat
+from operator import add, lt, sub
 from typing import Any, NamedTuple
 
 from . import bt
 
 _OPEN = b"d1:#i"
 # Smaller messages decode in full faster than they are matched piece by piece.
-MIN_SIZE = 32768
+MIN_SIZE = 8192
 
 
 class Layout(NamedTuple):
@@ -30,8 +30,9 @@ class Layout(NamedTuple):
     start: int
     bounds: list[int]
     items: list[tuple[bytes, Any]]
-    # The bytes right after the data: `1:<`, the encoded `<` value and `1:=`.
+    # The bytes right after the data: `1:<`, the encoded `<` value and `1:=`; the `<` value.
     after: bytes
+    lagged: list[Any]
 
 
 def _data_start(raw: bytes) -> tuple[int, int] | None:
@@ -49,6 +50,14 @@ def _data_start(raw: bytes) -> tuple[int, int] | None:
     if b"%d" % seqno != digits or raw[end + 1 : end + 4] != b"1:&":
         return None
     return seqno, end + 4
+
+
+def _first_key(piece: list[tuple[bytes, Any]]) -> bytes:
+    return piece[0][0]
+
+
+def _last_key(piece: list[tuple[bytes, Any]]) -> bytes:
+    return piece[-1][0]
 
 
 def _entry_bounds(items: Any, first: int) -> list[int]:
@@ -76,7 +85,7 @@ def layout(raw: bytes, data: dict[bytes, Any], lagged: list[Any] | None) -> Layo
     end = bounds[-1] + 1
     if raw[start : start + 1] != b"d" or raw[end : end + len(after)] != after:
         return None
-    return Layout(raw, start, bounds, items, after)
+    return Layout(raw, start, bounds, items, after, lagged)
 
 
 def decode_alike(raw: bytes, earlier: Layout) -> tuple[dict[bytes, Any], Layout] | None:
@@ -92,7 +101,7 @@ def decode_alike(raw: bytes, earlier: Layout) -> tuple[dict[bytes, Any], Layout]
     if decode is None or found is None or raw[found[1] : found[1] + 1] != b"d":
         return None
     seqno, start = found
-    old, bounds, items = earlier.raw, earlier.bounds, earlier.items
+    old, bounds, items = memoryview(earlier.raw), earlier.bounds, earlier.items
     n = len(items)
     end = raw.find(earlier.after, start)
     if end < 0 or raw[end - 1 : end] != b"e":
@@ -103,15 +112,11 @@ def decode_alike(raw: bytes, earlier: Layout) -> tuple[dict[bytes, Any], Layout]
     pos, k = start + 1, 0
     while pos < close or k < n:
         if k < n:
-            # The longest run of entries from k found at `pos`
+            # The longest run of entries from k found at `pos` (compared in place, not copied)
             lo, hi = k, n
             while lo < hi:
                 mid = (lo + hi + 1) // 2
-                length = bounds[mid] - bounds[k]
-                if (
-                    pos + length <= close
-                    and raw[pos : pos + length] == old[bounds[k] : bounds[mid]]
-                ):
+                if raw.startswith(old[bounds[k] : bounds[mid]], pos, close):
                     lo = mid
                 else:
                     hi = mid - 1
@@ -129,25 +134,24 @@ def decode_alike(raw: bytes, earlier: Layout) -> tuple[dict[bytes, Any], Layout]
                 if at >= 0:
                     stop, resume = at, t
                     break
-        try:
+        try:  # the decoded entries fill the bytes from `pos` to `stop` exactly
             inner = list(decode(b"d" + raw[pos:stop] + b"e").items())
-            entries = _entry_bounds(inner, pos)
         except Exception:  # refused by the strict decoder
             return None
-        pieces.append(inner)
-        if entries[-1] != stop:
-            return None
-        spans.append(entries[:-1])
+        if inner:
+            pieces.append(inner)
+            spans.append([pos] if len(inner) == 1 else _entry_bounds(inner, pos)[:-1])
         pos, k = stop, resume
-    data = dict(chain.from_iterable(pieces))
-    keys = list(data)
-    if len(keys) != sum(map(len, pieces)) or keys != sorted(keys):
+    # Each piece is in key order: so is the whole when each piece's keys follow the last one's.
+    if not all(map(lt, map(_last_key, pieces), map(_first_key, islice(pieces, 1, None)))):
         return None
-    top = {b"#": seqno, b"&": data}
+    entries_now = list(chain.from_iterable(pieces))
+    data = dict(entries_now)
+    # The `<` value is the earlier message's, its bytes being the same; what follows is decoded.
+    top = {b"#": seqno, b"&": data, b"<": earlier.lagged}
     try:
-        top.update(decode(b"d" + raw[end:]))
+        top.update(decode(b"d" + raw[end + len(earlier.after) - len(b"1:=") :]))
     except Exception:  # refused by the strict decoder
         return None
-    return top, Layout(
-        raw, start, [*chain.from_iterable(spans), close], list(data.items()), earlier.after
-    )
+    bounds_now = [*chain.from_iterable(spans), close]
+    return top, Layout(raw, start, bounds_now, entries_now, earlier.after, earlier.lagged)
