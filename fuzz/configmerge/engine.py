@@ -33,6 +33,7 @@ API_SAMPLE = 32
 merge in API_SAMPLE."""
 UNKNOWN_KEY = b"_future"
 """The unknown top-level key a future client writes (D9)."""
+UNKNOWN_ENTRY = bt.encode(UNKNOWN_KEY) + bt.encode(b"future")
 
 
 @dataclass(frozen=True)
@@ -184,7 +185,10 @@ class Engine:
         after = prune(message.data)
         key = self.sign_key if spec.signer else self.forged_key
         if spec.future:
-            return with_unknown_key(bytes(message.serialize()), key), before, after
+            unsigned = bytes(message.serialize())
+            # An increment keeps the unknown keys of its base (D9): then the key is there already
+            future = unsigned if message.extra else with_unknown_key(unsigned)
+            return signed(future, key), before, after
         return bytes(message.serialize(key)), before, after
 
     def merge(self, inputs: frozenset[bytes], signer: bool) -> Merged:
@@ -315,13 +319,15 @@ def prune(data: Data) -> Data:
     return result
 
 
-def with_unknown_key(unsigned: bytes, sign_key: bytes | None) -> bytes:
-    """The message with the unknown top-level key added (D9), signed again if a key is given."""
-    top = bt.decode(unsigned, wide_int_keys=lambda key: key == UNKNOWN_KEY)
-    assert isinstance(top, dict)
-    top[UNKNOWN_KEY] = b"future"
-    encoded = bt.encode(top)
+def with_unknown_key(unsigned: bytes) -> bytes:
+    """The unsigned message with the unknown top-level key added (D9). The key sorts after the
+    known keys of an unsigned message (`#`, `&`, `<`, `=`), so its entry is the last one."""
+    return unsigned[:-1] + UNKNOWN_ENTRY + b"e"
+
+
+def signed(unsigned: bytes, sign_key: bytes | None) -> bytes:
+    """The unsigned message signed with `sign_key` (D17), or as it is without a key."""
     if sign_key is None:
-        return encoded
-    signature = nacl.signing.SigningKey(sign_key).sign(encoded[:-1]).signature
-    return encoded[:-1] + b"1:~64:" + signature + b"e"
+        return unsigned
+    signature = nacl.signing.SigningKey(sign_key).sign(unsigned[:-1]).signature
+    return unsigned[:-1] + b"1:~64:" + signature + b"e"
