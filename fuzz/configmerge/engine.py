@@ -50,6 +50,10 @@ class Info:
         return (self.seqno, self.hash)
 
     @functools.cached_property
+    def included_ranked(self) -> tuple[tuple[int, bytes], ...]:
+        return tuple(sorted(self.included))
+
+    @functools.cached_property
     def carried(self) -> frozenset[tuple[int, bytes]]:
         """The ranks of the updates a merge replays from this message: its own, its lagged."""
         return self.included | {self.rank}
@@ -261,26 +265,22 @@ class Engine:
 
     def shuffled(self, ordered: list[bytes]) -> list[bytes]:
         """The same inputs reversed, with a duplicate and an already-included message (P2)."""
-        extra = [
-            self.known[rank]
-            for message in ordered
-            if (info := self.info(message)) is not None
-            for rank in sorted(info.included)
-            if rank in self.known
-        ][:1]
-        return [*ordered[::-1], ordered[0], *extra]
+        for message in ordered:
+            info = self.info(message)
+            for rank in info.included_ranked if info is not None else ():
+                if rank in self.known:
+                    return [*ordered[::-1], ordered[0], self.known[rank]]
+        return [*ordered[::-1], ordered[0]]
 
     def remaining(self, inputs: list[bytes]) -> tuple[bytes, ...]:
         """The inputs the ignore rules keep (D14), worked out independently of the merger."""
-        infos = {message: info for message in inputs if (info := self.info(message)) is not None}
+        infos = [(message, info) for message in inputs if (info := self.info(message)) is not None]
         if not infos:
             return ()
-        top = max(info.seqno for info in infos.values())
-        included = set().union(*(info.included for info in infos.values()))
+        floor = max(info.seqno for _, info in infos) - self.scenario.lag
+        included = frozenset().union(*(info.included for _, info in infos))
         return tuple(
-            message
-            for message, info in infos.items()
-            if info.seqno + self.scenario.lag > top and info.rank not in included
+            message for message, info in infos if info.seqno > floor and info.rank not in included
         )
 
     def check_valid(self, message: bytes, *, merged: bool, client: int | None) -> list[str]:

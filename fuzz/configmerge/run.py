@@ -66,6 +66,8 @@ class Run:
         self.next_batch = [0] * count
         self.knowledge = {base: Knowledge(1, 1, 0)}
         self.updates: dict[int, Update] = {1: engine.base_update}
+        self.bits_of: dict[tuple[int, bytes], int] = {engine.base_update.rank: 1}
+        """The bits of the updates published so far, by rank."""
         self.outcome = Outcome()
         self.seen: set[str] = set()
 
@@ -117,6 +119,7 @@ class Run:
             update = self.engine.update(base, client, batch, info.rank)
             bit = update.bit
             self.updates[bit] = update
+            self.bits_of[update.rank] = self.bits_of.get(update.rank, 0) | bit
             before = self.knowledge[base]
             self.learn(message, Knowledge(before.known | bit, before.safe | bit, before.depth))
             self.current[client] = message
@@ -146,10 +149,8 @@ class Run:
             known |= k.known
             safe_everywhere &= k.safe
             depth = max(depth, k.depth)
-            carries = info.carried
-            for update in self.updates.values():
-                if update.rank in carries:
-                    carried |= update.bit & k.safe
+            for rank in info.carried:
+                carried |= self.bits_of.get(rank, 0) & k.safe
         return Knowledge(known, (safe_everywhere & known) | carried, depth + 1)
 
     def learn(self, message: bytes, knowledge: Knowledge) -> None:
