@@ -76,17 +76,25 @@ def run_task(task: Task) -> list[Row]:
     """Run one task: every schedule of its scenario, sharing one engine."""
     started = time.perf_counter()
     scenario = generate_scenario(task.campaign_seed, task.scenario)
-    primary, checker = choose(task.mutant, task.differential)
-    engine = Engine(scenario, primary, checker)
-    outcomes = []
     with collector_paused():
-        for index in range(task.first, task.first + task.schedules):
-            schedule = generate_schedule(scenario, task.campaign_seed, task.scenario, index)
-            outcomes.append((index, run_case(engine, schedule)))
+        outcomes = play(task, scenario)
     seconds = (time.perf_counter() - started) / max(1, task.schedules)
     return [
         row_of(task.campaign_seed, task.scenario, scenario, index, outcome, seconds)
         for index, outcome in outcomes
+    ]
+
+
+def play(task: Task, scenario: Scenario) -> list[tuple[int, Outcome]]:
+    """Every schedule of the task on one engine, which is freed on return: the collection that
+    follows the task then has only the outcomes to traverse, not the engine's caches."""
+    engine = Engine(scenario, *choose(task.mutant, task.differential))
+    return [
+        (
+            index,
+            run_case(engine, generate_schedule(scenario, task.campaign_seed, task.scenario, index)),
+        )
+        for index in range(task.first, task.first + task.schedules)
     ]
 
 

@@ -33,6 +33,7 @@ API_SAMPLE = 32
 merge in API_SAMPLE."""
 UNKNOWN_KEY = b"_future"
 """The unknown top-level key a future client writes (D9)."""
+UNKNOWN_ENTRY = bt.encode(UNKNOWN_KEY) + bt.encode(b"future")
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,10 @@ class Info:
     @property
     def rank(self) -> tuple[int, bytes]:
         return (self.seqno, self.hash)
+
+    @functools.cached_property
+    def included_ranked(self) -> tuple[tuple[int, bytes], ...]:
+        return tuple(sorted(self.included))
 
     @functools.cached_property
     def carried(self) -> frozenset[tuple[int, bytes]]:
@@ -184,7 +189,10 @@ class Engine:
         after = prune(message.data)
         key = self.sign_key if spec.signer else self.forged_key
         if spec.future:
-            return with_unknown_key(bytes(message.serialize()), key), before, after
+            unsigned = bytes(message.serialize())
+            # An increment keeps the unknown keys of its base (D9): then the key is there already
+            future = unsigned if message.extra else with_unknown_key(unsigned)
+            return signed(future, key), before, after
         return bytes(message.serialize(key)), before, after
 
     def merge(self, inputs: frozenset[bytes], signer: bool) -> Merged:
@@ -261,26 +269,22 @@ class Engine:
 
     def shuffled(self, ordered: list[bytes]) -> list[bytes]:
         """The same inputs reversed, with a duplicate and an already-included message (P2)."""
-        extra = [
-            self.known[rank]
-            for message in ordered
-            if (info := self.info(message)) is not None
-            for rank in sorted(info.included)
-            if rank in self.known
-        ][:1]
-        return [*ordered[::-1], ordered[0], *extra]
+        for message in ordered:
+            info = self.info(message)
+            for rank in info.included_ranked if info is not None else ():
+                if rank in self.known:
+                    return [*ordered[::-1], ordered[0], self.known[rank]]
+        return [*ordered[::-1], ordered[0]]
 
     def remaining(self, inputs: list[bytes]) -> tuple[bytes, ...]:
         """The inputs the ignore rules keep (D14), worked out independently of the merger."""
-        infos = {message: info for message in inputs if (info := self.info(message)) is not None}
+        infos = [(message, info) for message in inputs if (info := self.info(message)) is not None]
         if not infos:
             return ()
-        top = max(info.seqno for info in infos.values())
-        included = set().union(*(info.included for info in infos.values()))
+        floor = max(info.seqno for _, info in infos) - self.scenario.lag
+        included = frozenset().union(*(info.included for _, info in infos))
         return tuple(
-            message
-            for message, info in infos.items()
-            if info.seqno + self.scenario.lag > top and info.rank not in included
+            message for message, info in infos if info.seqno > floor and info.rank not in included
         )
 
     def check_valid(self, message: bytes, *, merged: bool, client: int | None) -> list[str]:
@@ -319,13 +323,15 @@ def prune(data: Data) -> Data:
     return result
 
 
-def with_unknown_key(unsigned: bytes, sign_key: bytes | None) -> bytes:
-    """The message with the unknown top-level key added (D9), signed again if a key is given."""
-    top = bt.decode(unsigned, wide_int_keys=lambda key: key == UNKNOWN_KEY)
-    assert isinstance(top, dict)
-    top[UNKNOWN_KEY] = b"future"
-    encoded = bt.encode(top)
+def with_unknown_key(unsigned: bytes) -> bytes:
+    """The unsigned message with the unknown top-level key added (D9). The key sorts after the
+    known keys of an unsigned message (`#`, `&`, `<`, `=`), so its entry is the last one."""
+    return unsigned[:-1] + UNKNOWN_ENTRY + b"e"
+
+
+def signed(unsigned: bytes, sign_key: bytes | None) -> bytes:
+    """The unsigned message signed with `sign_key` (D17), or as it is without a key."""
     if sign_key is None:
-        return encoded
-    signature = nacl.signing.SigningKey(sign_key).sign(encoded[:-1]).signature
-    return encoded[:-1] + b"1:~64:" + signature + b"e"
+        return unsigned
+    signature = nacl.signing.SigningKey(sign_key).sign(unsigned[:-1]).signature
+    return unsigned[:-1] + b"1:~64:" + signature + b"e"

@@ -100,6 +100,7 @@ def wiped_of(before: Data, after: Data) -> frozenset[Path]:
 
 
 UNKNOWN = object()
+UNASKED = object()
 OTHER_KIND = {"s": "e", "e": "s"}
 
 
@@ -203,11 +204,7 @@ def check_survival(final: Data, updates: list[Update], safe: int) -> Verdict:
     violations: list[str] = []
     lost: set[int] = set()
     for atom in {atom for update in updates for atom in update.writes}:
-        position, top, expected = next(
-            (position, u, effect)
-            for position, u in enumerate(ranked)
-            if (effect := u.effect(atom)) is not None
-        )
+        position, top, expected = top_effect(atom, ranked)
         if isinstance(expected, tuple):
             # A wipe removes the atom unless a higher-ranked update wrote inside the container
             # again: then it depends on whether that update saw the wipe (unknown here)
@@ -229,13 +226,33 @@ def check_survival(final: Data, updates: list[Update], safe: int) -> Verdict:
     return Verdict(checked, tuple(sorted(violations)), frozenset(lost))
 
 
+def top_effect(atom: Atom, ranked: list[Update]) -> tuple[int, Update, object]:
+    """The highest-ranked update with an effect at `atom` (one that writes it must be known),
+    its position and that effect."""
+    for position, u in enumerate(ranked):
+        # The answers cached by `effect`, looked up here (asked for every atom of every verdict)
+        effect = u.effects.get(atom, UNASKED)
+        if effect is UNASKED:
+            effect = u.effect(atom)
+        if effect is not None:
+            return position, u, effect
+    raise ValueError(f"no known update writes {describe(atom)}")
+
+
 def contested(atom: Atom, top: Update, updates: list[Update]) -> bool:
     """Whether another known update, of any rank, changed the kind of a value on the atom's
     path or wiped a container around it. Replay takes assigned values from the data of the
     message an entry was taken from, and after such a change that data may hold no dict where
     the entry's diff has one; the entry then removes the whole path (D15), wherever it ranks.
     The atom is left unchecked."""
-    return any(u is not top and u.contesting(atom) for u in updates)
+    for u in updates:
+        # The answers cached by `contesting`, looked up here (asked of every known update)
+        found = u.contests.get(atom)
+        if found is None:
+            found = u.contesting(atom)
+        if found and u is not top:
+            return True
+    return False
 
 
 def describe(atom: Atom) -> str:

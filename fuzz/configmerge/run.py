@@ -55,13 +55,19 @@ class Run:
         count = len(scenario.clients)
         base = engine.base
         self.swarm: dict[bytes, None] = {base: None}
-        self.history: list[tuple[bytes, ...]] = [(base,)]
+        self.held: tuple[bytes, ...] = (base,)
+        """The swarm's messages in order, as a tuple (remade only when the swarm changes)."""
+        self.history: list[tuple[bytes, ...]] = [self.held]
+        self.signer = [client.signer for client in scenario.clients]
+        self.batches = [len(client.batches) for client in scenario.clients]
         self.current = [base] * count
         self.online = [True] * count
         self.pending: list[list[tuple[bytes, frozenset[bytes]]]] = [[] for _ in range(count)]
         self.next_batch = [0] * count
         self.knowledge = {base: Knowledge(1, 1, 0)}
         self.updates: dict[int, Update] = {1: engine.base_update}
+        self.bits_of: dict[tuple[int, bytes], int] = {engine.base_update.rank: 1}
+        """The bits of the updates published so far, by rank."""
         self.outcome = Outcome()
         self.seen: set[str] = set()
 
@@ -71,28 +77,35 @@ class Run:
                 self.seen.add(violation)
                 self.outcome.violations.append(violation)
 
-    def push(self, client: int, message: bytes, obsolete: frozenset[bytes]) -> None:
+    def push(self, client: int, message: bytes, obsolete: frozenset[bytes]) -> bool:
+        """Publish (or queue, offline); True when the swarm changed."""
         if not self.online[client]:
             self.pending[client].append((message, obsolete))
-            return
-        if not self.engine.scenario.clients[client].signer:
-            # Deleting from the swarm needs the key too: a forged message deletes nothing
-            obsolete = frozenset()
-        for old in obsolete:
-            self.swarm.pop(old, None)
-        self.swarm[message] = None
-        self.history.append(tuple(self.swarm))
+            return False
+        changed = False
+        # Deleting from the swarm needs the key too: a forged message deletes nothing
+        if self.signer[client]:
+            for old in obsolete:
+                if old in self.swarm:
+                    del self.swarm[old]
+                    changed = True
+        if changed or message not in self.swarm:
+            self.swarm[message] = None
+            self.held = tuple(self.swarm)
+            changed = True
+        self.history.append(self.held)
+        return changed
 
-    def view(self, mode: str, pick: int) -> list[bytes]:
+    def view(self, mode: str, pick: int) -> tuple[bytes, ...] | list[bytes]:
         if mode == "full":
-            return list(self.swarm)
+            return self.held
         if mode == "partial":
-            return [message for i, message in enumerate(self.swarm) if pick >> (i % 6) & 1]
-        return list(self.history[max(0, len(self.history) - 1 - pick % 8)])
+            return [message for i, message in enumerate(self.held) if pick >> (i % 6) & 1]
+        return self.history[max(0, len(self.history) - 1 - pick % 8)]
 
     def edit(self, client: int) -> None:
         batch = self.next_batch[client]
-        if batch >= len(self.engine.scenario.clients[client].batches):
+        if batch >= self.batches[client]:
             return
         self.next_batch[client] += 1
         base = self.current[client]
@@ -106,6 +119,7 @@ class Run:
             update = self.engine.update(base, client, batch, info.rank)
             bit = update.bit
             self.updates[bit] = update
+            self.bits_of[update.rank] = self.bits_of.get(update.rank, 0) | bit
             before = self.knowledge[base]
             self.learn(message, Knowledge(before.known | bit, before.safe | bit, before.depth))
             self.current[client] = message
@@ -116,8 +130,7 @@ class Run:
         if not self.online[client]:
             return False
         inputs = frozenset((*self.view(mode, pick), self.current[client]))
-        signer = self.engine.scenario.clients[client].signer
-        merged = self.engine.merge(inputs, signer)
+        merged = self.engine.merge(inputs, self.signer[client])
         self.note(merged.violations)
         self.current[client] = merged.message
         if not merged.new:
@@ -125,9 +138,7 @@ class Run:
         self.outcome.merges += 1
         self.outcome.max_width = max(self.outcome.max_width, len(merged.remaining))
         self.learn(merged.message, self.merged_knowledge(merged.remaining))
-        before = tuple(self.swarm)
-        self.push(client, merged.message, inputs)
-        return tuple(self.swarm) != before
+        return self.push(client, merged.message, inputs)
 
     def merged_knowledge(self, remaining: tuple[bytes, ...]) -> Knowledge:
         known, safe_everywhere, carried, depth = 0, -1, 0, 0
@@ -138,10 +149,8 @@ class Run:
             known |= k.known
             safe_everywhere &= k.safe
             depth = max(depth, k.depth)
-            carries = info.carried
-            for update in self.updates.values():
-                if update.rank in carries:
-                    carried |= update.bit & k.safe
+            for rank in info.carried:
+                carried |= self.bits_of.get(rank, 0) & k.safe
         return Knowledge(known, (safe_everywhere & known) | carried, depth + 1)
 
     def learn(self, message: bytes, knowledge: Knowledge) -> None:

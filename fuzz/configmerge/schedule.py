@@ -11,6 +11,8 @@ online and all sync fully, in rounds starting at client `rotation`, until nothin
 from __future__ import annotations
 
 import bisect
+import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
@@ -46,24 +48,45 @@ def generate_schedule(
 ) -> Schedule:
     """The interleaving for (campaign seed, scenario index, schedule index)."""
     rng = derive_rng("schedule", campaign_seed, scenario_index, index)
+    below = uniform_below(rng)
+    uniform = rng.random
     count = len(scenario.clients)
     events = [
         Event("edit", number)
         for number, client in enumerate(scenario.clients)
         for _ in client.batches
     ]
-    for _ in range(rng.randint(count, 3 * count)):
-        client = rng.randrange(count)
-        roll = rng.random()
+    for _ in range(count + below(2 * count + 1)):  # rng.randint(count, 3 * count)
+        client = below(count)
+        roll = uniform()
         if roll < 0.75:
             # rng.choices(VIEWS, weights=(5, 3, 2))[0], the same draw without its set-up
-            mode = VIEWS[bisect.bisect(VIEW_WEIGHTS, rng.random() * VIEW_WEIGHTS[-1], 0, 2)]
-            events.append(Event("sync", client, mode, rng.randrange(1, 64)))
+            mode = VIEWS[bisect.bisect(VIEW_WEIGHTS, uniform() * VIEW_WEIGHTS[-1], 0, 2)]
+            events.append(Event("sync", client, mode, 1 + below(63)))
         else:
             events.append(Event("offline" if roll < 0.88 else "online", client))
-    # A shuffle keeps each client's edits in order: they are taken from its script in turn
-    rng.shuffle(events)
-    return Schedule(tuple(events), rng.randrange(count))
+    # rng.shuffle(events), the same swaps; a client's edits stay in order whatever the order of
+    # events: each takes the next batch of its script
+    for i in range(len(events) - 1, 0, -1):
+        j = below(i + 1)
+        events[i], events[j] = events[j], events[i]
+    return Schedule(tuple(events), below(count))
+
+
+def uniform_below(rng: random.Random) -> Callable[[int], int]:
+    """`rng.randrange(n)` as `random.Random` draws it (from `getrandbits`, rejecting values
+    out of range), without its argument checks: the same draws, fixed so that case names
+    replay whatever a later Python does."""
+    getrandbits = rng.getrandbits
+
+    def below(n: int) -> int:
+        k = n.bit_length()
+        r = getrandbits(k)
+        while r >= n:
+            r = getrandbits(k)
+        return r
+
+    return below
 
 
 def schedule_to_json(schedule: Schedule) -> JsonValue:

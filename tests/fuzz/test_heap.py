@@ -1,6 +1,7 @@
 """Tasks run with Python's cycle collector paused and leave it as they found it."""
 
 import gc
+import weakref
 from collections.abc import Iterator
 
 import pytest
@@ -49,3 +50,19 @@ def test_tasks_run_with_the_collector_paused(
     run_hostile_task(HostileTask(1, 0, 20))
     assert seen and not any(seen)
     assert gc.isenabled()
+
+
+def test_a_task_frees_its_engine_before_the_collector_resumes(
+    collector_enabled: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    freed: list[bool] = []
+
+    def engine(*args, **kwargs):  # type: ignore[no-untyped-def]
+        made = campaign_engine(*args, **kwargs)
+        weakref.finalize(made, lambda: freed.append(gc.isenabled()))
+        return made
+
+    campaign_engine = campaign.Engine
+    monkeypatch.setattr(campaign, "Engine", engine)
+    run_task(Task(1, 0, 0, 3, None))
+    assert freed == [False]

@@ -5,7 +5,7 @@ from pyspark.sql import SparkSession
 
 from swarmconf.fuzz.config import Config
 from swarmconf.fuzz.configmerge.campaign import Row
-from swarmconf.fuzz.job import extract, load, partitions, rows_locally, transform
+from swarmconf.fuzz.job import JVM_OPTIONS, extract, load, partitions, rows_locally, transform
 from swarmconf.fuzz.report import write_outputs
 from swarmconf.fuzz.storage import destination, publish
 
@@ -112,3 +112,14 @@ def test_kv_hostile_inputs_run_through_the_same_job(spark: SparkSession, tmp_pat
     assert set(summary["violations"]) == {"H1", "H2", "H3", "H4", "H5"}
     assert summary["violations"]["H2"] > 0 and summary["failing_inputs"] > 0
     assert "K/V Gossip hostile-input campaign" in (tmp_path / "report.html").read_text()
+
+
+def test_the_jvm_this_process_starts_compiles_with_c1_only(spark: SparkSession) -> None:
+    jvm = spark.sparkContext._jvm
+    assert jvm is not None
+    arguments = list(
+        jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
+    )
+    assert JVM_OPTIONS in arguments
+    executors = spark.sparkContext.getConf().get("spark.executor.extraJavaOptions")
+    assert JVM_OPTIONS in str(executors).split()
