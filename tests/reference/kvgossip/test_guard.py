@@ -18,7 +18,7 @@ from swarmconf.reference.kvgossip.attacks import Impostor
 from swarmconf.reference.kvgossip.frames import FrameError, read_frame, write_frame
 from swarmconf.reference.kvgossip.guard import SyncGuard
 from swarmconf.reference.kvgossip.identity import Directory, Identity
-from swarmconf.reference.kvgossip.limits import MAX_SESSIONS_PER_PEER, NoticePacer
+from swarmconf.reference.kvgossip.limits import MAX_SESSIONS_PER_PEER
 from swarmconf.reference.kvgossip.membership import (
     MAGIC,
     ClusterKey,
@@ -383,21 +383,3 @@ def test_any_bytes_fail_the_handshake_with_its_reason(data: bytes, magic: bool) 
         assert len(sink.sent) in (0, 128)  # nothing, or one challenge and no session frame
 
     asyncio.run(scenario())
-
-
-def test_notices_that_lead_nowhere_back_off_and_real_ones_cost_nothing() -> None:
-    now = [0.0]
-    pacer = NoticePacer(clock=lambda: now[0])
-    assert pacer.wait_for(b"w") == 0
-    pacer.finished(b"w", applied=3)
-    assert pacer.wait_for(b"w") == 0  # a real write: the next notice is acted on at once
-    waits = []
-    for _ in range(8):
-        pacer.finished(b"f", applied=0)
-        waits.append(pacer.wait_for(b"f"))
-    assert waits == [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 8.0, 8.0]
-    now[0] = 8.0
-    assert pacer.wait_for(b"f") == 0
-    pacer.finished(b"f", applied=1)
-    pacer.finished(b"f", applied=0)
-    assert pacer.wait_for(b"f") == 0.25  # a fruitful session forgave the source
