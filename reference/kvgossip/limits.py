@@ -47,9 +47,8 @@ class Slots:
         """Slots in use."""
         return sum(self._held.values())
 
-    @contextmanager
-    def hold(self, owner: Hashable, label: str) -> Iterator[None]:
-        """Hold one slot for `owner` during the block, or raise `SlotRefused`."""
+    def take(self, owner: Hashable, label: str) -> None:
+        """Take one slot for `owner`, or raise `SlotRefused`; `release` gives it back."""
         if self.held >= self.total:
             raise SlotRefused(NodeReason.SESSION_LIMIT, f"all {self.total} {self.what} in use")
         if self._held[owner] >= self.each:
@@ -57,12 +56,21 @@ class Slots:
                 NodeReason.PEER_LIMIT, f"{label} already holds {self.each} {self.what}"
             )
         self._held[owner] += 1
+
+    def release(self, owner: Hashable) -> None:
+        """Give back a slot `owner` took."""
+        self._held[owner] -= 1
+        if not self._held[owner]:
+            del self._held[owner]
+
+    @contextmanager
+    def hold(self, owner: Hashable, label: str) -> Iterator[None]:
+        """Hold one slot for `owner` during the block, or raise `SlotRefused`."""
+        self.take(owner, label)
         try:
             yield
         finally:
-            self._held[owner] -= 1
-            if not self._held[owner]:
-                del self._held[owner]
+            self.release(owner)
 
 
 class BudgetedReader(asyncio.StreamReader):

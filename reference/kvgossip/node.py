@@ -44,10 +44,11 @@ from swarmconf.spec.kvgossip.state import (
 )
 
 from . import gossip
+from .door import Opening
 from .frames import IDLE_TIMEOUT, FrameError
 from .guard import SyncGuard
 from .identity import Directory, load_identity
-from .limits import SESSION_DEADLINE
+from .limits import MAX_PENDING, SESSION_DEADLINE
 from .membership import ClusterKey
 from .metrics import NodeMetrics
 from .notices import FETCH_LIMIT, NoticeBucket, NoticePacer, PendingNotices
@@ -193,7 +194,6 @@ class Node:
         self.serf_name = config.name
         self._rpc: SerfRPC | None = None
         self._agent: SerfAgent | None = None
-        self._server: asyncio.Server | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._wake = asyncio.Event()
         self._sweep_requested = True
@@ -208,6 +208,7 @@ class Node:
             self.settings, config.cluster_key, self.identity, self.directory, self.refusals
         )
         self._handlers: set[asyncio.Task[Any]] = set()
+        self._door = self.guard.door(lambda opening: self._spawn(self._on_sync_connection(opening)))
         self._peer_hashes: dict[str, gossip.StateHashes] = {}
         self._nearest: list[gossip.Peer] = []
         """Alive peers, nearest first; refreshed on member events and sweeps."""
@@ -217,13 +218,7 @@ class Node:
 
     async def start(self) -> None:
         """Open the sync port, reach the Serf agent and start discovery."""
-        loop = asyncio.get_running_loop()
-        self._server = await loop.create_server(
-            lambda: asyncio.StreamReaderProtocol(self.guard.reader(), self._on_sync_connection),
-            self.config.host,
-            self.config.sync_port,
-        )
-        self.sync_port = int(self._server.sockets[0].getsockname()[1])
+        self.sync_port = self._door.open(self.config.host, self.config.sync_port, MAX_PENDING)
         if self.config.serf_rpc is None:
             self._agent = SerfAgent(
                 AgentConfig(
@@ -251,8 +246,7 @@ class Node:
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        if self._server is not None:
-            self._server.close()
+        self._door.close()
         for link in self._links.values():
             link.close()
         for handler in list(self._handlers):
@@ -616,19 +610,11 @@ class Node:
         self._count(outcome)
         return outcome
 
-    async def _on_sync_connection(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self._handlers.add(task)
-        try:
-            with contextlib.suppress(asyncio.CancelledError):  # the node is stopping
-                outcome = await self.guard.accept(reader, writer, self._respond)
-                if outcome is not None:
-                    self._count(outcome)
-        finally:
-            self._handlers.discard(task)
+    async def _on_sync_connection(self, opening: Opening) -> None:
+        with contextlib.suppress(asyncio.CancelledError):  # the node is stopping
+            outcome = await self.guard.accept(opening, self._respond)
+            if outcome is not None:
+                self._count(outcome)
 
     async def _respond(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, peer_id: bytes | None

@@ -1,0 +1,192 @@
+"""The sync port's door: connections are accepted, and most refused, before they cost a stream.
+
+Until a connection has sent the handshake's opening (`membership`: magic, nonce and node id,
+40 bytes) it has no asyncio transport, stream or task: the door accepts it from the listening
+socket (at most `ACCEPT_BATCH` per wake-up, so a storm cannot hold the event loop), takes a
+pending slot for it before anything else (or closes it at once, `SESSION_LIMIT` or
+`PEER_LIMIT`), and watches the bare socket for the opening. A connection that closes, sends
+anything but the magic, or is still incomplete at the handshake timeout is closed and counted
+as `HANDSHAKE_FAILED`; one timer serves all of them. So a reconnect storm or a crowd of idle
+strangers costs an accept, a slot, a registration with the event loop and a few bytes each.
+Only a complete opening gets a stream, handed on with its pending slot still held.
+
+Without a cluster key there is no handshake: every admitted connection is handed on at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .limits import SlotRefused, Slots
+from .reasons import NodeReason
+from .refusals import Refusals
+
+ACCEPT_BATCH = 32
+"""Connections accepted per wake-up of the listening socket."""
+ACCEPT_RETRY = 1.0
+"""Seconds the door stops accepting after accept() failed (out of file descriptors)."""
+
+log = logging.getLogger("swarmconf.reference.kvgossip")
+
+
+@dataclass
+class Opening:
+    """A connection that sent a complete opening (or any, without a key), still holding the
+    pending slot of `host`: the handshake must end by `deadline` (event-loop time)."""
+
+    sock: socket.socket
+    host: str
+    address: str
+    deadline: float
+    data: bytes = b""
+
+
+@dataclass
+class _Waiting:
+    opening: Opening
+    buffer: bytearray = field(default_factory=bytearray)
+
+
+class Door:
+    """Listens on the sync port and hands complete openings to `admit`, which must release
+    the opening's pending slot when done with it."""
+
+    def __init__(
+        self,
+        pending: Slots,
+        refusals: Refusals,
+        admit: Callable[[Opening], None],
+        *,
+        magic: bytes,
+        opening_size: int,
+        timeout: float,
+    ) -> None:
+        self.pending = pending
+        self.refusals = refusals
+        self.admit = admit
+        self.magic = magic
+        self.opening_size = opening_size
+        self.timeout = timeout
+        self.port = 0
+        self._sock: socket.socket | None = None
+        self._waiting: dict[int, _Waiting] = {}
+        self._sweeper: asyncio.TimerHandle | None = None
+
+    def open(self, host: str, port: int, backlog: int) -> int:
+        """Listen on HOST:PORT (0: a free port); return the port."""
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        sock = socket.socket(family, kind, proto)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(backlog)
+        sock.setblocking(False)
+        self._sock = sock
+        self.port = int(sock.getsockname()[1])
+        asyncio.get_running_loop().add_reader(sock, self._on_accept)
+        return self.port
+
+    def close(self) -> None:
+        """Stop listening and close every connection still at the door."""
+        loop = asyncio.get_running_loop()
+        if self._sock is not None:
+            loop.remove_reader(self._sock)
+            self._sock.close()
+            self._sock = None
+        for waiting in list(self._waiting.values()):
+            self._leave(waiting)
+            waiting.opening.sock.close()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+
+    @property
+    def waiting(self) -> int:
+        """Connections accepted whose opening has not arrived."""
+        return len(self._waiting)
+
+    def _on_accept(self) -> None:
+        assert self._sock is not None
+        for _ in range(ACCEPT_BATCH):
+            try:
+                conn, peer = self._sock.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:  # out of descriptors, or the like: pause, the backlog waits
+                log.warning("sync port: accept failed (%s); retrying in %s s", exc, ACCEPT_RETRY)
+                loop = asyncio.get_running_loop()
+                loop.remove_reader(self._sock)
+                loop.call_later(ACCEPT_RETRY, self._resume)
+                return
+            self._arrived(conn, str(peer[0]), f"{peer[0]}:{peer[1]}")
+
+    def _resume(self) -> None:
+        if self._sock is not None:
+            asyncio.get_running_loop().add_reader(self._sock, self._on_accept)
+
+    def _arrived(self, conn: socket.socket, host: str, address: str) -> None:
+        try:
+            self.pending.take(host, host)
+        except SlotRefused as exc:
+            conn.close()
+            self.refusals.refuse(address, exc.reason, exc.detail)
+            return
+        conn.setblocking(False)
+        loop = asyncio.get_running_loop()
+        opening = Opening(conn, host, address, loop.time() + self.timeout)
+        if self.opening_size == 0:
+            self.admit(opening)
+            return
+        waiting = _Waiting(opening)
+        fd = conn.fileno()  # (an fd, not the socket: asyncio formats a socket's repr on add)
+        self._waiting[fd] = waiting
+        loop.add_reader(fd, self._on_data, waiting)
+        if self._sweeper is None:
+            self._sweeper = loop.call_at(opening.deadline, self._sweep)
+
+    def _on_data(self, waiting: _Waiting) -> None:
+        sock = waiting.opening.sock
+        try:
+            data = sock.recv(self.opening_size - len(waiting.buffer))
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._refuse(waiting, "closed during the handshake")
+            return
+        waiting.buffer += data
+        if not self.magic.startswith(bytes(waiting.buffer[: len(self.magic)])):
+            self._refuse(waiting, "no membership handshake")
+        elif len(waiting.buffer) == self.opening_size:
+            self._leave(waiting)
+            waiting.opening.data = bytes(waiting.buffer)
+            self.admit(waiting.opening)
+
+    def _sweep(self) -> None:
+        """Refuse the connections whose opening is overdue (they wait in arrival order)."""
+        self._sweeper = None
+        now = asyncio.get_running_loop().time()
+        for waiting in list(self._waiting.values()):
+            if waiting.opening.deadline > now:
+                self._sweeper = asyncio.get_running_loop().call_at(
+                    waiting.opening.deadline, self._sweep
+                )
+                return
+            self._refuse(waiting, f"no handshake within {self.timeout} s")
+
+    def _leave(self, waiting: _Waiting) -> None:
+        fd = waiting.opening.sock.fileno()
+        asyncio.get_running_loop().remove_reader(fd)
+        del self._waiting[fd]
+
+    def _refuse(self, waiting: _Waiting, detail: str) -> None:
+        self._leave(waiting)
+        opening = waiting.opening
+        opening.sock.close()
+        self.pending.release(opening.host)
+        self.refusals.refuse(opening.address, NodeReason.HANDSHAKE_FAILED, detail)
