@@ -48,6 +48,7 @@ class Opening:
 @dataclass
 class _Waiting:
     opening: Opening
+    fd: int
     buffer: bytearray = field(default_factory=bytearray)
 
 
@@ -141,31 +142,44 @@ class Door:
         if self.opening_size == 0:
             self.admit(opening)
             return
-        waiting = _Waiting(opening)
-        fd = conn.fileno()  # (an fd, not the socket: asyncio formats a socket's repr on add)
-        self._waiting[fd] = waiting
-        loop.add_reader(fd, self._on_data, waiting)
+        waiting = _Waiting(opening, conn.fileno())
+        self._waiting[waiting.fd] = waiting
+        loop.add_reader(waiting.fd, self._on_data, waiting)  # (an fd: a socket's repr is slow)
         if self._sweeper is None:
             self._sweeper = loop.call_at(opening.deadline, self._sweep)
 
     def _on_data(self, waiting: _Waiting) -> None:
-        sock = waiting.opening.sock
+        outcome = self._read(waiting)
+        if outcome is not None:
+            self._leave(waiting)
+            self._conclude(waiting, outcome)
+
+    def _read(self, waiting: _Waiting) -> str | None:
+        """Read what has arrived: None while the opening is incomplete, "" once it is
+        complete, else why the connection is refused."""
         try:
-            data = sock.recv(self.opening_size - len(waiting.buffer))
+            data = waiting.opening.sock.recv(self.opening_size - len(waiting.buffer))
         except (BlockingIOError, InterruptedError):
-            return
+            return None
         except OSError:
             data = b""
         if not data:
-            self._refuse(waiting, "closed during the handshake")
-            return
+            return "closed during the handshake"
         waiting.buffer += data
         if not self.magic.startswith(bytes(waiting.buffer[: len(self.magic)])):
-            self._refuse(waiting, "no membership handshake")
-        elif len(waiting.buffer) == self.opening_size:
-            self._leave(waiting)
-            waiting.opening.data = bytes(waiting.buffer)
-            self.admit(waiting.opening)
+            return "no membership handshake"
+        return "" if len(waiting.buffer) == self.opening_size else None
+
+    def _conclude(self, waiting: _Waiting, refusal: str) -> None:
+        """Hand a complete opening on (`refusal` empty), or close the connection and count it."""
+        opening = waiting.opening
+        if not refusal:
+            opening.data = bytes(waiting.buffer)
+            self.admit(opening)
+            return
+        opening.sock.close()
+        self.pending.release(opening.host)
+        self.refusals.refuse(opening.address, NodeReason.HANDSHAKE_FAILED, refusal)
 
     def _sweep(self) -> None:
         """Refuse the connections whose opening is overdue (they wait in arrival order)."""
@@ -177,16 +191,9 @@ class Door:
                     waiting.opening.deadline, self._sweep
                 )
                 return
-            self._refuse(waiting, f"no handshake within {self.timeout} s")
+            self._leave(waiting)
+            self._conclude(waiting, f"no handshake within {self.timeout} s")
 
     def _leave(self, waiting: _Waiting) -> None:
-        fd = waiting.opening.sock.fileno()
-        asyncio.get_running_loop().remove_reader(fd)
-        del self._waiting[fd]
-
-    def _refuse(self, waiting: _Waiting, detail: str) -> None:
-        self._leave(waiting)
-        opening = waiting.opening
-        opening.sock.close()
-        self.pending.release(opening.host)
-        self.refusals.refuse(opening.address, NodeReason.HANDSHAKE_FAILED, detail)
+        asyncio.get_running_loop().remove_reader(waiting.fd)
+        del self._waiting[waiting.fd]
