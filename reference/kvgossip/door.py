@@ -73,32 +73,35 @@ class Door:
         self.opening_size = opening_size
         self.timeout = timeout
         self.port = 0
-        self._sock: socket.socket | None = None
+        self._socks: list[socket.socket] = []
         self._waiting: dict[int, _Waiting] = {}
         self._sweeper: asyncio.TimerHandle | None = None
 
     def open(self, host: str, port: int, backlog: int) -> int:
-        """Listen on HOST:PORT (0: a free port); return the port."""
-        family, kind, proto, _, address = socket.getaddrinfo(
-            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-        )[0]
-        sock = socket.socket(family, kind, proto)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(address)
-        sock.listen(backlog)
-        sock.setblocking(False)
-        self._sock = sock
-        self.port = int(sock.getsockname()[1])
-        asyncio.get_running_loop().add_reader(sock, self._on_accept)
+        """Listen on every address of HOST at PORT (0: a free port, the same on each one);
+        return the port."""
+        loop = asyncio.get_running_loop()
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        for family, kind, proto, _, address in dict.fromkeys(infos):
+            sock = socket.socket(family, kind, proto)
+            self._socks.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind((address[0], self.port or address[1], *address[2:]))
+            sock.listen(backlog)
+            sock.setblocking(False)
+            self.port = self.port or int(sock.getsockname()[1])
+            loop.add_reader(sock.fileno(), self._on_accept, sock)
         return self.port
 
     def close(self) -> None:
         """Stop listening and close every connection still at the door."""
         loop = asyncio.get_running_loop()
-        if self._sock is not None:
-            loop.remove_reader(self._sock)
-            self._sock.close()
-            self._sock = None
+        for sock in self._socks:
+            loop.remove_reader(sock.fileno())
+            sock.close()
+        self._socks = []
         for waiting in list(self._waiting.values()):
             self._leave(waiting)
             waiting.opening.sock.close()
@@ -110,24 +113,23 @@ class Door:
         """Connections accepted whose opening has not arrived."""
         return len(self._waiting)
 
-    def _on_accept(self) -> None:
-        assert self._sock is not None
+    def _on_accept(self, listening: socket.socket) -> None:
         for _ in range(ACCEPT_BATCH):
             try:
-                conn, peer = self._sock.accept()
+                conn, peer = listening.accept()
             except (BlockingIOError, InterruptedError):
                 return
             except OSError as exc:  # out of descriptors, or the like: pause, the backlog waits
                 log.warning("sync port: accept failed (%s); retrying in %s s", exc, ACCEPT_RETRY)
                 loop = asyncio.get_running_loop()
-                loop.remove_reader(self._sock)
-                loop.call_later(ACCEPT_RETRY, self._resume)
+                loop.remove_reader(listening.fileno())
+                loop.call_later(ACCEPT_RETRY, self._resume, listening)
                 return
             self._arrived(conn, str(peer[0]), f"{peer[0]}:{peer[1]}")
 
-    def _resume(self) -> None:
-        if self._sock is not None:
-            asyncio.get_running_loop().add_reader(self._sock, self._on_accept)
+    def _resume(self, listening: socket.socket) -> None:
+        if listening in self._socks:
+            asyncio.get_running_loop().add_reader(listening.fileno(), self._on_accept, listening)
 
     def _arrived(self, conn: socket.socket, host: str, address: str) -> None:
         try:

@@ -97,18 +97,7 @@ class SyncGuard:
     async def accept(self, opening: Opening, serve: Serve) -> SessionOutcome | None:
         """Admit one connection the door handed on and `serve` it; None if it was refused."""
         try:
-            try:
-                reader, writer = await self._stream(opening)
-            except OSError as exc:
-                opening.sock.close()
-                raise MembershipError(NodeReason.HANDSHAKE_FAILED, str(exc)) from exc
-            try:
-                peer_id = await self._answer(reader, writer, opening.deadline)
-            except MembershipError:
-                writer.close()
-                raise
-            finally:
-                self.pending.release(opening.host)
+            reader, writer, peer_id = await self._handshake(opening)
             owner = peer_id if peer_id is not None else opening.host
             label = peer_id.hex() if peer_id is not None else opening.host
             try:
@@ -124,6 +113,25 @@ class SyncGuard:
             return None
         finally:
             self._settle()
+
+    async def _handshake(
+        self, opening: Opening
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, bytes | None]:
+        """The opening's stream and the node id its peer proved; the pending slot is given
+        back whatever happens."""
+        try:
+            try:
+                reader, writer = await self._stream(opening)
+            except OSError as exc:
+                opening.sock.close()
+                raise MembershipError(NodeReason.HANDSHAKE_FAILED, str(exc)) from exc
+            try:
+                return reader, writer, await self._answer(reader, writer, opening.deadline)
+            except BaseException:
+                writer.close()
+                raise
+        finally:
+            self.pending.release(opening.host)
 
     async def _stream(self, opening: Opening) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         """A stream on the opening's socket, its opening bytes already in the reader."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -19,7 +20,7 @@ from swarmconf.reference.kvgossip.door import Door, Opening
 from swarmconf.reference.kvgossip.frames import FrameError, read_frame, write_frame
 from swarmconf.reference.kvgossip.guard import SyncGuard
 from swarmconf.reference.kvgossip.identity import Directory, Identity
-from swarmconf.reference.kvgossip.limits import MAX_SESSIONS_PER_PEER
+from swarmconf.reference.kvgossip.limits import MAX_SESSIONS_PER_PEER, Slots
 from swarmconf.reference.kvgossip.membership import (
     MAGIC,
     ClusterKey,
@@ -429,5 +430,34 @@ def test_any_bytes_fail_the_handshake_with_its_reason(data: bytes, magic: bool) 
             await answer_handshake(KEY, RESPONDER, directory(), reader, sink)  # type: ignore[arg-type]
         assert refused.value.reason == NodeReason.HANDSHAKE_FAILED
         assert len(sink.sent) in (0, 128)  # nothing, or one challenge and no session frame
+
+    asyncio.run(scenario())
+
+
+def test_the_door_listens_on_every_address_of_its_host() -> None:
+    async def scenario() -> None:
+        refusals = Refusals()
+        door = Door(
+            Slots(8, 8, "pending handshakes"),
+            refusals,
+            lambda opening: None,
+            magic=MAGIC,
+            opening_size=40,
+            timeout=2.0,
+        )
+        port = door.open("localhost", 0, 8)
+        infos = socket.getaddrinfo("localhost", port, type=socket.SOCK_STREAM)
+        addresses = {info[4][0] for info in infos}
+        try:
+            for address in addresses:
+                _, writer = await asyncio.open_connection(address, port)
+                writer.close()
+
+            async def all_refused() -> bool:
+                return refusals.counts[NodeReason.HANDSHAKE_FAILED] == len(addresses)
+
+            await until(all_refused)
+        finally:
+            door.close()
 
     asyncio.run(scenario())
