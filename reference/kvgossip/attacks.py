@@ -99,20 +99,25 @@ async def member_squatters(
     return held
 
 
-async def reconnect_storm(port: int, clients: int, stop: asyncio.Event) -> int:
-    """`clients` loops connecting and dropping at once until `stop`; the number of connects."""
+async def reconnect_storm(port: int, clients: int, stop: asyncio.Event, rate: float = 0.0) -> int:
+    """`clients` loops connecting and dropping at once until `stop`, `rate` connects a second
+    in all, spread evenly (0: as fast as they can); the number of connects."""
+    period = clients / rate if rate else 0.0
 
-    async def client() -> int:
+    async def client(phase: float) -> int:
         connects = 0
+        loop = asyncio.get_running_loop()
+        await asyncio.sleep(phase)
         while not stop.is_set():
+            started = loop.time()
             writer = await _open(port)
             if writer is not None:
                 connects += 1
                 writer.close()
-            await asyncio.sleep(0)
+            await asyncio.sleep(max(0.0, started + period - loop.time()))
         return connects
 
-    return sum(await asyncio.gather(*(client() for _ in range(clients))))
+    return sum(await asyncio.gather(*(client(period * i / clients) for i in range(clients))))
 
 
 async def garbage_frames(port: int, count: int, size: int) -> None:

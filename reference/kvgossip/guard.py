@@ -1,7 +1,8 @@
 """The sync port's gate: membership first, then bounded sessions (see `membership`, `limits`).
 
-A connection is accepted into a pending slot (per host and in total), must pass the handshake
-within its timeout (membership, then the node id it claims), and only then takes a session slot
+A connection is accepted into a pending slot (per host and in total) by the port's `door`, which
+refuses most hostile connections before they get a stream; it must pass the handshake within
+its timeout (membership, then the node id it claims), and only then takes a session slot
 (per proven node id and in total) and runs a session under an overall deadline and a byte
 budget. Each refusal is counted and logged by `Refusals`; a stranger, or a member claiming an id
 that is not its own, never reaches the session code. Running insecure (no cluster key) there is
@@ -17,6 +18,7 @@ from typing import TypeVar
 from swarmconf.spec.kvgossip.session import Role, SessionLog
 
 from . import memory
+from .door import Door, Opening
 from .identity import Directory, Identity
 from .limits import (
     MAX_PENDING,
@@ -29,7 +31,15 @@ from .limits import (
     SlotRefused,
     Slots,
 )
-from .membership import ClusterKey, MembershipError, answer_handshake, open_handshake
+from .membership import (
+    HANDSHAKE_TIMEOUT,
+    MAGIC,
+    OPENING_SIZE,
+    ClusterKey,
+    MembershipError,
+    answer_handshake,
+    open_handshake,
+)
 from .reasons import NodeReason
 from .refusals import Refusals
 from .sync import SessionOutcome, SyncSettings, drive
@@ -40,14 +50,6 @@ Serve = Callable[
 ]
 """What runs on an admitted connection, given the peer's proven node id (None if insecure): a
 session (or, for the node, whatever the port serves)."""
-
-
-def peer_address(writer: asyncio.StreamWriter) -> tuple[str, str]:
-    """The connection's remote host, and `host:port` for the log."""
-    peer = writer.get_extra_info("peername")
-    if isinstance(peer, tuple) and len(peer) >= 2:
-        return str(peer[0]), f"{peer[0]}:{peer[1]}"
-    return "?", "?"
 
 
 class SyncGuard:
@@ -80,24 +82,66 @@ class SyncGuard:
         """A fresh reader holding one connection to the byte budget."""
         return BudgetedReader(self.budget)
 
-    async def accept(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, serve: Serve
-    ) -> SessionOutcome | None:
-        """Admit one incoming connection and `serve` it; None if it was refused first."""
-        host, address = peer_address(writer)
+    def door(self, admit: Callable[[Opening], None]) -> Door:
+        """The sync port's door for this guard's key: `admit` gets each complete opening (run
+        `accept` on it, on a task of its own)."""
+        return Door(
+            self.pending,
+            self.refusals,
+            admit,
+            magic=MAGIC if self.key is not None else b"",
+            opening_size=OPENING_SIZE if self.key is not None else 0,
+            timeout=HANDSHAKE_TIMEOUT,
+        )
+
+    async def accept(self, opening: Opening, serve: Serve) -> SessionOutcome | None:
+        """Admit one connection the door handed on and `serve` it; None if it was refused."""
         try:
-            with self.pending.hold(host, host):
-                peer_id = await self._answer(reader, writer)
-            owner = peer_id if peer_id is not None else host
-            label = peer_id.hex() if peer_id is not None else host
-            with self.sessions.hold(owner, label):
-                return await self._bounded(Role.RESPONDER, reader, serve(reader, writer, peer_id))
+            reader, writer, peer_id = await self._handshake(opening)
+            owner = peer_id if peer_id is not None else opening.host
+            label = peer_id.hex() if peer_id is not None else opening.host
+            try:
+                with self.sessions.hold(owner, label):
+                    return await self._bounded(
+                        Role.RESPONDER, reader, serve(reader, writer, peer_id)
+                    )
+            except SlotRefused:
+                writer.close()
+                raise
         except (SlotRefused, MembershipError) as exc:
-            self.refusals.refuse(address, exc.reason, exc.detail)
-            writer.close()
+            self.refusals.refuse(opening.address, exc.reason, exc.detail)
             return None
         finally:
             self._settle()
+
+    async def _handshake(
+        self, opening: Opening
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, bytes | None]:
+        """The opening's stream and the node id its peer proved; the pending slot is given
+        back whatever happens."""
+        try:
+            try:
+                reader, writer = await self._stream(opening)
+            except OSError as exc:
+                opening.sock.close()
+                raise MembershipError(NodeReason.HANDSHAKE_FAILED, str(exc)) from exc
+            try:
+                return reader, writer, await self._answer(reader, writer, opening.deadline)
+            except BaseException:
+                writer.close()
+                raise
+        finally:
+            self.pending.release(opening.host)
+
+    async def _stream(self, opening: Opening) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A stream on the opening's socket, its opening bytes already in the reader."""
+        loop = asyncio.get_running_loop()
+        reader = self.reader()
+        transport, protocol = await loop.connect_accepted_socket(
+            lambda: asyncio.StreamReaderProtocol(reader), opening.sock
+        )
+        reader.feed_data(opening.data)
+        return reader, asyncio.StreamWriter(transport, protocol, reader, loop)
 
     async def connect(
         self, host: str, port: int, expect: bytes | None = None
@@ -148,12 +192,14 @@ class SyncGuard:
         )
 
     async def _answer(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, deadline: float
     ) -> bytes | None:
         """The peer's node id once it proved membership and id; None when running insecure."""
         if self.key is None:
             return None
-        return await answer_handshake(self.key, self.identity, self.directory, reader, writer)
+        return await answer_handshake(
+            self.key, self.identity, self.directory, reader, writer, deadline
+        )
 
     async def _bounded(
         self, role: Role, reader: asyncio.StreamReader, session: Awaitable[T]

@@ -1,20 +1,16 @@
-"""What one sync connection, one peer and one notice source may cost the node.
+"""What one sync connection and one peer may cost the node (notices: see `notices`).
 
 - Before the handshake a connection holds a *pending* slot: at most `MAX_PENDING` in all and
   `MAX_PENDING_PER_HOST` from one address, each for at most the handshake timeout.
 - After it, a session holds one of `MAX_SESSIONS` slots, at most `MAX_SESSIONS_PER_PEER` per
   authenticated node id, and ends at `SESSION_DEADLINE` or after `SESSION_BYTES` received.
-- Change notices whose sessions apply nothing make their source wait, longer each time (up to
-  `NOTICE_BACKOFF_MAX`), and coalesce meanwhile; so a flood of forged notices costs a few
-  sessions, while notices of real writes are acted on at once.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 
 from .frames import FrameError
@@ -26,9 +22,6 @@ MAX_SESSIONS = 32
 MAX_SESSIONS_PER_PEER = 4
 SESSION_DEADLINE = 30.0
 SESSION_BYTES = 64 << 20
-NOTICE_BACKOFF = 0.25
-NOTICE_BACKOFF_MAX = 8.0
-MAX_NOTICE_SOURCES = 4096
 
 
 class SlotRefused(Exception):
@@ -54,9 +47,8 @@ class Slots:
         """Slots in use."""
         return sum(self._held.values())
 
-    @contextmanager
-    def hold(self, owner: Hashable, label: str) -> Iterator[None]:
-        """Hold one slot for `owner` during the block, or raise `SlotRefused`."""
+    def take(self, owner: Hashable, label: str) -> None:
+        """Take one slot for `owner`, or raise `SlotRefused`; `release` gives it back."""
         if self.held >= self.total:
             raise SlotRefused(NodeReason.SESSION_LIMIT, f"all {self.total} {self.what} in use")
         if self._held[owner] >= self.each:
@@ -64,12 +56,21 @@ class Slots:
                 NodeReason.PEER_LIMIT, f"{label} already holds {self.each} {self.what}"
             )
         self._held[owner] += 1
+
+    def release(self, owner: Hashable) -> None:
+        """Give back a slot `owner` took."""
+        self._held[owner] -= 1
+        if not self._held[owner]:
+            del self._held[owner]
+
+    @contextmanager
+    def hold(self, owner: Hashable, label: str) -> Iterator[None]:
+        """Hold one slot for `owner` during the block, or raise `SlotRefused`."""
+        self.take(owner, label)
         try:
             yield
         finally:
-            self._held[owner] -= 1
-            if not self._held[owner]:
-                del self._held[owner]
+            self.release(owner)
 
 
 class BudgetedReader(asyncio.StreamReader):
@@ -101,40 +102,3 @@ class BudgetedReader(asyncio.StreamReader):
                     self._source.pause_reading()
             return
         super().feed_data(data)
-
-
-class NoticePacer:
-    """Back off from a notice source whose notices lead to nothing.
-
-    A direct session that applied a record costs its source nothing: honest writers are never
-    delayed. One that applied nothing (the notice was stale or forged) doubles the wait before
-    that source's next notice is acted on, from `NOTICE_BACKOFF` up to `NOTICE_BACKOFF_MAX`;
-    notices arriving meanwhile coalesce into one session when the wait is over.
-    """
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self._clock = clock
-        self._backoff: dict[bytes, float] = {}
-        self._next: dict[bytes, float] = {}
-
-    def wait_for(self, source: bytes) -> float:
-        """Seconds until a session with `source` may start (0: now)."""
-        return max(0.0, self._next.get(source, 0.0) - self._clock())
-
-    def finished(self, source: bytes, applied: int) -> None:
-        """Record how much a session that `source`'s notices caused applied."""
-        if applied:
-            self._backoff.pop(source, None)
-            self._next.pop(source, None)
-            return
-        if len(self._backoff) >= MAX_NOTICE_SOURCES and source not in self._backoff:
-            self._forget_idle()
-        backoff = min(self._backoff.get(source, NOTICE_BACKOFF / 2) * 2, NOTICE_BACKOFF_MAX)
-        self._backoff[source] = backoff
-        self._next[source] = self._clock() + backoff
-
-    def _forget_idle(self) -> None:
-        now = self._clock()
-        for source in [s for s, t in self._next.items() if t <= now]:
-            del self._next[source]
-            self._backoff.pop(source, None)

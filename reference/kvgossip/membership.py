@@ -54,6 +54,8 @@ MAC_SIZE = 32
 SIG_SIZE = crypto.SIGNATURE_SIZE
 MAGIC = b"KVGAUTH2"
 HANDSHAKE_TIMEOUT = 2.0
+OPENING_SIZE = len(MAGIC) + NONCE_SIZE + ID_SIZE
+"""The initiator's first message: what a connection must send before it gets a stream."""
 _GOSSIP_LABEL = b"swarmconf kv serf gossip"
 _RPC_LABEL = b"swarmconf kv serf rpc"
 _HANDSHAKE_LABEL = b"swarmconf kv sync handshake"
@@ -188,12 +190,16 @@ async def answer_handshake(
     directory: Directory,
     reader: asyncio.StreamReader,
     writer: asyncio.StreamWriter,
+    deadline: float | None = None,
 ) -> bytes:
-    """Responder side: return the initiator's node id once it has proved membership and id."""
+    """Responder side: return the initiator's node id once it has proved membership and id,
+    within `HANDSHAKE_TIMEOUT` or by `deadline` (event-loop time)."""
     node_id = identity.node_id
+    if deadline is None:
+        deadline = asyncio.get_running_loop().time() + HANDSHAKE_TIMEOUT
     try:
-        async with asyncio.timeout(HANDSHAKE_TIMEOUT):
-            hello = await _read(reader, len(MAGIC) + NONCE_SIZE + ID_SIZE)
+        async with asyncio.timeout_at(deadline):
+            hello = await _read(reader, OPENING_SIZE)
             if not hmac.compare_digest(hello[: len(MAGIC)], MAGIC):
                 raise MembershipError(NodeReason.HANDSHAKE_FAILED, "no membership handshake")
             nonce_i = hello[len(MAGIC) : len(MAGIC) + NONCE_SIZE]

@@ -26,6 +26,13 @@ def _by_reason(name: str, doc: str, counts: Mapping[str, int]) -> CounterMetricF
     return family
 
 
+_NOTICES = {
+    "received": ("kv_notices_received", "Change notices received."),
+    "fetches": ("kv_notice_fetches", "One-key fetches that change notices caused."),
+    "sessions": ("kv_notice_sessions", "Sessions that change notices caused."),
+}
+
+
 class _StatusCollector(Collector):
     """Turns the node's status map into metric families at each scrape."""
 
@@ -51,6 +58,14 @@ class _StatusCollector(Collector):
             "kv_session_bytes_received",
             "Bytes received on sync sessions.",
             value=s["session_bytes_received"],
+        )
+        notices = s["notices"]
+        for key, (name, doc) in _NOTICES.items():
+            yield CounterMetricFamily(name, doc, value=notices.get(key, 0))
+        yield _by_reason(
+            "kv_notices_dropped",
+            "Change notices dropped without acting on them.",
+            notices["dropped"],
         )
         yield GaugeMetricFamily("kv_sessions_active", "Sessions running.", s["sessions_active"])
         yield GaugeMetricFamily(

@@ -44,12 +44,14 @@ from swarmconf.spec.kvgossip.state import (
 )
 
 from . import gossip
+from .door import Opening
 from .frames import IDLE_TIMEOUT, FrameError
 from .guard import SyncGuard
 from .identity import Directory, load_identity
-from .limits import SESSION_DEADLINE, NoticePacer
+from .limits import MAX_PENDING, SESSION_DEADLINE
 from .membership import ClusterKey
 from .metrics import NodeMetrics
+from .notices import FETCH_LIMIT, NoticeBucket, NoticePacer, PendingNotices
 from .privacy import check_private_file, private_dir, private_file
 from .reasons import NodeReason
 from .refusals import Refusals
@@ -149,6 +151,10 @@ class NodeStats:
     """Payloads, records and revocations refused, by reason code."""
     sweeps: int = 0
     records_applied: int = 0
+    notices: Counter[str] = field(default_factory=Counter)
+    """Change notices received, and the fetches and sessions they caused."""
+    notices_dropped: Counter[str] = field(default_factory=Counter)
+    """Change notices dropped unacted, by reason code."""
 
 
 def _applied(outcome: SessionOutcome) -> int:
@@ -188,19 +194,21 @@ class Node:
         self.serf_name = config.name
         self._rpc: SerfRPC | None = None
         self._agent: SerfAgent | None = None
-        self._server: asyncio.Server | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._wake = asyncio.Event()
-        self._direct_wake = asyncio.Event()
         self._sweep_requested = True
-        self._direct: set[bytes] = set()
+        self._bucket = NoticeBucket()
+        self._pending = PendingNotices()
         self._pacer = NoticePacer()
+        self._settling: set[bytes] = set()
+        """Writers whose notices a task is acting on."""
         self.refusals = Refusals()
         self.directory = Directory(self._members)
         self.guard = SyncGuard(
             self.settings, config.cluster_key, self.identity, self.directory, self.refusals
         )
         self._handlers: set[asyncio.Task[Any]] = set()
+        self._door = self.guard.door(lambda opening: self._spawn(self._on_sync_connection(opening)))
         self._peer_hashes: dict[str, gossip.StateHashes] = {}
         self._nearest: list[gossip.Peer] = []
         """Alive peers, nearest first; refreshed on member events and sweeps."""
@@ -210,13 +218,7 @@ class Node:
 
     async def start(self) -> None:
         """Open the sync port, reach the Serf agent and start discovery."""
-        loop = asyncio.get_running_loop()
-        self._server = await loop.create_server(
-            lambda: asyncio.StreamReaderProtocol(self.guard.reader(), self._on_sync_connection),
-            self.config.host,
-            self.config.sync_port,
-        )
-        self.sync_port = int(self._server.sockets[0].getsockname()[1])
+        self.sync_port = self._door.open(self.config.host, self.config.sync_port, MAX_PENDING)
         if self.config.serf_rpc is None:
             self._agent = SerfAgent(
                 AgentConfig(
@@ -233,7 +235,6 @@ class Node:
         self._tasks = [
             asyncio.create_task(self._serf_loop()),
             asyncio.create_task(self._sweep_loop()),
-            asyncio.create_task(self._direct_loop()),
             asyncio.create_task(self._checkpoint_loop()),
             asyncio.create_task(self._links_loop()),
         ]
@@ -245,8 +246,7 @@ class Node:
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        if self._server is not None:
-            self._server.close()
+        self._door.close()
         for link in self._links.values():
             link.close()
         for handler in list(self._handlers):
@@ -385,6 +385,11 @@ class Node:
             await rpc.respond(query.id, mine.encode())
 
     def _on_change(self, payload: bytes) -> None:
+        """Note a change notice for its writer's task (see `notices`), at O(1) cost."""
+        self.stats.notices["received"] += 1
+        if not self._bucket.take():
+            self.stats.notices_dropped[NodeReason.NOTICE_RATE_LIMIT] += 1
+            return
         try:
             change = gossip.decode_change(payload)
         except KvError as exc:
@@ -395,28 +400,67 @@ class Node:
         if change.ts > wall_clock_ms() + self.config.skew_ms:
             self.stats.refused[KvReason.FUTURE_TIMESTAMP.value] += 1
             return  # any record it announces would be refused
+        if self._writer(change.node_id) is None:
+            self.stats.notices_dropped[NodeReason.NOTICE_UNKNOWN_WRITER] += 1
+            return
         local = self.store.lww_key(change.key)
         if local is not None and local >= (change.ts, change.entry_hash):
             return
-        self._spawn(self._fetch(change))
+        self._pending.add(change)
+        if change.node_id not in self._settling:
+            self._settling.add(change.node_id)
+            self._spawn(self._settle(change.node_id))
 
-    async def _fetch(self, change: gossip.Change) -> None:
-        """Fetch one announced key from its writer (K10); a session if that does not settle it."""
-        peer = next((p for p in self._nearest if p.node_id == change.node_id), None)
+    def _writer(self, node_id: bytes) -> gossip.Peer | None:
+        return next((p for p in self._nearest if p.node_id == node_id), None)
+
+    async def _settle(self, writer: bytes) -> None:
+        """Act on the notices naming `writer` until none waits: fetch a few keys (K10), or run
+        one session with the writer for many keys or when a fetch does not settle its key;
+        paced by what the last ones applied."""
         try:
-            if peer is not None:
+            while self._pending.waiting(writer):
+                await asyncio.sleep(self._pacer.wait_for(writer))
+                changes, overflowed = self._pending.take(writer)
+                peer = self._writer(writer)
+                if peer is None:  # gone from the cluster: the sweeps settle what it wrote
+                    continue
+                if not overflowed and len(changes) <= FETCH_LIMIT:
+                    applied = await self._fetch(peer, changes)
+                    if applied is not None:
+                        self._pacer.finished(writer, applied)
+                        continue
+                self.stats.notices["sessions"] += 1
+                outcome = await self._session(peer)
+                if outcome is None or outcome.error is not None:
+                    self._request_sweep()
+                if outcome is not None:
+                    self._pacer.finished(writer, _applied(outcome))
+        finally:
+            self._settling.discard(writer)
+
+    async def _fetch(self, peer: gossip.Peer, changes: list[gossip.Change]) -> int | None:
+        """Fetch announced keys one by one from their writer (K10): the records applied, or
+        None if a fetch failed or did not bring the announced version."""
+        applied = 0
+        try:
+            for change in changes:
+                self.stats.notices["fetches"] += 1
                 reply = await self._link(peer).request(m.message(m.FETCH, [change.key]))
                 if reply[0] == m.RECORDS:
                     with self.store.transaction():
                         for data in reply[1]:
-                            receive_record(self.store, data, self.config.root, wall_clock_ms())
+                            verdict = receive_record(
+                                self.store, data, self.config.root, wall_clock_ms()
+                            )
+                            applied += verdict.outcome is Outcome.ACCEPTED
                 local = self.store.lww_key(change.key)
-                if local is not None and local >= (change.ts, change.entry_hash):
-                    return
+                if local is None or local < (change.ts, change.entry_hash):
+                    return None
         except (OSError, TimeoutError, FrameError, KvError) as exc:
-            log.info("fetch of %s failed: %s", change.key, exc)
-        self._direct.add(change.node_id)
-        self._direct_wake.set()
+            log.info("fetch from %s failed: %s", peer.name, exc)
+            return None
+        return applied
 
     # --- push (K9) --------------------------------------------------------------------------
 
@@ -481,25 +525,6 @@ class Node:
         self._sweep_requested = True
         self._wake.set()
 
-    async def _direct_loop(self) -> None:
-        """A session with each writer whose change notification showed newer data, at once."""
-        while True:
-            await self._direct_wake.wait()
-            self._direct_wake.clear()
-            rpc = self._rpc
-            if rpc is None or not self._direct:
-                continue
-            direct = {s for s in self._direct if self._pacer.wait_for(s) == 0}
-            self._direct -= direct
-            if self._direct:  # sources whose last notices led nowhere wait their turn
-                wait = min(self._pacer.wait_for(s) for s in self._direct)
-                asyncio.get_running_loop().call_later(wait, self._direct_wake.set)
-            try:
-                await self._sync_with_ids(rpc, direct)
-            except SerfError as exc:
-                log.warning("sync: %s", exc)
-                self._request_sweep()
-
     async def _sweep_loop(self) -> None:
         """State-query sweeps when asked and periodically, backing off until nobody disagrees."""
         retry = 0.25
@@ -538,17 +563,6 @@ class Node:
         self.directory.update(members)
         peers = (gossip.peer_of(m) for m in members)
         return {p.name: p for p in peers if p is not None and p.node_id != self.node_id}
-
-    async def _sync_with_ids(self, rpc: SerfRPC, node_ids: set[bytes]) -> None:
-        peers = [p for p in (await self._peers(rpc)).values() if p.node_id in node_ids]
-        if len(peers) < len(node_ids):
-            self._request_sweep()  # a writer we cannot find: ask everyone instead
-        for peer in await self._nearest_first(rpc, peers):
-            outcome = await self._session(peer)
-            if outcome is None or outcome.error is not None:
-                self._request_sweep()
-            if outcome is not None:
-                self._pacer.finished(peer.node_id, _applied(outcome))
 
     async def _sweep(self, rpc: SerfRPC) -> bool:
         """One state query and a session with each disagreeing peer; True if any disagreed."""
@@ -596,19 +610,11 @@ class Node:
         self._count(outcome)
         return outcome
 
-    async def _on_sync_connection(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self._handlers.add(task)
-        try:
-            with contextlib.suppress(asyncio.CancelledError):  # the node is stopping
-                outcome = await self.guard.accept(reader, writer, self._respond)
-                if outcome is not None:
-                    self._count(outcome)
-        finally:
-            self._handlers.discard(task)
+    async def _on_sync_connection(self, opening: Opening) -> None:
+        with contextlib.suppress(asyncio.CancelledError):  # the node is stopping
+            outcome = await self.guard.accept(opening, self._respond)
+            if outcome is not None:
+                self._count(outcome)
 
     async def _respond(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, peer_id: bytes | None
@@ -705,6 +711,7 @@ class Node:
             "refused": dict(self.stats.refused),
             "records_applied": self.stats.records_applied,
             "sweeps": self.stats.sweeps,
+            "notices": {**self.stats.notices, "dropped": dict(self.stats.notices_dropped)},
         }
 
     def status(self) -> dict[str, Any]:

@@ -13,6 +13,7 @@ import stat
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,6 +23,7 @@ from swarmconf.reference.kvgossip.identity import Identity
 from swarmconf.reference.kvgossip.limits import MAX_SESSIONS_PER_PEER
 from swarmconf.reference.kvgossip.localcluster import LocalCluster, LocalNode
 from swarmconf.reference.kvgossip.membership import ClusterKey, connect_member
+from swarmconf.reference.kvgossip.notices import FETCH_LIMIT, NOTICE_BURST, NOTICE_RATE
 from swarmconf.reference.kvgossip.reasons import NodeReason
 from swarmconf.reference.kvgossip.serf_agent import AgentConfig, SerfAgent
 from swarmconf.reference.kvgossip.serf_rpc import Member, SerfError, SerfRPC
@@ -207,9 +209,43 @@ def test_forged_change_notices_cost_a_bounded_number_of_sessions(tmp_path: Path)
             await rpc.close()
         sessions = (await a.status())["sessions_ok"] - before
         assert sessions <= 40, sessions  # 300 notices, paced per source and coalesced
+        notices = (await b.status())["notices"]
+        assert notices["received"] >= 600
+        # Coalesced per writer: a fetch or two, then a session per back-off, never one each.
+        assert notices.get("fetches", 0) <= FETCH_LIMIT, notices
+        assert 1 <= notices.get("sessions", 0) <= 12, notices
         assert (await b.status())["keys"] == (await a.status())["keys"]
 
     run(scenario, tmp_path)
+
+
+def test_notices_beyond_the_rate_or_naming_strangers_are_dropped_unread(tmp_path: Path) -> None:
+    async def scenario(cluster: LocalCluster, a: LocalNode, b: LocalNode) -> None:
+        rpc = await b.agent.connect()
+        before = await b.status()
+        count = 2000
+        try:
+            started = time.monotonic()
+            for _ in range(count):  # each names a writer no member announces
+                await attacks.forged_notices(rpc, os.urandom(16), 1, now_ms())
+            await until(lambda: _notices_received(b, before, count))
+            elapsed = time.monotonic() - started
+        finally:
+            await rpc.close()
+        status = await b.status()
+        dropped = status["notices"]["dropped"]
+        assert sum(dropped.values()) == count  # not one acted on
+        assert dropped[NodeReason.NOTICE_RATE_LIMIT] >= count - NOTICE_BURST - NOTICE_RATE * elapsed
+        assert dropped[NodeReason.NOTICE_UNKNOWN_WRITER] >= 1
+        assert "fetches" not in status["notices"] and "sessions" not in status["notices"]
+        await honest_write(a, b, "/honest/after-strangers")
+
+    run(scenario, tmp_path)
+
+
+async def _notices_received(node: LocalNode, before: dict[str, Any], count: int) -> bool:
+    received = (await node.status())["notices"]["received"]
+    return bool(received - before["notices"].get("received", 0) >= count)
 
 
 async def _refused_records(node: LocalNode, reason: str, count: int) -> bool:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -15,10 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from swarmconf.reference.kvgossip.attacks import Impostor
+from swarmconf.reference.kvgossip.door import Door, Opening
 from swarmconf.reference.kvgossip.frames import FrameError, read_frame, write_frame
 from swarmconf.reference.kvgossip.guard import SyncGuard
 from swarmconf.reference.kvgossip.identity import Directory, Identity
-from swarmconf.reference.kvgossip.limits import MAX_SESSIONS_PER_PEER, NoticePacer
+from swarmconf.reference.kvgossip.limits import MAX_SESSIONS_PER_PEER, Slots
 from swarmconf.reference.kvgossip.membership import (
     MAGIC,
     ClusterKey,
@@ -65,6 +67,7 @@ class Gate:
         self.guard = guard
         self.port = port
         self.outcomes: list[SessionOutcome | None] = []
+        self.door: Door | None = None
 
     async def ended(self, count: int, timeout: float = 10.0) -> None:
         async with asyncio.timeout(timeout):
@@ -81,26 +84,25 @@ async def gate(tmp_path: Path, **limits: float) -> AsyncIterator[Gate]:
             receive_record(store, record.encode(), ROOT.pk, 2000)
     settings = SyncSettings(store=store, root=ROOT.pk, node_id=ID, skew_ms=60_000, max_loops=3)
     guard = SyncGuard(settings, KEY, RESPONDER, directory(), Refusals(), **limits)  # type: ignore[arg-type]
-    loop = asyncio.get_running_loop()
     served: Gate | None = None
 
-    async def on_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def on_connection(opening: Opening) -> None:
         assert served is not None
-        served.outcomes.append(await guard.accept(reader, writer, respond))
+        served.outcomes.append(await guard.accept(opening, respond))
 
     async def respond(
         reader: asyncio.StreamReader, writer: asyncio.StreamWriter, peer: bytes | None
     ) -> SessionOutcome:
         return await drive(settings, Role.RESPONDER, reader, writer, proven=peer)
 
-    server = await loop.create_server(
-        lambda: asyncio.StreamReaderProtocol(guard.reader(), on_connection), "127.0.0.1", 0
-    )
-    served = Gate(guard, int(server.sockets[0].getsockname()[1]))
+    tasks: set[asyncio.Task[None]] = set()
+    door = guard.door(lambda opening: tasks.add(asyncio.create_task(on_connection(opening))))
+    served = Gate(guard, door.open("127.0.0.1", 0, 128))
+    served.door = door
     try:
         yield served
     finally:
-        server.close()
+        door.close()
         store.close()
 
 
@@ -111,6 +113,15 @@ async def hello(
     revset = SqliteStore(":memory:", ROOT.pk).revset_hash()
     await write_frame(writer, m.message(m.HELLO, 2, node_id, revset, b"\x01" * 32, 1))
     assert m.decode_message(await read_frame(reader))[0] == m.HELLO
+
+
+async def unanswered(reader: asyncio.StreamReader) -> bool:
+    """True if the connection was closed without a byte sent back: a clean close, or a reset
+    (the door closes a stranger's socket without reading the rest of what it sent)."""
+    try:
+        return await asyncio.wait_for(reader.read(), 10) == b""
+    except ConnectionResetError:
+        return True
 
 
 async def join(port: int, identity: Identity) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -127,16 +138,17 @@ def test_a_member_gets_a_session_and_a_stranger_none(tmp_path: Path) -> None:
             reader, writer = await asyncio.open_connection("127.0.0.1", g.port)
             hello_frame = m.message(m.HELLO, 2, ATTACKER.node_id, b"\x00" * 32, b"\x00" * 32, 0)
             await write_frame(writer, hello_frame)
-            assert await asyncio.wait_for(reader.read(), 10) == b""
+            assert await unanswered(reader)
             # Another key: the handshake fails on both sides.
             with pytest.raises(MembershipError) as refused:
                 await connect_member(
                     "127.0.0.1", g.port, ClusterKey(b"x" * 32), ATTACKER, directory()
                 )
             assert refused.value.reason == NodeReason.HANDSHAKE_FAILED
-            await g.ended(3)
-            # Sessions end concurrently, in no set order: one session ran, two were refused.
-            assert sorted(o is not None for o in g.outcomes) == [False, False, True]
+            # The door refused the stranger; the other key got as far as the handshake.
+            await g.ended(2)
+            # Sessions end concurrently, in no set order: one session ran, one was refused.
+            assert sorted(o is not None for o in g.outcomes) == [False, True]
             assert g.guard.refusals.counts == {NodeReason.HANDSHAKE_FAILED: 2}
 
     asyncio.run(scenario())
@@ -148,11 +160,48 @@ def test_a_silent_stranger_is_dropped_after_the_handshake_timeout(tmp_path: Path
             reader, writer = await asyncio.open_connection("127.0.0.1", g.port)
             writer.write(MAGIC)  # a start, then silence
             assert await asyncio.wait_for(reader.read(), 10) == b""
-            await g.ended(1)
+            assert g.outcomes == []  # the door closed it: it never got a stream
             assert g.guard.pending.held == 0
             assert g.guard.refusals.counts[NodeReason.HANDSHAKE_FAILED] == 1
 
     asyncio.run(scenario())
+
+
+def test_the_door_refuses_connections_that_never_open_before_they_get_a_stream(
+    tmp_path: Path,
+) -> None:
+    async def scenario() -> None:
+        async with gate(tmp_path) as g:
+            assert g.door is not None
+            idle = [await asyncio.open_connection("127.0.0.1", g.port) for _ in range(16)]
+            for first in (b"", b"GET / HTTP/1.1\r\n", MAGIC[:5]):  # gone, garbage, half
+                for _ in range(20):
+                    _, writer = await asyncio.open_connection("127.0.0.1", g.port)
+                    writer.write(first)
+                    writer.close()
+
+            async def refused() -> bool:
+                counts = g.guard.refusals.counts
+                return counts[NodeReason.HANDSHAKE_FAILED] == 60 and g.door.waiting == 16
+
+            await until(refused)
+            assert g.guard.pending.held == 16  # the idle ones, until the handshake timeout
+            for _, writer in idle:
+                writer.close()
+            await until(lambda: _refused_all(g, 76))
+            assert g.guard.pending.held == 0 and g.outcomes == []  # no stream, no task, ever
+
+    asyncio.run(scenario())
+
+
+async def _refused_all(g: Gate, count: int) -> bool:
+    return g.guard.refusals.counts[NodeReason.HANDSHAKE_FAILED] == count
+
+
+async def until(check: Callable[[], Awaitable[bool]], timeout: float = 10.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not await check():
+            await asyncio.sleep(0.02)
 
 
 def test_one_peer_holds_at_most_its_share_of_slots(tmp_path: Path) -> None:
@@ -385,19 +434,30 @@ def test_any_bytes_fail_the_handshake_with_its_reason(data: bytes, magic: bool) 
     asyncio.run(scenario())
 
 
-def test_notices_that_lead_nowhere_back_off_and_real_ones_cost_nothing() -> None:
-    now = [0.0]
-    pacer = NoticePacer(clock=lambda: now[0])
-    assert pacer.wait_for(b"w") == 0
-    pacer.finished(b"w", applied=3)
-    assert pacer.wait_for(b"w") == 0  # a real write: the next notice is acted on at once
-    waits = []
-    for _ in range(8):
-        pacer.finished(b"f", applied=0)
-        waits.append(pacer.wait_for(b"f"))
-    assert waits == [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 8.0, 8.0]
-    now[0] = 8.0
-    assert pacer.wait_for(b"f") == 0
-    pacer.finished(b"f", applied=1)
-    pacer.finished(b"f", applied=0)
-    assert pacer.wait_for(b"f") == 0.25  # a fruitful session forgave the source
+def test_the_door_listens_on_every_address_of_its_host() -> None:
+    async def scenario() -> None:
+        refusals = Refusals()
+        door = Door(
+            Slots(8, 8, "pending handshakes"),
+            refusals,
+            lambda opening: None,
+            magic=MAGIC,
+            opening_size=40,
+            timeout=2.0,
+        )
+        port = door.open("localhost", 0, 8)
+        infos = socket.getaddrinfo("localhost", port, type=socket.SOCK_STREAM)
+        addresses = {info[4][0] for info in infos}
+        try:
+            for address in addresses:
+                _, writer = await asyncio.open_connection(address, port)
+                writer.close()
+
+            async def all_refused() -> bool:
+                return refusals.counts[NodeReason.HANDSHAKE_FAILED] == len(addresses)
+
+            await until(all_refused)
+        finally:
+            door.close()
+
+    asyncio.run(scenario())

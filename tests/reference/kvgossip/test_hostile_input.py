@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import struct
 import time
 from asyncio import StreamReader, StreamWriter
@@ -168,6 +169,13 @@ def test_hostile_input_is_refused_and_harms_nothing(tmp_path: Path) -> None:
             assert b"CONTROL_BAD_REQUEST" in await read_frame(reader)
         writer.close()
 
+        async def garbage_refused() -> bool:  # the payloads reach a through Serf's gossip
+            return int((await a.status())["refused"].get("MALFORMED_ENCODING", 0)) >= 2
+
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(10):
+                while not await garbage_refused():
+                    await asyncio.sleep(0.05)
         after = await a.status()
         assert (after["tree_hash"], after["keys"]) == (before["tree_hash"], before["keys"])
         refused = after["refused"]

@@ -18,6 +18,7 @@ def counters(**changes: Any) -> dict[str, Any]:
         "refused_connections": {"HANDSHAKE_FAILED": 12, "PEER_LIMIT": 1},
         "refused": {"UNAUTHORIZED": 5},
         "records_applied": 9,
+        "notices": {"received": 600, "fetches": 2, "dropped": {"NOTICE_RATE_LIMIT": 90}},
     }
     return {**base, **changes}
 
@@ -40,6 +41,10 @@ def test_metrics_are_served_from_the_counters_at_each_scrape() -> None:
     assert 'kv_refused_total{reason="UNAUTHORIZED"} 5.0' in lines
     assert "kv_sessions_ok_total 7.0" in lines
     assert "kv_handshakes_pending 3.0" in lines
+    assert "kv_notices_received_total 600.0" in lines
+    assert "kv_notice_fetches_total 2.0" in lines
+    assert "kv_notice_sessions_total 0.0" in lines
+    assert 'kv_notices_dropped_total{reason="NOTICE_RATE_LIMIT"} 90.0' in lines
     assert 'kv_propagation_seconds_bucket{le="0.005"} 1.0' in lines
     assert "kv_propagation_seconds_count 2.0" in lines
     current["refused_connections"] = {"HANDSHAKE_FAILED": 13}
