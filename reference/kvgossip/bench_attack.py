@@ -5,7 +5,8 @@ connections (or notices) hit node a while `--writes` honest writes on a are time
 and c store them, by a client in a process of its own (the attacks run in this one); the
 resident size of every node is sampled before and during the attack, and
 strangers (no cluster key) try to open sessions. Targets: p50 <= 10 ms, p99 <= 50 ms, every
-node under 2x its baseline RSS, no stranger answered.
+node under 2x its baseline RSS, no stranger answered. Between rows it waits until every node is
+back near its baseline RSS, so that no row times the release of the previous one's memory.
 
 The two attacks that repeat run at the rates of the threat they stand for, on the same two
 cores as the nodes: the reconnect storm's 200 strangers make 2,000 connects a second in all (the
@@ -39,6 +40,8 @@ from .identity import Identity
 from .localcluster import LocalCluster, LocalNode
 
 MIB = 1 << 20
+SETTLED_RSS = 1.2
+SETTLE_TIMEOUT = 10.0
 Attack = Callable[[LocalCluster, LocalNode, int], AbstractAsyncContextManager[None]]
 
 
@@ -229,6 +232,16 @@ def _processes(nodes: list[LocalNode]) -> dict[str, int]:
     return pids
 
 
+async def _settle(nodes: list[LocalNode], baseline: dict[str, int]) -> None:
+    """Wait (at most `SETTLE_TIMEOUT` s) until every node is back near its baseline RSS, so
+    the aftermath of one attack (the release of a burst's memory) is not timed in the next."""
+    deadline = time.monotonic() + SETTLE_TIMEOUT
+    while time.monotonic() < deadline:
+        if all(_rss(n) < SETTLED_RSS * baseline[n.name] for n in nodes):
+            return
+        await asyncio.sleep(0.05)
+
+
 def _percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
@@ -273,6 +286,7 @@ async def main(args: argparse.Namespace) -> None:
                     elapsed = time.monotonic() - started
                     cpu = {k: cpu_seconds(pid) - cpu[k] for k, pid in pids.items()}
                     answered = await attacks.stranger_replies(await _port(a), 20)
+                await _settle(nodes, baseline)
                 ms = [t * 1000 for t in times]
                 ratio = max(peak[k] / baseline[k] for k in peak)
                 print(

@@ -49,7 +49,7 @@ from .frames import IDLE_TIMEOUT, FrameError
 from .guard import SyncGuard
 from .identity import Directory, load_identity
 from .limits import MAX_PENDING, SESSION_DEADLINE
-from .membership import ClusterKey
+from .membership import ClusterKey, MembershipError
 from .metrics import NodeMetrics
 from .notices import FETCH_LIMIT, NoticeBucket, NoticePacer, PendingNotices
 from .privacy import check_private_file, private_dir, private_file
@@ -457,7 +457,7 @@ class Node:
                 local = self.store.lww_key(change.key)
                 if local is None or local < (change.ts, change.entry_hash):
                     return None
-        except (OSError, TimeoutError, FrameError, KvError) as exc:
+        except (OSError, TimeoutError, FrameError, KvError, MembershipError) as exc:
             log.info("fetch from %s failed: %s", peer.name, exc)
             return None
         return applied

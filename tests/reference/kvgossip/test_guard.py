@@ -76,14 +76,16 @@ class Gate:
 
 
 @asynccontextmanager
-async def gate(tmp_path: Path, **limits: float) -> AsyncIterator[Gate]:
+async def gate(
+    tmp_path: Path, key: ClusterKey | None = KEY, **limits: float
+) -> AsyncIterator[Gate]:
     store = SqliteStore(tmp_path / "store.db", ROOT.pk)
     with store.transaction():
         for i in range(KEYS):
             record = make_record(ROOT.seed, f"/k/{i}", 1000 + i, b"v")
             receive_record(store, record.encode(), ROOT.pk, 2000)
     settings = SyncSettings(store=store, root=ROOT.pk, node_id=ID, skew_ms=60_000, max_loops=3)
-    guard = SyncGuard(settings, KEY, RESPONDER, directory(), Refusals(), **limits)  # type: ignore[arg-type]
+    guard = SyncGuard(settings, key, RESPONDER, directory(), Refusals(), **limits)  # type: ignore[arg-type]
     served: Gate | None = None
 
     async def on_connection(opening: Opening) -> None:
@@ -430,6 +432,24 @@ def test_any_bytes_fail_the_handshake_with_its_reason(data: bytes, magic: bool) 
             await answer_handshake(KEY, RESPONDER, directory(), reader, sink)  # type: ignore[arg-type]
         assert refused.value.reason == NodeReason.HANDSHAKE_FAILED
         assert len(sink.sent) in (0, 128)  # nothing, or one challenge and no session frame
+
+    asyncio.run(scenario())
+
+
+def test_without_a_key_the_door_hands_every_connection_on_at_once(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with gate(tmp_path, key=None) as g:
+            store = SqliteStore(tmp_path / "client.db", ROOT.pk)
+            settings = SyncSettings(
+                store=store, root=ROOT.pk, node_id=b"c" * 16, skew_ms=60_000, max_loops=3
+            )
+            client = SyncGuard(settings, None, HONEST, directory(), Refusals())
+            outcome = await client.open("127.0.0.1", g.port)
+            assert outcome.error is None, outcome.error
+            assert store.count() == KEYS
+            store.close()
+            await g.ended(1)
+            assert g.guard.pending.held == 0 and not g.guard.refusals.counts
 
     asyncio.run(scenario())
 
