@@ -4,8 +4,17 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 
 from swarmconf.fuzz.config import Config
-from swarmconf.fuzz.configmerge.campaign import Row
-from swarmconf.fuzz.job import JVM_OPTIONS, extract, load, partitions, rows_locally, transform
+from swarmconf.fuzz.configmerge.campaign import Row, estimated_cost, plan
+from swarmconf.fuzz.job import (
+    JVM_OPTIONS,
+    balanced,
+    extract,
+    load,
+    partitions,
+    rows_locally,
+    transform,
+    unit_cost,
+)
 from swarmconf.fuzz.report import write_outputs
 from swarmconf.fuzz.storage import destination, publish
 
@@ -91,6 +100,25 @@ def test_a_partition_runs_many_tasks_and_each_core_gets_a_few(
     assert partitions(5, 2) == 5 and partitions(0, 2) == 1
     config = Config(interleavings=2000, seed=1, out=tmp_path, per_scenario=100)
     assert extract(spark, config).getNumPartitions() == partitions(20, 2) == 8
+
+
+def test_partitions_hold_tasks_of_about_equal_cost(spark: SparkSession, tmp_path: Path) -> None:
+    config = Config(interleavings=4000, seed=1, out=tmp_path, per_scenario=100)
+    tasks = plan(config.seed, config.interleavings, config.per_scenario)
+    costs = {task: estimated_cost(task) for task in tasks}
+    held = extract(spark, config).glom().collect()
+    assert sorted(task for group in held for task in group) == sorted(tasks)
+    loads = [sum(costs[task] for task in group) for group in held]
+    assert len(loads) == partitions(len(tasks), 2)
+    assert max(loads) - min(loads) <= max(costs.values())
+    in_plan_order = [sum(costs[task] for task in tasks[i::8]) for i in range(8)]
+    assert max(loads) - min(loads) < max(in_plan_order) - min(in_plan_order)
+
+
+def test_without_costs_tasks_are_dealt_evenly() -> None:
+    groups = balanced(list(range(10)), 4, unit_cost)
+    assert sorted(len(group) for group in groups) == [2, 2, 3, 3]
+    assert sorted(task for group in groups for task in group) == list(range(10))
 
 
 def test_kv_hostile_inputs_run_through_the_same_job(spark: SparkSession, tmp_path: Path) -> None:
