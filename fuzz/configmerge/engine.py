@@ -19,6 +19,7 @@ import nacl.signing
 
 from swarmconf.spec.configmerge import bt
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason
+from swarmconf.spec.configmerge.signing import sign
 
 from .edits import Data, Path, apply_batch
 from .impl import Implementation
@@ -192,7 +193,7 @@ class Engine:
             unsigned = bytes(message.serialize())
             # An increment keeps the unknown keys of its base (D9): then the key is there already
             future = unsigned if message.extra else with_unknown_key(unsigned)
-            return signed(future, key), before, after
+            return (future if key is None else sign(future, key)), before, after
         return bytes(message.serialize(key)), before, after
 
     def merge(self, inputs: frozenset[bytes], signer: bool) -> Merged:
@@ -327,11 +328,3 @@ def with_unknown_key(unsigned: bytes) -> bytes:
     """The unsigned message with the unknown top-level key added (D9). The key sorts after the
     known keys of an unsigned message (`#`, `&`, `<`, `=`), so its entry is the last one."""
     return unsigned[:-1] + UNKNOWN_ENTRY + b"e"
-
-
-def signed(unsigned: bytes, sign_key: bytes | None) -> bytes:
-    """The unsigned message signed with `sign_key` (D17), or as it is without a key."""
-    if sign_key is None:
-        return unsigned
-    signature = nacl.signing.SigningKey(sign_key).sign(unsigned[:-1]).signature
-    return unsigned[:-1] + b"1:~64:" + signature + b"e"
