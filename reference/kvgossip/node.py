@@ -403,13 +403,17 @@ class Node:
         if self._writer(change.node_id) is None:
             self.stats.notices_dropped[NodeReason.NOTICE_UNKNOWN_WRITER] += 1
             return
-        local = self.store.lww_key(change.key)
-        if local is not None and local >= (change.ts, change.entry_hash):
+        if self._holds(change):
             return
         self._pending.add(change)
         if change.node_id not in self._settling:
             self._settling.add(change.node_id)
             self._spawn(self._settle(change.node_id))
+
+    def _holds(self, change: gossip.Change) -> bool:
+        """Whether the store holds the announced version of the key, or a newer one."""
+        local = self.store.lww_key(change.key)
+        return local is not None and local >= (change.ts, change.entry_hash)
 
     def _writer(self, node_id: bytes) -> gossip.Peer | None:
         return next((p for p in self._nearest if p.node_id == node_id), None)
@@ -454,8 +458,7 @@ class Node:
                                 self.store, data, self.config.root, wall_clock_ms()
                             )
                             applied += verdict.outcome is Outcome.ACCEPTED
-                local = self.store.lww_key(change.key)
-                if local is None or local < (change.ts, change.entry_hash):
+                if not self._holds(change):
                     return None
         except (OSError, TimeoutError, FrameError, KvError, MembershipError) as exc:
             log.info("fetch from %s failed: %s", peer.name, exc)
