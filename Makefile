@@ -9,19 +9,27 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	SWARMCONF_PURE_PYTHON=1 $(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+# The modules setup.py compiles with mypyc (listed in swarmconf/compiled.py), built in place and
+# rebuilt when a source changes; SWARMCONF_PURE_PYTHON=1 runs their sources instead.
+COMPILED_SOURCES := setup.py src/swarmconf/compiled.py $(wildcard reference/configmerge/*.py fuzz/configmerge/*.py)
+READY := $(VENV)/.compiled
+$(READY): $(STAMP) $(COMPILED_SOURCES)
+	$(BIN)/python setup.py --quiet build_ext --inplace
 	touch $@
 
 test: lint typecheck unit crosshair
 
-lint: $(STAMP)
+lint: $(READY)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-typecheck: $(STAMP)
+typecheck: $(READY)
 	$(BIN)/mypy
 
-unit: $(STAMP) debian-packages
+unit: $(READY) debian-packages
 	$(BIN)/pytest
 
 # Debian packages the tests run for real: `serf` (the K/V Gossip node's integration tests) and,
@@ -35,13 +43,13 @@ debian-packages:
 
 # Symbolic checks of the contracts (pre:/post: lines) in the spec's small pure functions.
 CONTRACT_MODULES := swarmconf.spec.configmerge.bt swarmconf.spec.configmerge.data swarmconf.spec.configmerge.diff swarmconf.spec.configmerge.encryption
-crosshair: $(STAMP)
+crosshair: $(READY)
 	timeout 240 $(BIN)/crosshair check --analysis_kind=PEP316 \
 		--per_condition_timeout=8 --per_path_timeout=2 $(CONTRACT_MODULES)
 
 # The docs site (mkdocs.yml at the root, so a bare `mkdocs serve` works too), built with --strict
 # (warnings are errors) into site/.
-docs: $(STAMP)
+docs: $(READY)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # Every page of the built site in headless Chromium, failing on console errors (.ci/run).
@@ -51,16 +59,17 @@ docs-browser: docs debian-packages
 
 clean:
 	rm -rf $(VENV) build site *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	find src/ reference/ fuzz/ -name "*.so" -delete
 
 # The K/V Gossip vectors under vectors/v1 (byte-for-byte reproducible).
 .PHONY: vectors-kv
-vectors-kv: $(STAMP)
+vectors-kv: $(READY)
 	$(BIN)/python -m swarmconf.conformance.kvgossip vectors/v1
 
 # Every conformance vector file under vectors/v1, its schema and COVERAGE.md (byte-for-byte
 # reproducible; the K/V Gossip files are included).
 .PHONY: vectors
-vectors: $(STAMP)
+vectors: $(READY)
 	$(BIN)/swarmconf vectors generate -o vectors/v1
 
 # K/V Gossip node on real Serf agents: write propagation to two peers at 0, 2,000 and 100,000
@@ -68,34 +77,34 @@ vectors: $(STAMP)
 # the same writes while 200 hostile connections of each kind hit one node. A benchmark, not a
 # test: it prints what it measures. Serf agents run under the shared lock.
 .PHONY: bench-kv
-bench-kv: $(STAMP)
+bench-kv: $(READY)
 	flock /tmp/serf.lock nice $(BIN)/python -m swarmconf.reference.kvgossip.bench
 	flock /tmp/serf.lock nice $(BIN)/python -m swarmconf.reference.kvgossip.bench_attack
 
 # K/V Gossip simulation throughput on one core: 500 schedules of campaign 1.
 .PHONY: bench-kvsim
-bench-kvsim: $(STAMP)
+bench-kvsim: $(READY)
 	$(BIN)/python -m swarmconf.fuzz.kvgossip --campaign 1 --cases 500
 
 # The fuzz campaign (README): FUZZ_INTERLEAVINGS interleavings on local Spark, then the report's
 # path. Needs Java 17 for Spark.
 FUZZ_INTERLEAVINGS ?= 200000
 .PHONY: fuzz fuzz-cluster bench-fuzz
-fuzz: $(STAMP)
+fuzz: $(READY)
 	$(BIN)/swarmconf fuzz --interleavings $(FUZZ_INTERLEAVINGS) -o fuzz-out
 
 # A Spark standalone master and two workers on 127.0.0.1, a small campaign submitted, stopped.
-fuzz-cluster: $(STAMP)
+fuzz-cluster: $(READY)
 	$(BIN)/python -m swarmconf.fuzz.cluster --interleavings 2000 --out fuzz-cluster-out
 
 # Campaign throughput on local[2] and how the core's rate scales with clients and edits.
-bench-fuzz: $(STAMP)
+bench-fuzz: $(READY)
 	$(BIN)/python -m swarmconf.fuzz.bench --interleavings $(FUZZ_INTERLEAVINGS)
 
 # spec, the reference at commit 067bc65 (read from the git history) and the reference now, timed
 # in one run (medians, speed-up per shape); the Markdown table goes to bench/results.md for the docs.
 .PHONY: bench
-bench: $(STAMP)
+bench: $(READY)
 	nice $(BIN)/python bench/run.py --output bench/results.md
 
 # How strong the config-merge vectors are: 120 mutants of the spec (fixed seed), each run
@@ -103,6 +112,6 @@ bench: $(STAMP)
 MUTANTS ?= 120
 MUTATION_SEED ?= 1
 .PHONY: mutation
-mutation: $(STAMP)
+mutation: $(READY)
 	nice $(BIN)/python -m swarmconf.conformance.configmerge.mutation --sample $(MUTANTS) \
 		--seed $(MUTATION_SEED)

@@ -37,9 +37,9 @@ def project_root() -> Path:
 
 
 def fingerprint(root: Path) -> str:
-    """A digest of what the environment holds: the project file and every Python source."""
+    """A digest of what the environment holds: the project files and every Python source."""
     digest = hashlib.sha256(sys.version.encode())
-    sources = [root / "pyproject.toml"]
+    sources = [root / "pyproject.toml", root / "setup.py"]
     for folder, dirs, files in os.walk(root / "src" / "swarmconf", followlinks=True):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         sources += [Path(folder) / name for name in sorted(files) if name.endswith(".py")]
@@ -48,8 +48,20 @@ def fingerprint(root: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-NOT_SHIPPED = (".*", "build", "dist", "site", "__pycache__", "*.egg-info", "*-out", "tests", "docs")
-"""What the copy of the source tree leaves out (setuptools builds in the tree it is given)."""
+NOT_SHIPPED = (
+    ".*",
+    "build",
+    "dist",
+    "site",
+    "__pycache__",
+    "*.egg-info",
+    "*-out",
+    "tests",
+    "docs",
+    "*.so",
+)
+"""What the copy of the source tree leaves out (setuptools builds in the tree it is given, and
+compiles the modules in swarmconf.compiled itself)."""
 
 
 def build(prefix: Path, root: Path) -> None:

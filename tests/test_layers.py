@@ -4,7 +4,8 @@ Every module of the installed package is parsed with `ast` (no import runs), and
 statement, wherever it sits (top level, function body, `if TYPE_CHECKING:`), is an edge to the
 deepest project module it names. The layers, bottom up:
 
-- `swarmconf` (the version) and `swarmconf.cliutil` (the command line's shared conventions);
+- `swarmconf` (the version), `swarmconf.compiled` (which modules are compiled, and the switch
+  to their sources) and `swarmconf.cliutil` (the command line's shared conventions);
 - `spec`: each design's spec imports only its own design and `spec`'s shared top;
 - `reference`: may import `spec`;
 - `conformance`: may import `spec` and `reference`;
@@ -35,7 +36,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "fuzz": frozenset({"spec", "reference", "conformance"}),
     "cli": frozenset({"spec", "reference", "conformance", "fuzz"}),
 }
-BOTTOM = frozenset({PACKAGE, f"{PACKAGE}.cliutil"})
+BOTTOM = frozenset({PACKAGE, f"{PACKAGE}.compiled", f"{PACKAGE}.cliutil"})
 DESIGNS = ("configmerge", "kvgossip")
 # The scripts that start the command line: `python -m swarmconf` and spark-submit's script.
 ENTRY_POINTS = frozenset({f"{PACKAGE}.__main__", f"{PACKAGE}.fuzz.submit"})

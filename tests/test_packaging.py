@@ -1,13 +1,16 @@
-"""The wheel carries every part folder as a subpackage of `swarmconf` (the symlinks resolved)."""
+"""The wheel carries every part folder as a subpackage of `swarmconf` (the symlinks resolved),
+its hot modules compiled beside their sources; built without a compiler, it is pure Python."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
 import swarmconf
+from swarmconf.compiled import COMPILED_MODULES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,23 +44,36 @@ def test_wheel_contains_the_linked_parts(tmp_path: Path) -> None:
     assert {"swarmconf/cli.py", "swarmconf/cliutil.py", "swarmconf/__main__.py"} <= names
     # The version is declared once, in swarmconf/__init__.py.
     assert wheel.name.startswith(f"swarmconf-{swarmconf.__version__}-")
+    # Built with mypyc: each listed module compiled, its source kept as the fallback.
+    extensions = {name.split(".")[0] for name in names if name.endswith(".so")}
+    expected = {module.replace(".", "/") for module in COMPILED_MODULES}
+    assert extensions == expected | {"swarmconf__mypyc"}, extensions ^ expected
+    assert {module + ".py" for module in expected} <= names
+    assert not wheel.name.endswith("-py3-none-any.whl"), wheel.name
 
 
-def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False)
+def _run(
+    argv: list[str], cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False, env=env)
 
 
 def test_the_installed_wheel_stands_alone(tmp_path: Path) -> None:
-    """A fresh venv outside the checkout, with only the wheel (and its dependencies) installed,
-    runs the README's conformance and merge commands over the vectors it ships."""
+    """Built where there is no C compiler, the wheel is pure Python; a fresh venv outside the
+    checkout, with only that wheel (and its dependencies) installed, runs the README's
+    conformance and merge commands over the vectors it ships."""
     wheels = tmp_path / "wheels"
+    no_compiler = {**os.environ, "CC": str(tmp_path / "no-such-compiler")}
     built = _run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(ROOT)],
         tmp_path,
+        no_compiler,
     )
     assert built.returncode == 0, built.stderr
     (wheel,) = wheels.glob("swarmconf-*.whl")
+    assert wheel.name.endswith("-py3-none-any.whl"), wheel.name
     names = set(zipfile.ZipFile(wheel).namelist())
+    assert not [name for name in names if name.endswith(".so")]
     assert {
         "swarmconf/conformance/PROTOCOL.md",
         "swarmconf/conformance/VECTORS.md",

@@ -38,9 +38,11 @@ def _seed_keypair(seed: bytes) -> tuple[bytes, bytes]:
     return bytes(public), bytes(secret)
 
 
-def check_verify_key(verify_key: object) -> None:
+def check_verify_key(verify_key: object) -> bytes:
+    """`verify_key`, if it is one (32 bytes)."""
     if type(verify_key) is not bytes or len(verify_key) != 32:
         raise UsageError(Reason.BAD_KEY, "a verification key is 32 bytes")
+    return verify_key
 
 
 def sign(signed: bytes, secret: bytes) -> bytes:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from operator import attrgetter
 
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason
 
 from . import bt, crypto
 from .data import BtData, apply_diff
-from .message import ConfigMessage, LaggedEntry, check_lag, parse_alike
+from .message import ConfigMessage, LaggedEntry, Received, check_lag, parse_alike
 
 
 def _survivors(valid: list[ConfigMessage], lag: int) -> list[ConfigMessage]:
@@ -57,28 +58,31 @@ def replay(ranked: list[ConfigMessage]) -> tuple[BtData, list[LaggedEntry]]:
 
 
 def merge(
-    messages: list[bytes],
+    messages: Sequence[Received],
     *,
-    lag: int = 5,
-    verify_key: bytes | None = None,
-    sign_key: bytes | None = None,
+    lag: object = 5,
+    verify_key: object = None,
+    sign_key: object = None,
 ) -> ConfigMessage:
-    """Resolve competing messages into one (D14, D15); invalid inputs are skipped."""
-    check_lag(lag)
-    if verify_key is not None:
-        crypto.check_verify_key(verify_key)
+    """Resolve competing messages into one (D14, D15); invalid inputs are skipped.
+
+    The keyword arguments are typed `object`: any value is taken, and refused with a reason
+    code unless it is of the type the contract names.
+    """
+    checked_lag = check_lag(lag)
+    key = crypto.check_verify_key(verify_key) if verify_key is not None else None
     secret = crypto.signing_secret(sign_key) if sign_key is not None else None
     valid: list[ConfigMessage] = []
     # Matching a message against the one before pays off once its cost is shared by several
     shared = len(messages) > 2
     for raw in messages:
         try:
-            valid.append(parse_alike(raw, lag, verify_key, valid[-1] if valid else None, shared))
+            valid.append(parse_alike(raw, checked_lag, key, valid[-1] if valid else None, shared))
         except ConfigError:
             continue
     if not valid:
         raise ConfigError(Reason.NO_VALID_MESSAGE, f"{len(messages)} input(s)")
-    return _merge_valid(valid, lag, verify_key, secret)
+    return _merge_valid(valid, checked_lag, key, secret)
 
 
 def merge_parsed(
@@ -86,7 +90,7 @@ def merge_parsed(
     *,
     lag: int = 5,
     verify_key: bytes | None = None,
-    sign_key: bytes | None = None,
+    sign_key: object = None,
 ) -> ConfigMessage:
     """`merge` of messages already parsed (with the same `lag` and `verify_key`) and valid.
 

@@ -21,6 +21,8 @@ from .data import (
     to_bt,
 )
 
+# What a message may be received as (the compiled module checks argument types).
+Received = bytes | bytearray | memoryview
 _SIG_TAIL = len(b"1:~64:") + crypto.SIGNATURE_SIZE + 1
 _new_tuple = tuple.__new__
 
@@ -120,10 +122,14 @@ class ConfigMessage:
         self._included_ranks: frozenset[tuple[int, bytes]] | None = None
 
     @classmethod
-    def new(cls, seqno: int, *, lag: int = 5) -> ConfigMessage:
-        """An editable message with empty data and no history."""
-        lag = check_lag(lag)
-        return cls(_check_seqno(seqno), {}, [], lag=lag)
+    def new(cls, seqno: object, *, lag: object = 5) -> ConfigMessage:
+        """An editable message with empty data and no history.
+
+        The public arguments are typed `object`: any value is taken, and refused with a reason
+        code unless it is of the type the contract names.
+        """
+        checked_lag = check_lag(lag)
+        return cls(_check_seqno(seqno), {}, [], lag=checked_lag)
 
     @property
     def data(self) -> Data:
@@ -198,7 +204,7 @@ class ConfigMessage:
             lagged.append(LaggedEntry(self.seqno, own_hash, diff))
         return ConfigMessage(seqno, data, lagged, lag=self.lag, extra=dict(self.extra))
 
-    def serialize(self, sign_key: bytes | None = None) -> bytes:
+    def serialize(self, sign_key: object = None) -> bytes:
         """The canonical message bytes, keys in order (D8, D9, D17); signed with `sign_key`."""
         secret = crypto.signing_secret(sign_key) if sign_key is not None else self._sign_secret
         if self._hash is not None:
@@ -310,20 +316,19 @@ def _check_lagged(raw: Any, seqno: int, lag: int, checked: list[LaggedEntry]) ->
     return kept
 
 
-def parse(data: bytes, *, lag: int = 5, verify_key: bytes | None = None) -> ConfigMessage:
+def parse(data: Received, *, lag: object = 5, verify_key: object = None) -> ConfigMessage:
     """Parse and validate one plaintext message; `ConfigError` with the first failing check.
 
     The compiled decoder, when present, handles valid input; anything it or the checks refuse
     is parsed again by the strict pure decoder, which reports the first violation in order.
     """
-    check_lag(lag)
-    if verify_key is not None:
-        crypto.check_verify_key(verify_key)
-    return parse_alike(data, lag, verify_key, None)
+    checked_lag = check_lag(lag)
+    key = crypto.check_verify_key(verify_key) if verify_key is not None else None
+    return parse_alike(data, checked_lag, key, None)
 
 
 def parse_alike(
-    data: bytes,
+    data: Received,
     lag: int,
     verify_key: bytes | None,
     alike: ConfigMessage | None,
