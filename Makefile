@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 
 # The modules setup.py compiles with mypyc (listed in swarmconf/compiled.py), built in place and
 # rebuilt when a source changes; SWARMCONF_PURE_PYTHON=1 runs their sources instead.
-COMPILED_SOURCES := setup.py src/swarmconf/compiled.py $(wildcard reference/configmerge/*.py fuzz/configmerge/*.py)
+COMPILED_SOURCES := setup.py src/swarmconf/compiled.py $(wildcard reference/configmerge/*.py)
 READY := $(VENV)/.compiled
 $(READY): $(STAMP) $(COMPILED_SOURCES)
 	$(BIN)/python setup.py --quiet build_ext --inplace
@@ -59,7 +59,7 @@ docs-browser: docs debian-packages
 
 clean:
 	rm -rf $(VENV) build site *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
-	find src/ reference/ fuzz/ -name "*.so" -delete
+	find src/ reference/ -name "*.so" -delete
 
 # The K/V Gossip vectors under vectors/v1 (byte-for-byte reproducible).
 .PHONY: vectors-kv

@@ -1,4 +1,4 @@
-"""Compiled modules: the config-merge reference and the fuzz campaign's core, built with mypyc.
+"""Compiled modules: the config-merge reference's hot paths, built with mypyc.
 
 The same typed sources run interpreted wherever they are not compiled: when mypyc or a C
 compiler is missing at build time, when `SWARMCONF_PURE_PYTHON=1` is set at build time (a pure

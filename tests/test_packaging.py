@@ -4,6 +4,7 @@ its hot modules compiled beside their sources; built without a compiler, it is p
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -11,11 +12,20 @@ from pathlib import Path
 
 import swarmconf
 from swarmconf.compiled import COMPILED_MODULES
+from swarmconf.fuzz.environment import NOT_SHIPPED
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def checkout(tmp_path: Path) -> Path:
+    """A copy of the source tree as a fresh clone has it: no build output, nothing compiled."""
+    copy = tmp_path / "checkout"
+    shutil.copytree(ROOT, copy, symlinks=True, ignore=shutil.ignore_patterns(*NOT_SHIPPED))
+    return copy
+
+
 def test_wheel_contains_the_linked_parts(tmp_path: Path) -> None:
+    source = checkout(tmp_path)
     subprocess.run(
         [
             sys.executable,
@@ -26,7 +36,7 @@ def test_wheel_contains_the_linked_parts(tmp_path: Path) -> None:
             "--no-deps",
             "-w",
             str(tmp_path),
-            str(ROOT),
+            str(source),
         ],
         check=True,
         cwd=tmp_path,
@@ -65,7 +75,17 @@ def test_the_installed_wheel_stands_alone(tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
     no_compiler = {**os.environ, "CC": str(tmp_path / "no-such-compiler")}
     built = _run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(ROOT)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "-w",
+            str(wheels),
+            str(checkout(tmp_path)),
+        ],
         tmp_path,
         no_compiler,
     )

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import nacl.signing
-from mypy_extensions import mypyc_attr
 
 from swarmconf.spec.configmerge import bt
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason
@@ -81,8 +80,6 @@ class Merged:
     violations: tuple[str, ...]
 
 
-# Compiled with mypyc (swarmconf.compiled); the client campaign's RecordingEngine extends it.
-@mypyc_attr(allow_interpreted_subclasses=True)
 @dataclass
 class Engine:
     scenario: Scenario

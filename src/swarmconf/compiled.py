@@ -1,7 +1,8 @@
 """The modules compiled with mypyc when the package is built (setup.py), and the fallback to
 their sources.
 
-They are the hot paths: the config-merge reference and the fuzz campaign's core. Their typed
+They are the config-merge reference's hot paths: parsing, validation, replay and encoding (the
+fuzz campaign's core, compiled alike, ran no faster: it is mostly calls into the spec). Their typed
 sources are what runs wherever they are not compiled, and `SWARMCONF_PURE_PYTHON=1` in the
 environment runs those sources even where they are (checked when `swarmconf` is imported).
 """
@@ -23,13 +24,6 @@ COMPILED_MODULES: tuple[str, ...] = (
     "swarmconf.reference.configmerge.merge",
     "swarmconf.reference.configmerge.message",
     "swarmconf.reference.configmerge.splice",
-    "swarmconf.fuzz.configmerge.cached_spec",
-    "swarmconf.fuzz.configmerge.edits",
-    "swarmconf.fuzz.configmerge.engine",
-    "swarmconf.fuzz.configmerge.oracle",
-    "swarmconf.fuzz.configmerge.run",
-    "swarmconf.fuzz.configmerge.scenario",
-    "swarmconf.fuzz.configmerge.schedule",
 )
 PURE_PYTHON_VARIABLE = "SWARMCONF_PURE_PYTHON"
 GROUP = "swarmconf__mypyc"
