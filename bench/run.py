@@ -1,23 +1,25 @@
 """Benchmarks: swarmconf.spec.configmerge, the reference of a baseline commit and the reference
-now (with its compiled codec and on the pure fallback), timed in one run.
+now (as installed, from its sources, and on the pure-Python fallback), timed in one run.
 
 Messages of about 1 KB, 10 KB and 70 KB of data; each operation is timed over many repetitions
 and the median is reported. Times are the CPU time of the running thread
 (`time.thread_time_ns`), so the time other processes take on a shared machine is not counted;
-the three references are timed in alternation, so a load that comes and goes (and slows the CPU's
-caches) weighs on each alike. The baseline's
-`reference` and `spec` folders are taken from the git history (`git archive`) and imported under
-another package name. Run with `make bench`; the table is printed and written as Markdown (for
-the docs' performance page).
+the references are timed in alternation, so a load that comes and goes (and slows the CPU's
+caches) weighs on each alike. The baseline's `reference` and `spec` folders are taken from the
+git history (`git archive`), and the working tree's copied without its compiled modules, and
+each is imported from its sources under another package name. Run with `make bench`; the
+table is printed and written as Markdown (for the docs' performance page).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import io
 import platform
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -25,14 +27,12 @@ import tarfile
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import swarmconf.reference.configmerge as ref
 import swarmconf.spec.configmerge as spec
-from swarmconf.reference.configmerge import bt
 from swarmconf.reference.configmerge.data import encode_data
 
 SIZES = {"1 KB": 1_000, "10 KB": 10_000, "70 KB": 70_000}
@@ -119,20 +119,21 @@ def alternating_medians_ns(
     return {name: statistics.median(values) for name, values in times.items()}
 
 
-@contextmanager
-def pure_codec() -> Iterator[None]:
-    """The reference without its compiled codec, on the pure-Python fallback."""
-    previous = bt.ACCELERATED
-    bt.ACCELERATED = False
+@contextlib.contextmanager
+def pure_codec(api: ModuleType) -> Iterator[None]:
+    """The reference `api` without its compiled codec, on the pure-Python fallback."""
+    codec = sys.modules[api.__name__ + ".bt"]
+    previous = codec.ACCELERATED
+    codec.ACCELERATED = False
     try:
         yield
     finally:
-        bt.ACCELERATED = previous
+        codec.ACCELERATED = previous
 
 
-def pure(call: Callable[[], bytes]) -> Callable[[], bytes]:
+def pure(api: ModuleType, call: Callable[[], bytes]) -> Callable[[], bytes]:
     def run_pure() -> bytes:
-        with pure_codec():
+        with pure_codec(api):
             return call()
 
     return run_pure
@@ -142,28 +143,18 @@ def git(*args: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(["git", "-C", str(REPOSITORY), *args], capture_output=True)
 
 
-@contextmanager
-def baseline_reference(commit: str) -> Iterator[ModuleType]:
-    """`swarmconf.reference.configmerge` as it was at `commit`, imported as another package.
+@contextlib.contextmanager
+def imported_copy(package: str, fill: Callable[[Path], None]) -> Iterator[ModuleType]:
+    """The config-merge reference of a copy of the `reference` and `spec` folders, which
+    `fill` writes into a folder, imported from their sources as another package.
 
-    The commit's `reference` and `spec` folders are extracted with `git archive` into a
-    temporary package whose name carries the commit, and its imports of `swarmconf.spec` are
-    pointed at that package's own copy. The config-merge reference is `reference` itself in
-    early commits, such as 067bc65, and `reference/configmerge` since the K/V node came.
+    The copy's imports of `swarmconf.spec` are pointed at its own spec. The config-merge
+    reference is `reference` itself in early commits, such as 067bc65, and
+    `reference/configmerge` since the K/V node came.
     """
-    if git("rev-parse", "--verify", "--quiet", commit + "^{commit}").returncode != 0:
-        raise SystemExit(
-            f"bench: commit {commit} is not in the git history of {REPOSITORY}: the baseline "
-            "reference is read from it (in a shallow clone, `git fetch --unshallow` first)"
-        )
-    archive = git("archive", "--format=tar", commit, "reference", "spec")
-    if archive.returncode != 0:
-        raise SystemExit(f"bench: git archive {commit} failed: {archive.stderr.decode()}")
-    package = f"swarmconf_{commit}"
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder) / package
-        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-            tar.extractall(root, filter="data")
+        fill(root)
         for source in root.rglob("*.py"):
             source.write_text(source.read_text().replace("swarmconf.spec", f"{package}.spec"))
         (root / "__init__.py").write_text("")
@@ -175,6 +166,38 @@ def baseline_reference(commit: str) -> Iterator[ModuleType]:
             )
         finally:
             sys.path.remove(folder)
+
+
+def baseline_reference(commit: str) -> contextlib.AbstractContextManager[ModuleType]:
+    """`swarmconf.reference.configmerge` as it was at `commit` (`git archive`), interpreted."""
+    if git("rev-parse", "--verify", "--quiet", commit + "^{commit}").returncode != 0:
+        raise SystemExit(
+            f"bench: commit {commit} is not in the git history of {REPOSITORY}: the baseline "
+            "reference is read from it (in a shallow clone, `git fetch --unshallow` first)"
+        )
+    archive = git("archive", "--format=tar", commit, "reference", "spec")
+    if archive.returncode != 0:
+        raise SystemExit(f"bench: git archive {commit} failed: {archive.stderr.decode()}")
+
+    def extract(root: Path) -> None:
+        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+            tar.extractall(root, filter="data")
+
+    return imported_copy(f"swarmconf_{commit}", extract)
+
+
+def interpreted_reference() -> contextlib.AbstractContextManager[ModuleType]:
+    """`swarmconf.reference.configmerge` of the working tree from its sources, never compiled."""
+
+    def copy(root: Path) -> None:
+        for folder in ("reference", "spec"):
+            shutil.copytree(
+                REPOSITORY / folder,
+                root / folder,
+                ignore=shutil.ignore_patterns("*.so", "__pycache__"),
+            )
+
+    return imported_copy("swarmconf_interpreted", copy)
 
 
 def fmt(ns: float) -> str:
@@ -190,17 +213,25 @@ def check_identical(results: dict[str, bytes], operation: str, label: str) -> No
         raise SystemExit(f"bench: {operation} at {label} gives different bytes ({differ})")
 
 
-def run(budget_s: float, baseline: ModuleType, only: list[str] | None) -> list[list[str]]:
+def run(
+    budget_s: float, baseline: ModuleType, interpreted: ModuleType, only: list[str] | None
+) -> list[list[str]]:
     rows = []
     for label, size in SIZES.items():
         messages = build(size)
         spec_ops = operations(spec, messages)
         old_ops = operations(baseline, messages)
         ref_ops = operations(ref, messages)
+        source_ops = operations(interpreted, messages)
         for name in ref_ops:
             if only is not None and not any(name.startswith(prefix) for prefix in only):
                 continue
-            calls = {"old": old_ops[name], "now": ref_ops[name], "pure": pure(ref_ops[name])}
+            calls = {
+                "old": old_ops[name],
+                "now": ref_ops[name],
+                "interpreted": source_ops[name],
+                "pure": pure(interpreted, source_ops[name]),
+            }
             check_identical(
                 {"spec": spec_ops[name](), **{k: call() for k, call in calls.items()}},
                 name,
@@ -217,6 +248,7 @@ def run(budget_s: float, baseline: ModuleType, only: list[str] | None) -> list[l
                     fmt(ns["now"]),
                     f"{ns['old'] / ns['now']:.2f}x",
                     f"{spec_ns / ns['now']:.1f}x",
+                    fmt(ns["interpreted"]),
                     fmt(ns["pure"]),
                 ]
             )
@@ -233,7 +265,8 @@ def header(commit: str) -> list[str]:
         "reference (median)",
         f"speed-up over {commit}",
         "speed-up over spec",
-        "reference, pure codec",
+        "reference, interpreted",
+        "reference, pure Python",
     ]
 
 
@@ -250,11 +283,13 @@ def markdown(rows: list[list[str]], budget_s: float, commit: str) -> str:
         f"Measured with `make bench` (`bench/run.py`), {machine}; each cell is the median CPU "
         f"time of the running thread over as many runs as fit in {budget_s} s of wall time (at "
         f"least 5). The reference as of commit `{commit}` "
-        "(read from the git history), the reference now and the reference on its pure-Python "
-        "codec are timed in alternation in the same run; every implementation gives the same "
-        "bytes. *merge* includes serializing the result; *parse* includes the hash; "
-        "*edit + hash* parses, increments, edits one value and hashes the new message. "
-        '"Reference, pure codec" is the reference without the compiled bencode2 codec.\n\n'
+        "(read from the git history) and the reference now, as installed, from its sources and "
+        "on the pure-Python fallback, are timed in alternation in the same run; every "
+        "implementation gives the same bytes. *merge* includes serializing the result; "
+        "*parse* includes the hash; *edit + hash* parses, increments, edits one value and "
+        'hashes the new message. "Reference" is the installed package, its hot modules '
+        'compiled with mypyc where the wheel was built with it; "interpreted" runs the same '
+        'sources as Python; "pure Python" also does without the compiled bencode2 codec.\n\n'
         + "\n".join(lines)
         + "\n"
     )
@@ -272,8 +307,9 @@ def main() -> None:
         help="time only the operations named so (a prefix: `merge` for both merges); repeatable",
     )
     args = parser.parse_args()
-    with baseline_reference(args.baseline) as baseline:
-        table = markdown(run(args.budget, baseline, args.only), args.budget, args.baseline)
+    with baseline_reference(args.baseline) as baseline, interpreted_reference() as interpreted:
+        rows = run(args.budget, baseline, interpreted, args.only)
+    table = markdown(rows, args.budget, args.baseline)
     print(table)
     if args.output:
         args.output.write_text(table)
