@@ -20,7 +20,7 @@ $(READY): $(STAMP) $(COMPILED_SOURCES)
 	$(BIN)/python setup.py --quiet build_ext --inplace
 	touch $@
 
-test: lint typecheck unit crosshair
+test: lint typecheck unit unit-interpreted crosshair
 
 lint: $(READY)
 	$(BIN)/ruff check .
@@ -31,6 +31,12 @@ typecheck: $(READY)
 
 unit: $(READY) debian-packages
 	$(BIN)/pytest
+
+# The config-merge reference's tests again on its sources, as a wheel built without a compiler
+# runs them (the whole suite above runs the compiled modules).
+.PHONY: unit-interpreted
+unit-interpreted: $(READY)
+	SWARMCONF_PURE_PYTHON=1 $(BIN)/pytest -p no:cacheprovider tests/reference/configmerge
 
 # Debian packages the tests run for real: `serf` (the K/V Gossip node's integration tests) and,
 # for `make docs-browser`, `chromium`. Installed with apt-get (as root, or through sudo) if missing.

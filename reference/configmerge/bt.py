@@ -9,7 +9,7 @@ before anything is sliced) and stops at `MAX_DEPTH` nested containers.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason
 
@@ -20,16 +20,17 @@ except ImportError:  # pragma: no cover - the pure codec below is the fallback
     _accelerated_decode = None  # type: ignore[assignment]
     _accelerated_encode = None  # type: ignore[assignment]
 
-MAX_DEPTH = 64
-INT64_MIN = -(1 << 63)
-INT64_MAX = (1 << 63) - 1
-UINT64_MAX = (1 << 64) - 1
+# Final: the compiled modules use the values themselves rather than look the names up.
+MAX_DEPTH: Final = 64
+INT64_MIN: Final = -(1 << 63)
+INT64_MAX: Final = (1 << 63) - 1
+UINT64_MAX: Final = (1 << 64) - 1
 # Top-level keys of a config message whose values are not opaque (D9).
-KNOWN_KEYS = frozenset((b"#", b"&", b"<", b"=", b"~"))
+KNOWN_KEYS: Final = frozenset((b"#", b"&", b"<", b"=", b"~"))
 
 _I, _L, _D, _E, _COLON, _MINUS = b"i"[0], b"l"[0], b"d"[0], b"e"[0], b":"[0], b"-"[0]
 _ZERO, _NINE = b"0"[0], b"9"[0]
-_MAX_DIGITS = 20  # 2^64 - 1 has 20 digits: anything longer is out of every range we accept
+_MAX_DIGITS: Final = 20  # 2^64 - 1 has 20 digits: anything longer is out of every range we accept
 
 
 def _fail(reason: Reason, pos: int) -> ConfigError:

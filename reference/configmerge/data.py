@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import compress
 from operator import is_not, ne
-from typing import Any
+from typing import Any, Final
 
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason, UsageError
 
@@ -24,8 +24,11 @@ Data = dict[bytes, Any]
 BtData = dict[bytes, Any]
 Diff = dict[bytes, Any]
 
-MAX_KEY_LENGTH = 128
-MAX_STRING_LENGTH = 4096
+# Whether this module runs compiled (mypyc), where some shortcuts of the interpreted code cost more
+# than they save.
+COMPILED: Final = not __file__.endswith(".py")
+MAX_KEY_LENGTH: Final = 128
+MAX_STRING_LENGTH: Final = 4096
 
 
 def _scalar_run_error(items: list[Any]) -> Reason | None:
@@ -56,11 +59,12 @@ def check_data(
     nesting are checked too, for input that did not come through the strict decoder. Values
     equal to those at the same keys in `checked`, data at the same level already validated, are
     valid too: they are picked out by comparisons at C speed and not walked again; with
-    `shared`, where `data` holds the very objects of `checked`, by identity. Valid data is told
-    by a quick walk; only data that fails it is walked again for its first violation.
+    `shared`, where `data` holds the very objects of `checked`, by identity. Compiled, the walk
+    costs less than the comparisons, and only identity is used. Valid data is told by a quick
+    walk; only data that fails it is walked again for its first violation.
     """
     values: Iterable[Any] = data.values()
-    if checked is not None:
+    if checked is not None and (shared or not COMPILED):
         differ = is_not if shared else ne
         values = compress(values, map(differ, values, map(checked.get, data)))
     if depth > MAX_DEPTH or (depth > 2 and not data) or not _valid_values(values, depth):
@@ -68,35 +72,52 @@ def check_data(
 
 
 def _valid_values(values: Iterable[Any], depth: int) -> bool:
-    """Whether the values of a dict at nesting level `depth` are valid data (D10, D11)."""
+    """Whether the values of a dict at nesting level `depth` are valid data (D10, D11).
+
+    Each value is given its type once it is known (`number`, `inner`, `items`): compiled, the
+    checks on it are then native operations rather than generic ones.
+    """
     for value in values:
         t = type(value)
         if t is bytes:
             continue
         if t is int:
-            if value < INT64_MIN or value > INT64_MAX:
+            number: int = value
+            if number < INT64_MIN or number > INT64_MAX:
                 return False
         elif t is dict:
-            if not value or depth >= MAX_DEPTH or not _valid_values(value.values(), depth + 1):
+            inner: dict[bytes, Any] = value
+            if not inner or depth >= MAX_DEPTH or not _valid_values(inner.values(), depth + 1):
                 return False
         elif t is not list or depth >= MAX_DEPTH:
             return False
         else:  # a set: not empty, ints in range then bytes, each run ascending
-            prev: Any = None
-            for item in value:
-                if type(item) is bytes:
-                    if type(prev) is bytes and item <= prev:
-                        return False
-                elif type(item) is int:
-                    if item < INT64_MIN or item > INT64_MAX:
-                        return False
-                    if prev is not None and (type(prev) is bytes or item <= prev):
-                        return False
-                else:
-                    return False
-                prev = item
-            if prev is None:
+            items: list[Any] = value
+            if not items or not _valid_set(items):
                 return False
+    return True
+
+
+def _valid_set(items: list[Any]) -> bool:
+    """Whether the elements of a set in bt form are ints in range, then bytes, each run strictly
+    ascending (D11)."""
+    prev_int: int | None = None
+    prev_bytes: bytes | None = None
+    for item in items:
+        if type(item) is bytes:
+            text: bytes = item
+            if prev_bytes is not None and text <= prev_bytes:
+                return False
+            prev_bytes = text
+        elif type(item) is int:
+            number: int = item
+            if prev_bytes is not None or number < INT64_MIN or number > INT64_MAX:
+                return False
+            if prev_int is not None and number <= prev_int:
+                return False
+            prev_int = number
+        else:
+            return False
     return True
 
 

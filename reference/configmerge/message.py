@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason, UsageError
 
@@ -23,7 +23,7 @@ from .data import (
 
 # What a message may be received as (the compiled module checks argument types).
 Received = bytes | bytearray | memoryview
-_SIG_TAIL = len(b"1:~64:") + crypto.SIGNATURE_SIZE + 1
+_SIG_TAIL: Final = len(b"1:~64:") + crypto.SIGNATURE_SIZE + 1
 _new_tuple = tuple.__new__
 
 
@@ -367,11 +367,11 @@ def _decode_alike(raw: bytes, alike: ConfigMessage) -> tuple[Any, splice.Layout]
     return splice.decode_alike(raw, alike._layout)
 
 
-_BOUNDS_REASONS = (Reason.BT_INTEGER_RANGE, Reason.BT_TOO_DEEP)
-_CHECKED_WITH_CONTENTS = frozenset((b"&", b"<", b"="))
+_BOUNDS_REASONS: Final = (Reason.BT_INTEGER_RANGE, Reason.BT_TOO_DEEP)
+_CHECKED_WITH_CONTENTS: Final = frozenset((b"&", b"<", b"="))
 # The keys of the usual message, unsigned and signed: none unknown (D9).
-_PLAIN_KEYS = frozenset((b"#", b"&", b"<", b"="))
-_SIGNED_KEYS = _PLAIN_KEYS | {b"~"}
+_PLAIN_KEYS: Final = frozenset((b"#", b"&", b"<", b"="))
+_SIGNED_KEYS: Final = _PLAIN_KEYS | {b"~"}
 
 
 def _in_bounds(top: Any) -> bool:

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from itertools import accumulate, chain, islice, repeat
 from operator import add, lt, sub
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from . import bt
 
-_OPEN = b"d1:#i"
+_OPEN: Final = b"d1:#i"
 # Smaller messages decode in full faster than they are matched piece by piece.
 MIN_SIZE = 8192
 
