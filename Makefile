@@ -107,8 +107,9 @@ fuzz-cluster: $(READY)
 bench-fuzz: $(READY)
 	$(BIN)/python -m swarmconf.fuzz.bench --interleavings $(FUZZ_INTERLEAVINGS)
 
-# spec, the reference at commit 067bc65 (read from the git history) and the reference now, timed
-# in one run (medians, speed-up per shape); the Markdown table goes to bench/results.md for the docs.
+# spec, the reference at commit 067bc65 (read from the git history) and the reference now (as
+# installed, from its sources, and on the pure-Python fallback), timed in one run (medians,
+# speed-up per shape); the Markdown table goes to bench/results.md for the docs.
 .PHONY: bench
 bench: $(READY)
 	nice $(BIN)/python bench/run.py --output bench/results.md

@@ -19,7 +19,7 @@ from pathlib import Path
 from setuptools import Extension, setup
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "src"))
-from swarmconf.compiled import COMPILED_MODULES, GROUP, source_path
+from swarmconf.compiled import COMPILED_MODULES, GROUP, PURE_PYTHON_VARIABLE, source_path
 
 
 def compiler_available() -> bool:
@@ -30,7 +30,7 @@ def compiler_available() -> bool:
 
 
 def extensions() -> list[Extension]:
-    if os.environ.get("SWARMCONF_PURE_PYTHON") == "1" or not compiler_available():
+    if os.environ.get(PURE_PYTHON_VARIABLE) == "1" or not compiler_available():
         return []
     try:
         from mypyc.build import mypycify

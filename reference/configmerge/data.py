@@ -14,6 +14,7 @@ from itertools import compress
 from operator import is_not, ne
 from typing import Any, Final
 
+from swarmconf.compiled import is_compiled
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason, UsageError
 
 from . import bt
@@ -26,27 +27,33 @@ Diff = dict[bytes, Any]
 
 # Whether this module runs compiled (mypyc), where some shortcuts of the interpreted code cost more
 # than they save.
-COMPILED: Final = not __file__.endswith(".py")
+COMPILED: Final = is_compiled(__file__)
 MAX_KEY_LENGTH: Final = 128
 MAX_STRING_LENGTH: Final = 4096
 
 
 def _scalar_run_error(items: list[Any]) -> Reason | None:
-    """Why `items` is not strictly ordered as sets are (ints first, then bytes), if it is not."""
-    prev: Any = None
+    """Why `items` is not strictly ordered as sets are (ints first, then bytes, ints in range),
+    if it is not. Each element is given its type once it is known: compiled, the checks on it
+    are then native operations rather than generic ones."""
+    prev_int: int | None = None
+    prev_bytes: bytes | None = None
     for item in items:
         t = type(item)
         if t is int:
-            if prev is not None and (type(prev) is bytes or item <= prev):
+            number: int = item
+            if prev_bytes is not None or (prev_int is not None and number <= prev_int):
                 return Reason.DATA_SET_UNSORTED
-            if item < INT64_MIN or item > INT64_MAX:
+            if number < INT64_MIN or number > INT64_MAX:
                 return Reason.BT_INTEGER_RANGE
+            prev_int = number
         elif t is bytes:
-            if type(prev) is bytes and item <= prev:
+            text: bytes = item
+            if prev_bytes is not None and text <= prev_bytes:
                 return Reason.DATA_SET_UNSORTED
+            prev_bytes = text
         else:
             return Reason.DATA_SET_NOT_SCALAR
-        prev = item
     return None
 
 
@@ -93,31 +100,8 @@ def _valid_values(values: Iterable[Any], depth: int) -> bool:
             return False
         else:  # a set: not empty, ints in range then bytes, each run ascending
             items: list[Any] = value
-            if not items or not _valid_set(items):
+            if not items or _scalar_run_error(items) is not None:
                 return False
-    return True
-
-
-def _valid_set(items: list[Any]) -> bool:
-    """Whether the elements of a set in bt form are ints in range, then bytes, each run strictly
-    ascending (D11)."""
-    prev_int: int | None = None
-    prev_bytes: bytes | None = None
-    for item in items:
-        if type(item) is bytes:
-            text: bytes = item
-            if prev_bytes is not None and text <= prev_bytes:
-                return False
-            prev_bytes = text
-        elif type(item) is int:
-            number: int = item
-            if prev_bytes is not None or number < INT64_MIN or number > INT64_MAX:
-                return False
-            if prev_int is not None and number <= prev_int:
-                return False
-            prev_int = number
-        else:
-            return False
     return True
 
 

@@ -35,9 +35,10 @@ def source_path(root: Path, module: str) -> Path:
     return root.joinpath(*module.split(".")).with_suffix(".py")
 
 
-def is_compiled(module: ModuleType) -> bool:
-    """Whether `module` was loaded from a compiled extension rather than its source."""
-    return not str(module.__file__).endswith(".py")
+def is_compiled(file: str | None) -> bool:
+    """Whether a module whose `__file__` is `file` was loaded from a compiled extension rather
+    than its source."""
+    return not str(file).endswith(".py")
 
 
 def stale(root: Path) -> list[str]:
