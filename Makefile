@@ -84,8 +84,8 @@ vectors: $(READY)
 # test: it prints what it measures. Serf agents run under the shared lock.
 .PHONY: bench-kv
 bench-kv: $(READY)
-	flock /tmp/serf.lock nice $(BIN)/python -m swarmconf.reference.kvgossip.bench
-	flock /tmp/serf.lock nice $(BIN)/python -m swarmconf.reference.kvgossip.bench_attack
+	flock /tmp/serf.lock nice $(BIN)/python -m bench.kvgossip.propagation
+	flock /tmp/serf.lock nice $(BIN)/python -m bench.kvgossip.attack
 
 # K/V Gossip simulation throughput on one core: 500 schedules of campaign 1.
 .PHONY: bench-kvsim
@@ -105,14 +105,14 @@ fuzz-cluster: $(READY)
 
 # Campaign throughput on local[2] and how the core's rate scales with clients and edits.
 bench-fuzz: $(READY)
-	$(BIN)/python -m swarmconf.fuzz.bench --interleavings $(FUZZ_INTERLEAVINGS)
+	$(BIN)/python -m bench.fuzz.campaign --interleavings $(FUZZ_INTERLEAVINGS)
 
 # spec, the reference at commit 067bc65 (read from the git history) and the reference now (as
 # installed, from its sources, and on the pure-Python fallback), timed in one run (medians,
-# speed-up per shape); the Markdown table goes to bench/results.md for the docs.
+# speed-up per shape); the Markdown table goes to bench/configmerge/results.md for the docs.
 .PHONY: bench
 bench: $(READY)
-	nice $(BIN)/python bench/run.py --output bench/results.md
+	nice $(BIN)/python -m bench.configmerge.run --output bench/configmerge/results.md
 
 # How strong the config-merge vectors are: 120 mutants of the spec (fixed seed), each run
 # through builtin:spec over vectors/v1; prints the mutants killed and every survivor.

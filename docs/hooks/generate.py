@@ -402,7 +402,7 @@ def swap_cells(swaps: Swaps, prefix: str = "") -> str:
 
 # Benchmarks -------------------------------------------------------------------------------------
 
-BENCH_RESULTS = REPOSITORY / "bench" / "results.md"
+BENCH_RESULTS = REPOSITORY / "bench" / "configmerge" / "results.md"
 
 
 def demoted(text: str) -> str:
@@ -415,7 +415,7 @@ def bench_results() -> str:
     if not BENCH_RESULTS.is_file():
         return (
             "No benchmark table is checked in yet: run `make bench`, which writes it to "
-            "`bench/results.md`, and rebuild the site."
+            "`bench/configmerge/results.md`, and rebuild the site."
         )
     text = BENCH_RESULTS.read_text()
     plot = bench_plot(text)

@@ -1,4 +1,5 @@
-"""Hostile clients of a node, one per kind of attack, for the attack tests and `bench_attack`.
+"""Hostile clients of a node, one per kind of attack, for the attack tests and the attack
+benchmark (`bench/kvgossip/attack.py`).
 
 Each opens its connections on loopback and hands them back (or runs for a while), so a caller can
 measure the node while the attack holds, then `close_all` them. None of them needs more than the

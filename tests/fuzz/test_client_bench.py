@@ -1,7 +1,7 @@
 """The client bench: the overhead is the campaign's wall time beyond the adapter's answering
 time, over that time, and both sides' CPU time is measured."""
 
-from swarmconf.fuzz.client_bench import measure
+from bench.fuzz.client import measure
 
 from .adapters import EXAMPLE
 

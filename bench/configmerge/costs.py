@@ -16,9 +16,8 @@ import statistics
 import time
 from collections.abc import Callable
 
-from run import LAG, SIZES, build
-
 import swarmconf.reference.configmerge as ref
+from bench.configmerge.run import LAG, SIZES, build
 
 
 def cpu_us_per_call(call: Callable[[], object], repeat: int, batches: int = 7) -> float:

@@ -1,6 +1,6 @@
 """What a differential campaign costs beyond the client's own answering time.
 
-    python -m swarmconf.fuzz.client_bench --client CMD [--interleavings N] [--per-scenario P]
+    python -m bench.fuzz.client --client CMD [--interleavings N] [--per-scenario P]
 
 Runs the campaign's tasks in one process (as one Spark executor runs them), recording every
 batch sent to the adapter; then sends the same batches to a freshly started adapter with
@@ -23,10 +23,9 @@ import time
 from collections.abc import Callable
 
 from swarmconf.conformance.client import Message, ProcessClient
-
-from .client import Answer, PooledClient, start
-from .configmerge.cached_spec import CachedSpec, SpecOracle
-from .configmerge.differential import plan_client, run_client_tasks
+from swarmconf.fuzz.client import Answer, PooledClient, start
+from swarmconf.fuzz.configmerge.cached_spec import CachedSpec, SpecOracle
+from swarmconf.fuzz.configmerge.differential import plan_client, run_client_tasks
 
 
 class Recording(PooledClient):

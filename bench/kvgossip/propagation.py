@@ -10,7 +10,7 @@ Prints every figure issue 15 sets a target for:
    find d differing keys among 100,000, and per key for an empty peer.
 Every record carries a one-grant chain (a writer granted `/bench/**` by the root).
 `--only` runs some parts, and `--keys` sets the large store, e.g. a quick catch-up at 20,000
-keys: `python -m swarmconf.reference.kvgossip.bench --only catch-up --keys 20000`.
+keys: `python -m bench.kvgossip.propagation --only catch-up --keys 20000`.
 """
 
 from __future__ import annotations
@@ -24,17 +24,16 @@ import tempfile
 import time
 from pathlib import Path
 
+from swarmconf.reference.kvgossip.control import Watch, call, watch
+from swarmconf.reference.kvgossip.localcluster import LocalCluster
+from swarmconf.reference.kvgossip.privacy import private_file
+from swarmconf.reference.kvgossip.store import SqliteStore
 from swarmconf.spec.kvgossip import recon
 from swarmconf.spec.kvgossip.crypto import sha256
 from swarmconf.spec.kvgossip.fixtures import ALICE, ROOT
 from swarmconf.spec.kvgossip.grants import issue_grant
 from swarmconf.spec.kvgossip.records import Record, make_record
 from swarmconf.spec.kvgossip.state import receive_record
-
-from .control import Watch, call, watch
-from .localcluster import LocalCluster
-from .privacy import private_file
-from .store import SqliteStore
 
 WRITER_GRANT = issue_grant(ROOT.seed, ALICE.pk, "/bench/**", subgrant=False, issued_at=1)
 """The benchmark writes as a non-root writer, so every record carries a one-grant chain."""

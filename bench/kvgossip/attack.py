@@ -32,12 +32,11 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 
+from bench.kvgossip.propagation import propagation, propagation_apart
+from swarmconf.reference.kvgossip import attacks
+from swarmconf.reference.kvgossip.identity import Identity
+from swarmconf.reference.kvgossip.localcluster import LocalCluster, LocalNode
 from swarmconf.spec.kvgossip.fixtures import ROOT
-
-from . import attacks
-from .bench import propagation, propagation_apart
-from .identity import Identity
-from .localcluster import LocalCluster, LocalNode
 
 MIB = 1 << 20
 SETTLED_RSS = 1.2

@@ -1,7 +1,7 @@
 """The fuzz benchmark: campaign throughput on local[2], parallel efficiency from one to two
 standalone workers, and the core's rate by scenario size.
 
-    python -m swarmconf.fuzz.bench --interleavings 1000000
+    python -m bench.fuzz.campaign --interleavings 1000000
 
 Prints interleavings per second for the whole Spark campaign on local[2] (wall clock, outputs
 included); the rate of one campaign on a standalone cluster (`cluster`) of one and then two
@@ -18,11 +18,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from .configmerge.engine import Engine
-from .configmerge.impl import choose
-from .configmerge.run import run_case
-from .configmerge.scenario import generate_scenario
-from .configmerge.schedule import generate_schedule
+from swarmconf.fuzz.configmerge.engine import Engine
+from swarmconf.fuzz.configmerge.impl import choose
+from swarmconf.fuzz.configmerge.run import run_case
+from swarmconf.fuzz.configmerge.scenario import generate_scenario
+from swarmconf.fuzz.configmerge.schedule import generate_schedule
 
 SCENARIOS = 8
 SCHEDULES = 250
@@ -41,9 +41,9 @@ def core_rate(clients: int | None, batches: int | None) -> float:
 
 def cluster_rate(workers: int, interleavings: int, out: Path) -> float:
     """Interleavings per second of one campaign on a standalone cluster of `workers` workers."""
-    from .cluster import standalone_cluster
-    from .config import Config
-    from .job import run
+    from swarmconf.fuzz.cluster import standalone_cluster
+    from swarmconf.fuzz.config import Config
+    from swarmconf.fuzz.job import run
 
     folder = out / f"standalone-{workers}"
     folder.mkdir(parents=True, exist_ok=True)
@@ -64,8 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, default=Path("fuzz-bench-out"))
     args = parser.parse_args(argv)
-    from .config import Config
-    from .job import run
+    from swarmconf.fuzz.config import Config
+    from swarmconf.fuzz.job import run
 
     summary = run(Config(args.interleavings, master="local[2]", out=args.out))
     print(

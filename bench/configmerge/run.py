@@ -26,7 +26,7 @@ import sys
 import tarfile
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -38,7 +38,7 @@ from swarmconf.reference.configmerge.data import encode_data
 SIZES = {"1 KB": 1_000, "10 KB": 10_000, "70 KB": 70_000}
 LAG = 5
 BASELINE = "067bc65"
-REPOSITORY = Path(__file__).resolve().parent.parent
+REPOSITORY = Path(__file__).resolve().parents[2]
 
 
 def contact(rnd: random.Random, index: int) -> dict[bytes, Any]:
@@ -102,7 +102,7 @@ def median_ns(call: Callable[[], object], budget_s: float, min_runs: int = 5) ->
 
 
 def alternating_medians_ns(
-    calls: dict[str, Callable[[], object]], budget_s: float, min_runs: int = 5
+    calls: Mapping[str, Callable[[], object]], budget_s: float, min_runs: int = 5
 ) -> dict[str, float]:
     """The median time of each call, timed in turn round after round for `budget_s` per call."""
     for call in calls.values():
@@ -122,7 +122,7 @@ def alternating_medians_ns(
 @contextlib.contextmanager
 def pure_codec(api: ModuleType) -> Iterator[None]:
     """The reference `api` without its compiled codec, on the pure-Python fallback."""
-    codec = sys.modules[api.__name__ + ".bt"]
+    codec: Any = sys.modules[api.__name__ + ".bt"]
     previous = codec.ACCELERATED
     codec.ACCELERATED = False
     try:
@@ -280,9 +280,9 @@ def markdown(rows: list[list[str]], budget_s: float, commit: str) -> str:
     machine = f"Python {platform.python_version()} on {platform.machine()} ({platform.system()})"
     return (
         "# Benchmarks: spec vs reference\n\n"
-        f"Measured with `make bench` (`bench/run.py`), {machine}; each cell is the median CPU "
-        f"time of the running thread over as many runs as fit in {budget_s} s of wall time (at "
-        f"least 5). The reference as of commit `{commit}` "
+        f"Measured with `make bench` (`python -m bench.configmerge.run`), {machine}; each cell is "
+        "the median CPU time of the running thread over as many runs as fit in "
+        f"{budget_s} s of wall time (at least 5). The reference as of commit `{commit}` "
         "(read from the git history) and the reference now, as installed, from its sources and "
         "on the pure-Python fallback, are timed in alternation in the same run; every "
         "implementation gives the same bytes. *merge* includes serializing the result; "

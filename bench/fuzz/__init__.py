@@ -1,0 +1,1 @@
+"""Fuzz campaign benchmarks: throughput, parallel efficiency, client campaign costs."""

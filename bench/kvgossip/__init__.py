@@ -1,0 +1,1 @@
+"""K/V Gossip benchmarks on real Serf agents: propagation, catch-up, hostile connections."""
