@@ -9,9 +9,6 @@ This module imports nothing else of swarmconf, so every group can use it.
 from __future__ import annotations
 
 import argparse
-import ast
-import importlib
-import inspect
 import os
 import sys
 import textwrap
@@ -92,6 +89,9 @@ class CommandError(Exception):
 
 def meaning(code: Enum) -> str:
     """The docstring that follows `code`'s member in its enum's source, on one line."""
+    import ast  # read the source only when a meaning is asked for, not at every start
+    import inspect
+
     try:
         (definition,) = ast.parse(textwrap.dedent(inspect.getsource(type(code)))).body
     except (OSError, TypeError, ValueError):
@@ -250,6 +250,8 @@ def optional_key(text: str | None) -> bytes | None:
 
 def import_extra(extra: str, modules: Sequence[str]) -> list[ModuleType]:
     """Import `modules`, or refuse with the one line that names the extra that installs them."""
+    import importlib
+
     loaded = []
     for name in modules:
         try:
