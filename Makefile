@@ -9,16 +9,22 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	SWARMCONF_PURE_PYTHON=1 $(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
 # The modules setup.py compiles with mypyc (listed in swarmconf/compiled.py), built in place and
-# rebuilt when a source changes; SWARMCONF_PURE_PYTHON=1 runs their sources instead.
+# rebuilt when a source changes (a stale one runs from its source, saying so);
+# SWARMCONF_PURE_PYTHON=1 runs their sources instead. The link tree build/tree lays the package
+# out as installed, for mypy; it is made anew each time, so a new module is never missed.
 COMPILED_SOURCES := setup.py src/swarmconf/compiled.py $(wildcard reference/configmerge/*.py)
 READY := $(VENV)/.compiled
 $(READY): $(STAMP) $(COMPILED_SOURCES)
-	$(BIN)/python setup.py --quiet build_ext --inplace
+	$(BIN)/python setup.py --quiet build_ext --inplace --force
 	touch $@
+
+.PHONY: tree
+tree: $(STAMP)
+	$(BIN)/python setup.py --quiet tree
 
 test: lint typecheck unit unit-interpreted crosshair
 
@@ -26,10 +32,10 @@ lint: $(READY)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-typecheck: $(READY)
+typecheck: $(READY) tree
 	$(BIN)/mypy
 
-unit: $(READY) debian-packages
+unit: $(READY) tree debian-packages
 	$(BIN)/pytest
 
 # The config-merge reference's tests again on its sources, as a wheel built without a compiler
@@ -55,7 +61,7 @@ crosshair: $(READY)
 
 # The docs site (mkdocs.yml at the root, so a bare `mkdocs serve` works too), built with --strict
 # (warnings are errors) into site/.
-docs: $(READY)
+docs: $(READY) tree
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # Every page of the built site in headless Chromium, failing on console errors (.ci/run).

@@ -1,9 +1,16 @@
-"""Compiled modules: the config-merge reference's hot paths, built with mypyc.
+"""The package's layout and its compiled modules.
 
-The same typed sources run interpreted wherever they are not compiled: when mypyc or a C
-compiler is missing at build time, when `SWARMCONF_PURE_PYTHON=1` is set at build time (a pure
-wheel), and when it is set at run time. The spec is never compiled: it is the oracle, read and
-run as written, and the fuzz campaign's mutants replace its functions by name.
+Layout (`swarmconf/layout.py`): the repository's role folders are the subpackages of
+`swarmconf` (`spec/` is `swarmconf.spec`, ..., `vectors/` the data package `swarmconf.vectors`),
+mapped with setuptools' `package_dir`; `src/swarmconf` holds the command line. No folder is
+linked into another, so every file has one path. Tools that need the installed shape on disk
+(mypy, mypyc) get it as a tree of links under `build/tree`, made by `python setup.py tree`.
+
+Compiled modules: the config-merge reference's hot paths, built with mypyc. The same typed sources
+run interpreted wherever they are not compiled: when mypyc or a C compiler is missing at build
+time, when `SWARMCONF_PURE_PYTHON=1` is set at build time (a pure wheel), and when it is set at
+run time. The spec is never compiled: it is the oracle, read and run as written, and the fuzz
+campaign's mutants replace its functions by name.
 Everything else about the package is declared in pyproject.toml.
 """
 
@@ -15,11 +22,58 @@ import shutil
 import sys
 import sysconfig
 from pathlib import Path
+from typing import ClassVar
 
-from setuptools import Extension, setup
+from setuptools import Command, Extension, find_namespace_packages, find_packages, setup
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "src"))
 from swarmconf.compiled import COMPILED_MODULES, GROUP, PURE_PYTHON_VARIABLE, source_path
+from swarmconf.layout import DATA_ROLES, ROLES
+
+ROOT = Path(__file__).resolve().parent
+TREE = Path("build") / "tree"
+
+
+def package_dir() -> dict[str, str]:
+    return {"": "src", **{f"swarmconf.{role}": role for role in ROLES}}
+
+
+def packages() -> list[str]:
+    """`swarmconf` and every package below each role folder, found, so none is forgotten."""
+    found = ["swarmconf"]
+    for role in ROLES:
+        below = find_namespace_packages(role) if role in DATA_ROLES else find_packages(role)
+        found += [f"swarmconf.{role}"] + [f"swarmconf.{role}.{package}" for package in below]
+    return found
+
+
+def link_tree(dest: Path) -> Path:
+    """`dest/swarmconf` laid out as installed, each entry a link to its file or role folder."""
+    package = dest / "swarmconf"
+    shutil.rmtree(package, ignore_errors=True)
+    package.mkdir(parents=True)
+    for entry in (ROOT / "src" / "swarmconf").iterdir():
+        if entry.suffix in (".py", ".typed"):
+            (package / entry.name).symlink_to(entry)
+    for role in ROLES:
+        (package / role).symlink_to(ROOT / role, target_is_directory=True)
+    return dest
+
+
+class LinkTree(Command):
+    """`python setup.py tree`: the link tree for mypy (`mypy_path`) under build/tree."""
+
+    description = "lay out swarmconf as installed, as links under build/tree"
+    user_options: ClassVar[list[tuple[str, str | None, str]]] = []
+
+    def initialize_options(self) -> None:
+        pass
+
+    def finalize_options(self) -> None:
+        pass
+
+    def run(self) -> None:
+        link_tree(ROOT / TREE)
 
 
 def compiler_available() -> bool:
@@ -36,7 +90,9 @@ def extensions() -> list[Extension]:
         from mypyc.build import mypycify
     except ImportError:
         return []
-    sources = [str(source_path(Path("src"), module)) for module in COMPILED_MODULES]
+    # mypyc names a module by the packages around its file: it compiles them from the link tree.
+    tree = link_tree(TREE)
+    sources = [str(source_path(tree, module)) for module in COMPILED_MODULES]
     try:
         return mypycify(sources, opt_level="3", group_name=GROUP.removesuffix("__mypyc"))
     except SystemExit:  # mypyc refused the sources (it has printed why): they run as Python
@@ -44,4 +100,9 @@ def extensions() -> list[Extension]:
         return []
 
 
-setup(ext_modules=extensions())
+setup(
+    package_dir=package_dir(),
+    packages=packages(),
+    ext_modules=extensions(),
+    cmdclass={"tree": LinkTree},
+)

@@ -421,8 +421,8 @@ def cases_of(document: Json, category: str) -> Iterator[Case]:
 
 
 def bundled_vectors() -> Traversable:
-    """The vectors shipped inside the package (`swarmconf/conformance/vectors`)."""
-    return resources.files("swarmconf.conformance") / "vectors"
+    """The vectors shipped inside the package (`swarmconf/vectors/v1`)."""
+    return resources.files("swarmconf.vectors") / "v1"
 
 
 def vector_files(root: Path | Traversable) -> list[Path | Traversable]:

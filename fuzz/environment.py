@@ -21,6 +21,8 @@ import venv
 from collections.abc import Sequence
 from pathlib import Path
 
+from swarmconf.layout import package_folders
+
 ALIAS = "environment"
 """The directory the archive is unpacked to in each executor's working directory."""
 WORKER_PYTHON = f"./{ALIAS}/bin/python"
@@ -40,9 +42,10 @@ def fingerprint(root: Path) -> str:
     """A digest of what the environment holds: the project files and every Python source."""
     digest = hashlib.sha256(sys.version.encode())
     sources = [root / "pyproject.toml", root / "setup.py"]
-    for folder, dirs, files in os.walk(root / "src" / "swarmconf", followlinks=True):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        sources += [Path(folder) / name for name in sorted(files) if name.endswith(".py")]
+    for package in package_folders(root):
+        for folder, dirs, files in os.walk(package):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            sources += [Path(folder) / name for name in sorted(files) if name.endswith(".py")]
     for source in sources:
         digest.update(str(source.relative_to(root)).encode() + b"\0" + source.read_bytes())
     return digest.hexdigest()[:16]

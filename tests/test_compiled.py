@@ -8,10 +8,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from swarmconf.compiled import COMPILED_MODULES, GROUP, PURE_PYTHON_VARIABLE, is_compiled, stale
+from swarmconf.compiled import (
+    COMPILED_MODULES,
+    GROUP,
+    PURE_PYTHON_VARIABLE,
+    checkout_source,
+    is_compiled,
+    stale,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
-SRC = ROOT / "src"
 
 
 def test_every_listed_module_is_compiled_in_the_test_environment() -> None:
@@ -22,15 +28,16 @@ def test_every_listed_module_is_compiled_in_the_test_environment() -> None:
 
 
 def test_no_compiled_module_is_older_than_its_source() -> None:
-    assert stale(SRC) == [], "a source changed since it was compiled: make .venv/.compiled"
+    assert stale(ROOT) == [], "a source changed since it was compiled: make .venv/.compiled"
 
 
 def test_a_touched_source_is_reported_stale(tmp_path: Path) -> None:
     module = COMPILED_MODULES[0]
-    source = tmp_path.joinpath(*module.split(".")).with_suffix(".py")
+    source = checkout_source(tmp_path, module)
     source.parent.mkdir(parents=True)
+    (tmp_path / "src").mkdir()
     suffix = ".cpython-311-x86_64-linux-gnu.so"
-    loader, library = source.with_name(source.stem + suffix), tmp_path / (GROUP + suffix)
+    loader, library = source.with_name(source.stem + suffix), tmp_path / "src" / (GROUP + suffix)
     for path in (source, loader, library):
         path.write_bytes(b"")
     os.utime(library, (1, 1))

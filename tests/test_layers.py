@@ -1,17 +1,22 @@
-"""Imports go only downward and never in a circle.
+"""Imports go only downward and never in a circle; shared modules name no design; one path a file.
 
 Every module of the installed package is parsed with `ast` (no import runs), and each import
 statement, wherever it sits (top level, function body, `if TYPE_CHECKING:`), is an edge to the
 deepest project module it names. The layers, bottom up:
 
 - `swarmconf` (the version), `swarmconf.compiled` (which modules are compiled, and the switch
-  to their sources) and `swarmconf.cliutil` (the command line's shared conventions);
+  to their sources), `swarmconf.layout` (which folders the package is made of) and
+  `swarmconf.cliutil` (the command line's shared conventions);
 - `spec`: each design's spec imports only its own design and `spec`'s shared top;
 - `reference`: may import `spec`;
 - `conformance`: may import `spec` and `reference`;
 - `fuzz`: may import `spec`, `reference` and `conformance` (campaigns drive clients through the
   conformance adapter protocol), never the other way round;
 - `swarmconf.cli`: the composition root, imported only by the entry points.
+
+The shared modules (each role's top, the bottom layer and the command line) know no design: each
+design registers what it provides, so none of them imports a design's module or spells a
+design's name in its code (its docstrings may). No folder of the package is a link.
 """
 
 from __future__ import annotations
@@ -24,9 +29,10 @@ from pathlib import Path
 import pytest
 
 import swarmconf
+from swarmconf.layout import package_folders
 
 PACKAGE = "swarmconf"
-ROOT = Path(swarmconf.__file__).resolve().parent
+REPOSITORY = Path(swarmconf.__file__).resolve().parents[2]
 
 # What each part may import, besides itself and the bottom layer.
 ALLOWED: dict[str, frozenset[str]] = {
@@ -36,24 +42,26 @@ ALLOWED: dict[str, frozenset[str]] = {
     "fuzz": frozenset({"spec", "reference", "conformance"}),
     "cli": frozenset({"spec", "reference", "conformance", "fuzz"}),
 }
-BOTTOM = frozenset({PACKAGE, f"{PACKAGE}.compiled", f"{PACKAGE}.cliutil"})
+BOTTOM = frozenset({PACKAGE, f"{PACKAGE}.compiled", f"{PACKAGE}.cliutil", f"{PACKAGE}.layout"})
 DESIGNS = ("configmerge", "kvgossip")
 # The scripts that start the command line: `python -m swarmconf` and spark-submit's script.
 ENTRY_POINTS = frozenset({f"{PACKAGE}.__main__", f"{PACKAGE}.fuzz.submit"})
 
 
 def module_files() -> dict[str, Path]:
-    """Every module of the package by dotted name, following the role folders' symlinks."""
+    """Every module of the package by dotted name, from the folders it is installed from."""
     modules: dict[str, Path] = {}
-    for folder, _, files in os.walk(ROOT, followlinks=True):
-        for file in files:
-            if not file.endswith(".py"):
-                continue
-            path = Path(folder) / file
-            parts = list(path.relative_to(ROOT).with_suffix("").parts)
-            if parts[-1] == "__init__":
-                parts.pop()
-            modules[".".join([PACKAGE, *parts])] = path
+    top, *roles = package_folders(REPOSITORY)
+    for base, prefix in [(top, [PACKAGE]), *((role, [PACKAGE, role.name]) for role in roles)]:
+        for folder, _, files in os.walk(base):
+            for file in files:
+                if not file.endswith(".py"):
+                    continue
+                path = Path(folder) / file
+                parts = [*prefix, *path.relative_to(base).with_suffix("").parts]
+                if parts[-1] == "__init__":
+                    parts.pop()
+                modules[".".join(parts)] = path
     return modules
 
 
@@ -124,6 +132,67 @@ def violation(source: str, target: str) -> str | None:
     if target_part not in ALLOWED[source_part]:
         return f"{source_part} may import only {sorted(ALLOWED[source_part]) or 'itself'}"
     return None
+
+
+def is_shared(module: str) -> bool:
+    """Whether `module` serves every design: it lies in no design's subpackage."""
+    return design_of(module) is None
+
+
+def docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the string constants that are docstrings (of a module, class or function, or
+    of an attribute: a string statement right after an assignment)."""
+    found = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list):
+            found |= {id(s.value) for s in body if isinstance(s, ast.Expr)}
+    return found
+
+
+def design_names_in(path: Path) -> list[str]:
+    """Where the code of `path` spells a design's name: identifiers, imported names and strings
+    that are not docstrings."""
+    tree = ast.parse(path.read_text(), str(path))
+    skipped = docstrings(tree)
+    found = []
+    for node in ast.walk(tree):
+        words: list[str] = []
+        if isinstance(node, ast.Name):
+            words = [node.id]
+        elif isinstance(node, ast.Attribute):
+            words = [node.attr]
+        elif isinstance(node, ast.alias):
+            words = [node.name, node.asname or ""]
+        elif isinstance(node, ast.ImportFrom):
+            words = [node.module or ""]
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            words = [node.name]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            words = [] if id(node) in skipped else [node.value]
+        for word in words:
+            for design in DESIGNS:
+                if design in word.lower().replace("_", "").replace("-", ""):
+                    found.append(f"{path.name}:{getattr(node, 'lineno', '?')}: {design}")
+    return found
+
+
+def test_a_design_name_is_found_in_code_but_not_in_a_docstring(tmp_path: Path) -> None:
+    module = tmp_path / "shared.py"
+    module.write_text('"""Serves configmerge and kvgossip."""\nCAMPAIGNS = ["x"]\n')
+    assert design_names_in(module) == []
+    module.write_text('"""Shared."""\nfrom .kvgossip import campaign\nNAME = "config-merge"\n')
+    assert design_names_in(module) == ["shared.py:2: kvgossip", "shared.py:3: configmerge"]
+
+
+def test_no_folder_or_file_of_the_package_is_a_link() -> None:
+    links = [
+        str(path.relative_to(REPOSITORY))
+        for folder in package_folders(REPOSITORY)
+        for path in [folder, *folder.rglob("*")]
+        if path.is_symlink()
+    ]
+    assert not links, links
 
 
 def test_the_graph_sees_every_part() -> None:

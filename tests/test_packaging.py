@@ -13,6 +13,7 @@ from pathlib import Path
 import swarmconf
 from swarmconf.compiled import COMPILED_MODULES
 from swarmconf.fuzz.environment import NOT_SHIPPED
+from swarmconf.layout import ROLES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -24,7 +25,7 @@ def checkout(tmp_path: Path) -> Path:
     return copy
 
 
-def test_wheel_contains_the_linked_parts(tmp_path: Path) -> None:
+def test_wheel_contains_every_role_folder(tmp_path: Path) -> None:
     source = checkout(tmp_path)
     subprocess.run(
         [
@@ -43,13 +44,16 @@ def test_wheel_contains_the_linked_parts(tmp_path: Path) -> None:
     )
     (wheel,) = tmp_path.glob("swarmconf-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    for link in (ROOT / "src" / "swarmconf").iterdir():
-        if link.is_symlink():
-            folder = link.resolve()
-            modules = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.py"))
-            assert modules, link
-            for module in modules:
-                assert f"swarmconf/{link.name}/{module}" in names
+    for role in ROLES:
+        folder = ROOT / role
+        files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.py"))
+        assert files, role
+        for file in files:
+            assert f"swarmconf/{role}/{file}" in names
+    shipped = {name for name in names if name.startswith("swarmconf/vectors/v1/")}
+    assert {
+        f"swarmconf/vectors/v1/{p.name}" for p in (ROOT / "vectors/v1").glob("*.json")
+    } <= shipped
     assert "swarmconf/spec/configmerge/merge.py" in names
     assert {"swarmconf/cli.py", "swarmconf/cliutil.py", "swarmconf/__main__.py"} <= names
     # The version is declared once, in swarmconf/__init__.py.
@@ -97,9 +101,9 @@ def test_the_installed_wheel_stands_alone(tmp_path: Path) -> None:
     assert {
         "swarmconf/conformance/PROTOCOL.md",
         "swarmconf/conformance/VECTORS.md",
-        "swarmconf/conformance/vectors/merges_test.json",
-        "swarmconf/conformance/vectors/kvgossip_chains_test.json",
-        "swarmconf/conformance/vectors/schemas/merges_schema_v2.json",
+        "swarmconf/vectors/v1/merges_test.json",
+        "swarmconf/vectors/v1/kvgossip_chains_test.json",
+        "swarmconf/vectors/v1/schemas/merges_schema_v2.json",
     } <= names
     venv, away = tmp_path / "venv", tmp_path / "elsewhere"
     away.mkdir()

@@ -1,7 +1,7 @@
 """swarmconf: the reference for the config-merge and K/V Gossip designs."""
 
-from swarmconf.compiled import honour_pure_python_switch
+from swarmconf.compiled import guard_compiled_modules
 
 __version__ = "0.1.0"
 
-honour_pure_python_switch()
+guard_compiled_modules()

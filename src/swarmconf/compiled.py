@@ -4,7 +4,8 @@ their sources.
 They are the config-merge reference's hot paths: parsing, validation, replay and encoding (the
 fuzz campaign's core, compiled alike, ran no faster: it is mostly calls into the spec). Their typed
 sources are what runs wherever they are not compiled, and `SWARMCONF_PURE_PYTHON=1` in the
-environment runs those sources even where they are (checked when `swarmconf` is imported).
+environment runs those sources even where they are. In the source tree, a module whose source
+changed after it was built runs from its source too, and says so: a stale build never runs.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ COMPILED_MODULES: tuple[str, ...] = (
 )
 PURE_PYTHON_VARIABLE = "SWARMCONF_PURE_PYTHON"
 GROUP = "swarmconf__mypyc"
-"""The library holding the compiled code of every listed module (setup.py names it)."""
+"""The library holding the compiled code of every listed module (setup.py names it), a
+top-level module beside the `swarmconf` package."""
 
 
 def source_path(root: Path, module: str) -> Path:
@@ -41,24 +43,53 @@ def is_compiled(file: str | None) -> bool:
     return not str(file).endswith(".py")
 
 
-def stale(root: Path) -> list[str]:
-    """The compiled modules under `root` whose source changed after they were last built.
-
-    Their code is in one library beside the package (`swarmconf__mypyc`), rewritten by each
-    build; the module files themselves only load it, and are left alone when they do not change.
-    """
-    built = max((library.stat().st_mtime for library in root.glob(GROUP + ".*.so")), default=0.0)
-    found = []
-    for module in COMPILED_MODULES:
-        source = source_path(root, module)
-        compiled = any(source.parent.glob(source.stem + ".*.so"))
-        if compiled and built < source.stat().st_mtime:
-            found.append(module)
-    return found
+def checkout_source(repository: Path, module: str) -> Path:
+    """Where listed `module`'s source lies in the source tree, whose top holds the role folders
+    (`reference/` is `swarmconf.reference`)."""
+    return repository.joinpath(*module.split(".")[1:]).with_suffix(".py")
 
 
-class _SourcesFirst(MetaPathFinder):
-    """Loads the compiled modules from their sources."""
+def is_stale(repository: Path, module: str) -> bool:
+    """Whether listed `module` was compiled in place in the source tree `repository` before its
+    source last changed. Judged by the library every build rewrites (`src/swarmconf__mypyc`; the
+    module files that only load it are left alone when they do not change); a module with no
+    compiled file is not stale."""
+    source = checkout_source(repository, module)
+    if not any(source.parent.glob(source.stem + ".*.so")):
+        return False
+    libraries = (repository / "src").glob(GROUP + ".*.so")
+    built = max((library.stat().st_mtime for library in libraries), default=0.0)
+    return built < source.stat().st_mtime
+
+
+def stale(repository: Path) -> list[str]:
+    """The compiled modules of the source tree `repository` whose source changed after they were
+    last built."""
+    return [module for module in COMPILED_MODULES if is_stale(repository, module)]
+
+
+class _SourceWhenAsked(MetaPathFinder):
+    """Loads the compiled modules from their sources when `SWARMCONF_PURE_PYTHON=1` asks for it,
+    or when, in the source tree, any of their sources changed after they were compiled (saying
+    so once on stderr: a stale build is never used). All of them, since compiled modules call
+    one another's compiled code directly."""
+
+    def __init__(self) -> None:
+        self.judged: dict[Path, bool] = {}
+
+    def _sources_wanted(self, repository: Path) -> bool:
+        if os.environ.get(PURE_PYTHON_VARIABLE) == "1":
+            return True
+        if repository not in self.judged:
+            changed = stale(repository) if (repository / "setup.py").is_file() else []
+            if changed:
+                print(
+                    f"swarmconf: {', '.join(changed)} changed since compiled; running the sources"
+                    " (`make` rebuilds them)",
+                    file=sys.stderr,
+                )
+            self.judged[repository] = bool(changed)
+        return self.judged[repository]
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
@@ -68,12 +99,14 @@ class _SourcesFirst(MetaPathFinder):
         for folder in path:
             source = Path(folder) / (fullname.rpartition(".")[2] + ".py")
             if source.is_file():
-                return importlib.util.spec_from_file_location(fullname, source)
+                repository = source.parents[fullname.count(".") - 1]
+                if self._sources_wanted(repository):
+                    return importlib.util.spec_from_file_location(fullname, source)
+                return None
         return None
 
 
-def honour_pure_python_switch() -> None:
-    """Run the sources of the compiled modules if `SWARMCONF_PURE_PYTHON=1` is set."""
-    switched = any(isinstance(finder, _SourcesFirst) for finder in sys.meta_path)
-    if os.environ.get(PURE_PYTHON_VARIABLE) == "1" and not switched:
-        sys.meta_path.insert(0, _SourcesFirst())
+def guard_compiled_modules() -> None:
+    """Put the finder of `_SourceWhenAsked` in front of the import system, once."""
+    if not any(isinstance(finder, _SourceWhenAsked) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _SourceWhenAsked())

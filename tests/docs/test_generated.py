@@ -31,8 +31,8 @@ def test_reason_table_lists_every_code_with_its_docstring(
     generate: ModuleType, module: str, codes: type[StrEnum]
 ) -> None:
     # griffe reads attribute docstrings independently of the hook's own extraction.
-    src = Path(__file__).resolve().parents[2] / "src"
-    members = griffe.load(module, search_paths=[str(src)])[codes.__name__].members
+    tree = Path(__file__).resolve().parents[2] / "build" / "tree"
+    members = griffe.load(module, search_paths=[str(tree)])[codes.__name__].members
     entries = generate.reason_entries(codes)
     assert [code for _, code, _ in entries] == [member.name for member in codes]
     for _, code, doc in entries:
