@@ -1,31 +1,46 @@
 """The `swarmconf` command line: one argparse tree, one command group per part.
 
-Each group module exposes `register(subparsers)`, adding its commands with a `handler` default;
-the groups import `swarmconf.cliutil` for the shared conventions, never this module.
+A command group is a module named `cli` at the top of a role folder (`conformance/cli.py`) or of
+a design's subpackage in it (`reference/kvgossip/cli.py`): found there, never listed here. Each
+exposes `register(subparsers)`, adding its commands with a `handler` default; the groups import
+`swarmconf.cliutil` for the shared conventions, never this module. A group imports its machinery
+in its handlers, so building the whole tree for `--help` or for one command costs only the
+argument definitions.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import sys
 import textwrap
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
 
 from swarmconf import __version__
 from swarmconf.cliutil import PROG, CliReason, Exit, Parser, error_line, meaning
-from swarmconf.conformance import cli as conformance_cli
-from swarmconf.fuzz import cli as fuzz_cli
-from swarmconf.reference.configmerge import cli as configmerge_cli
-from swarmconf.reference.kvgossip import cli as kvgossip_cli
+from swarmconf.layout import ROLES
 
-GROUPS: tuple[Callable[[Any], None], ...] = (
-    configmerge_cli.register,
-    kvgossip_cli.register,
-    conformance_cli.register,
-    fuzz_cli.register,
-)
-"""The command groups, in the order `--help` lists their commands."""
+
+def group_names() -> list[str]:
+    """The command groups' modules, in the order `--help` lists their commands: by role folder
+    (lowest layer first), a role's own group before its designs' groups, designs by name."""
+    found = []
+    for role in ROLES:
+        spec = importlib.util.find_spec(f"swarmconf.{role}")
+        folders = spec.submodule_search_locations if spec is not None else None
+        for folder in map(Path, folders or []):
+            if (folder / "cli.py").is_file():
+                found.append(f"swarmconf.{role}.cli")
+            for design in sorted(d.name for d in folder.iterdir() if (d / "cli.py").is_file()):
+                found.append(f"swarmconf.{role}.{design}.cli")
+    return found
+
+
+def groups() -> list[ModuleType]:
+    return [importlib.import_module(name) for name in group_names()]
 
 
 def exit_statuses() -> str:
@@ -56,8 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for register in GROUPS:
-        register(subparsers)
+    for group in groups():
+        group.register(subparsers)
     return parser
 
 
