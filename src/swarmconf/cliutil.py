@@ -150,6 +150,21 @@ def guarded(command: Handler, translate: Translate = _no_translation) -> Handler
     return run
 
 
+def deferred(module: str, name: str) -> Handler:
+    """The handler `name` of `module`, imported when its command runs, not when the command line
+    is built: `--help` and every other command skip its machinery. Guarded like `guarded`, by the
+    module's `refusal` translation where it has one."""
+
+    def run(args: argparse.Namespace) -> int:
+        import importlib
+
+        loaded = importlib.import_module(module)
+        translate = getattr(loaded, "refusal", _no_translation)
+        return guarded(getattr(loaded, name), translate)(args)
+
+    return run
+
+
 class Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors speak the one voice; its sub-parsers inherit it."""
 
