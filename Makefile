@@ -120,6 +120,12 @@ bench-fuzz: $(READY)
 bench: $(READY)
 	nice $(BIN)/python -m bench.configmerge.run --output bench/configmerge/results.md
 
+# The command line's latency: `swarmconf --version`, `--help` and `kv get` against a running node,
+# median wall time of 10 runs each (CLI_AGAINST=OLD/src also times an older checkout, alternating).
+.PHONY: bench-cli
+bench-cli: $(READY) debian-packages
+	$(BIN)/python -m bench.cli --runs 10 $(if $(CLI_AGAINST),--against $(CLI_AGAINST))
+
 # How strong the config-merge vectors are: 120 mutants of the spec (fixed seed), each run
 # through builtin:spec over vectors/v1; prints the mutants killed and every survivor.
 MUTANTS ?= 120
