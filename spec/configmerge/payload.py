@@ -118,7 +118,7 @@ def read_plaintext(plaintext: bytes, blob_size: int, *, multipart: bool) -> byte
         require_payload(
             blob_size <= MAX_BLOB_SIZE, PayloadReason.PART_TOO_LARGE, f"{blob_size} bytes"
         )
-        return parts.decode_part(plaintext)
+        return parts.decode_part(payload)
     return read_message(payload)
 
 
