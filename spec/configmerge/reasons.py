@@ -150,7 +150,7 @@ class PayloadReason(StrEnum):
     PAYLOAD_NOT_MESSAGE = "PAYLOAD_NOT_MESSAGE"
     """A joined payload holds something other than a message (`d`) (D26)."""
     PAYLOAD_SEVERAL_MESSAGES = "PAYLOAD_SEVERAL_MESSAGES"
-    """`unwrap` was given the payloads of more than one message."""
+    """`unwrap` was given no payload that holds a message, or the payloads of several."""
 
     # zstd (D21, D24)
     ZSTD_BAD_FRAME = "ZSTD_BAD_FRAME"
