@@ -1,4 +1,5 @@
-"""The config-merge commands of `swarmconf`: merge, show, diff, verify, encrypt, decrypt, keygen.
+"""The config-merge commands of `swarmconf`: merge, show, diff, verify, encrypt, decrypt, wrap,
+unwrap, keygen.
 
 Refusals follow `swarmconf.cliutil`: one line `swarmconf: error: REASON: detail`; a refused
 message exits 1, a bad argument 2. Input is read with a size bound (`--max-size`) before anything
@@ -15,6 +16,7 @@ from typing import Any
 
 from swarmconf.cliutil import (
     KEY_HELP,
+    CliReason,
     CommandError,
     Exit,
     Handler,
@@ -29,7 +31,7 @@ from swarmconf.cliutil import (
 from swarmconf.spec.configmerge.encryption import PROFILES
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason, UsageError
 
-from . import crypto
+from . import crypto, payload
 from .data import make_diff, sorted_set, to_bt
 from .merge import merge
 from .message import ConfigMessage, parse
@@ -140,11 +142,34 @@ def message_lines(msg: ConfigMessage, verified: bool) -> list[str]:
 # Commands
 
 
+def read_messages(args: argparse.Namespace) -> tuple[list[str], list[bytes]]:
+    """The inputs of `args.files` and their names; with `--key`, the messages the payloads hold,
+    a payload that gives none reported with `--verbose` (D23)."""
+    inputs = [read_input(n, hex_text=args.hex_in, max_size=args.max_size) for n in args.files]
+    if not args.key:
+        return args.files, inputs
+    received = payload.receive(
+        inputs, [key_argument(k) for k in args.key], domain(args), multipart=not args.no_multipart
+    )
+    if args.verbose:
+        for skip in received.skipped:
+            names = ", ".join(args.files[n] for n in skip.blobs)
+            print(f"skipping {names}: {skip.reason}", file=sys.stderr)
+    return [f"message {n + 1}" for n in range(len(received.messages))], received.messages
+
+
+def domain(args: argparse.Namespace) -> bytes:
+    """`--domain`, required with payloads."""
+    if args.domain is None:
+        raise CommandError(CliReason.USAGE, "payloads need --domain", Exit.USAGE)
+    return bytes(args.domain)
+
+
 def cmd_merge(args: argparse.Namespace) -> int:
-    messages = [read_input(n, hex_text=args.hex_in, max_size=args.max_size) for n in args.files]
+    names, messages = read_messages(args)
     verify_key = optional_key(args.verify_key)
     if args.verbose:
-        for name, data in zip(args.files, messages, strict=True):
+        for name, data in zip(names, messages, strict=True):
             try:
                 parse(data, lag=args.lag, verify_key=verify_key)
             except ConfigError as error:
@@ -163,7 +188,16 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    data = read_input(args.file, hex_text=args.hex_in, max_size=args.max_size)
+    if args.key:
+        blobs = [read_input(n, hex_text=args.hex_in, max_size=args.max_size) for n in args.files]
+        keys = [key_argument(k) for k in args.key]
+        data = payload.unwrap(blobs, keys, domain(args), multipart=not args.no_multipart)
+    elif len(args.files) == 1:
+        data = read_input(args.files[0], hex_text=args.hex_in, max_size=args.max_size)
+    else:
+        raise CommandError(
+            CliReason.USAGE, "several files are the payloads of one message: give --key", Exit.USAGE
+        )
     msg = parse(data, lag=args.lag, verify_key=optional_key(args.verify_key))
     if args.json:
         print(json.dumps(message_view(msg), indent=2))
@@ -210,6 +244,40 @@ def cmd_decrypt(args: argparse.Namespace) -> int:
     key = key_argument(args.key)
     plaintext = crypto.decrypt(data, key, profile=args.profile, domain=args.domain)
     write_output(crypto.unpad(plaintext) if _padded(args) else plaintext, args)
+    return 0
+
+
+def cmd_wrap(args: argparse.Namespace) -> int:
+    message = read_input(args.file, hex_text=args.hex_in, max_size=args.max_size)
+    blobs = payload.wrap(
+        message,
+        key_argument(args.key),
+        domain(args),
+        level=None if args.no_compression else args.level,
+        multipart=not args.no_multipart,
+    )
+    if len(blobs) == 1:
+        write_output(blobs[0], args)
+        return 0
+    if args.output in (None, "-"):
+        if not args.hex_out:
+            detail = (
+                f"the message takes {len(blobs)} parts: give -o OUT (OUT.1 to OUT.{len(blobs)})"
+            )
+            raise CommandError(CliReason.USAGE, detail + " or --hex-out", Exit.USAGE)
+        write_file(None, b"".join(blob.hex().encode() + b"\n" for blob in blobs))
+        return 0
+    names = [f"{args.output}.{n}" for n in range(1, len(blobs) + 1)]
+    for name, blob in zip(names, blobs, strict=True):
+        write_file(name, (blob.hex() + "\n").encode() if args.hex_out else blob)
+    print(f"{len(blobs)} parts: {' '.join(names)}", file=sys.stderr)
+    return 0
+
+
+def cmd_unwrap(args: argparse.Namespace) -> int:
+    blobs = [read_input(n, hex_text=args.hex_in, max_size=args.max_size) for n in args.files]
+    keys = [key_argument(k) for k in args.key]
+    write_output(payload.unwrap(blobs, keys, domain(args), multipart=not args.no_multipart), args)
     return 0
 
 
@@ -270,6 +338,28 @@ def _add_output(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hex-out", action="store_true", help="write hex text")
 
 
+def _add_payload(parser: argparse.ArgumentParser, *, required: bool, many: bool) -> None:
+    """The payload options: the encryption key (or keys, tried in turn), the domain, and the
+    pinned client's profile."""
+    parser.add_argument(
+        "--key",
+        required=required,
+        action="append" if many else "store",
+        metavar=KEY_HELP,
+        help="the 32-byte encryption key"
+        + ("; repeat it to try several in turn" if many else "")
+        + ("" if required else ": the inputs are payloads as stored in the swarm"),
+    )
+    parser.add_argument(
+        "--domain", type=_domain, required=required, help="the config type's domain (1-24 bytes)"
+    )
+    parser.add_argument(
+        "--no-multipart",
+        action="store_true",
+        help="as the pinned deployed client: no parts (refused on push, skipped on receive, X11)",
+    )
+
+
 def _add_command(
     subparsers: Any,
     name: str,
@@ -309,8 +399,11 @@ def register(subparsers: Any) -> None:
         "Invalid inputs are skipped; NO_VALID_MESSAGE if none is valid. A single surviving"
         " message is written unchanged.",
     )
-    p.add_argument("files", nargs="+", metavar="FILE", help="messages; - for stdin")
+    p.add_argument(
+        "files", nargs="+", metavar="FILE", help="messages (payloads with --key); - for stdin"
+    )
     _add_lag(p)
+    _add_payload(p, required=False, many=True)
     p.add_argument("--verify-key", metavar=KEY_HELP, help="require signatures by this public key")
     p.add_argument("--sign-key", metavar=KEY_HELP, help="sign the merge with this secret key")
     p.add_argument("-v", "--verbose", action="store_true", help="report the result on stderr")
@@ -326,10 +419,15 @@ def register(subparsers: Any) -> None:
             "swarmconf show m127.bin",
             "swarmconf show --json --hex-in m127.hex | jq .data",
             "swarmconf show --verify-key @group.pub signed.bin",
+            "swarmconf show --key @enc.key --domain UserProfile blob.1 blob.2 blob.3",
         ),
-        "Byte strings print as text when printable ASCII, otherwise as 0x-hex.",
+        "Byte strings print as text when printable ASCII, otherwise as 0x-hex. With --key, the"
+        " files are the payloads of one message (a blob, or its parts in any order).",
     )
-    p.add_argument("file", metavar="FILE", help="a message; - for stdin")
+    p.add_argument(
+        "files", nargs="+", metavar="FILE", help="a message (with --key, its payloads); - for stdin"
+    )
+    _add_payload(p, required=False, many=True)
     p.add_argument("--json", action="store_true", help="machine-readable JSON")
     p.add_argument("--verify-key", metavar=KEY_HELP, help="verify the signature with this key")
     _add_lag(p)
@@ -397,6 +495,45 @@ def register(subparsers: Any) -> None:
         )
         _add_input(p)
         _add_output(p)
+
+    p = _add_command(
+        subparsers,
+        "wrap",
+        cmd_wrap,
+        "Write the payload a client stores in the swarm for a message (D21, D22, D25).",
+        (
+            "swarmconf wrap --key @enc.key --domain UserProfile m127.bin -o m127.blob",
+            "swarmconf wrap --key @enc.key --domain UserProfile big.bin -o big.blob"
+            "  # big.blob.1 ...",
+            "swarmconf wrap --key @enc.key --domain convo --level 3 --hex-out m.bin",
+        ),
+        "Compressed with zstd when that is shorter, padded, encrypted (profile libsession)."
+        " A payload over 76,800 bytes is split into parts, written as OUT.1 to OUT.N (one hex"
+        " line each with --hex-out and no -o).",
+    )
+    p.add_argument("file", metavar="FILE", help="a message; - for stdin")
+    _add_payload(p, required=True, many=False)
+    p.add_argument("--level", type=int, default=1, help="zstd level 1 to 22, default 1 as deployed")
+    p.add_argument("--no-compression", action="store_true", help="never compress")
+    _add_input(p)
+    _add_output(p)
+
+    p = _add_command(
+        subparsers,
+        "unwrap",
+        cmd_unwrap,
+        "Read the message a payload holds: one blob, or all parts of one message (D23, D26).",
+        (
+            "swarmconf unwrap --key @enc.key --domain UserProfile m127.blob | swarmconf show -",
+            "swarmconf unwrap --key @old.key --key @new.key --domain convo big.blob.* -o big.bin",
+        ),
+        "Parts may come in any order, repeated. A payload that gives no message is refused with"
+        " its reason code.",
+    )
+    p.add_argument("files", nargs="+", metavar="BLOB", help="payloads; - for stdin")
+    _add_payload(p, required=True, many=True)
+    _add_input(p)
+    _add_output(p)
 
     p = _add_command(
         subparsers,
