@@ -18,7 +18,7 @@ from swarmconf.cliutil import (
     output_dir,
 )
 
-from .configmerge.campaign import DEFAULT_PER_SCENARIO
+from .config import DEFAULT_PER_SCENARIO
 from .configmerge.case import Case, parse_case_id, read_case, write_case
 from .configmerge.case import replay as replay_case
 from .configmerge.mutants import MUTANTS
@@ -268,7 +268,8 @@ def shrink_command(args: argparse.Namespace) -> int:
 def shrink_through_client(args: argparse.Namespace, case: Case) -> int:
     """Shrink a case that fails through a client; each candidate replays on a fresh adapter."""
     from .config import Config
-    from .report import replay_command, write_counterexample
+    from .configmerge.report import write_counterexample
+    from .report import replay_command
 
     output = args.output or Path(f"{case.name}-shrunk.json")
     config = Config(

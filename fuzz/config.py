@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .configmerge.campaign import DEFAULT_PER_SCENARIO
+DEFAULT_PER_SCENARIO = 500
+"""Interleavings of one scenario a task runs, unless `--per-scenario` says otherwise."""
 
 
 @dataclass(frozen=True)

@@ -231,7 +231,8 @@ class Progress:
 
 def run(config: Config) -> dict[str, object]:
     """Extract, transform, load; then the summary, counterexamples and report."""
-    from .report import write_hostile_outputs, write_outputs
+    from .configmerge.report import write_outputs
+    from .report import write_hostile_outputs
 
     spark = start_spark(config)
     try:

@@ -38,10 +38,10 @@ from ..hostile import (
     timed,
     truncate,
 )
-from ..verdict import AGREED, FAILED, QUIRK, SKIPPED, judge
 from .cached_spec import CachedSpec
 from .differential import recording_engine
 from .scenario import generate_scenario
+from .verdict import AGREED, FAILED, QUIRK, SKIPPED, judge
 
 PER_TASK = 50_000
 SCENARIOS_PER_TASK = 3

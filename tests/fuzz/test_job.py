@@ -5,6 +5,7 @@ from pyspark.sql import SparkSession
 
 from swarmconf.fuzz.config import Config
 from swarmconf.fuzz.configmerge.campaign import Row, estimated_cost, plan
+from swarmconf.fuzz.configmerge.report import write_outputs
 from swarmconf.fuzz.job import (
     JVM_OPTIONS,
     balanced,
@@ -15,7 +16,6 @@ from swarmconf.fuzz.job import (
     transform,
     unit_cost,
 )
-from swarmconf.fuzz.report import write_outputs
 from swarmconf.fuzz.storage import destination, publish
 
 
