@@ -1,4 +1,4 @@
-"""A campaign's settings, shared by the Spark job, its reports and both designs' campaigns."""
+"""A campaign's settings, shared by the Spark job, its reports and every design's campaigns."""
 
 from __future__ import annotations
 
@@ -19,10 +19,8 @@ class Config:
     mutant: str | None = None
     per_scenario: int = DEFAULT_PER_SCENARIO
     differential: bool = True
-    system: str = "config"
-    """`config` (the config-merge design), `kvgossip` (K/V Gossip's simulation), `parser`
-    (hostile inputs to the config-merge parsers) or `kvgossip-parser` (hostile inputs to K/V
-    Gossip's decoders, sessions and the node's own readers)."""
+    system: str | None = None
+    """The `--system` name of the campaign to run (see `campaigns`); None runs the default."""
     client: str | None = None
     """A foreign client's adapter command: its answers are checked against the spec's."""
     client_timeout: float = 10.0

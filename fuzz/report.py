@@ -1,11 +1,13 @@
 """What every campaign's outputs share: counts by value, the client's line, replay commands,
-and the hostile-input campaigns' summary and page (the page is drawn by `report_page`)."""
+the closing lines of a run, and the hostile-input campaigns' summary and page (the page is
+drawn by `report_page`, the title and properties are the campaign record's)."""
 
 from __future__ import annotations
 
 import json
 from typing import TYPE_CHECKING, Any
 
+from .campaigns import Closing, campaign_of
 from .report_page import Counterexample, Page, Property, chart, duration, number, render
 from .report_page import bar_png as bar_chart
 
@@ -14,7 +16,15 @@ if TYPE_CHECKING:
 
     from .config import Config
 
-__all__ = ["bar_chart", "client_hello", "counts", "replay_command", "write_hostile_outputs"]
+__all__ = [
+    "bar_chart",
+    "client_hello",
+    "counts",
+    "hostile_closing",
+    "interleavings_closing",
+    "replay_command",
+    "write_hostile_outputs",
+]
 
 
 def counts(cases: DataFrame, column: str) -> dict[int, int]:
@@ -59,10 +69,7 @@ def write_hostile_outputs(
     """summary.json (the outcome tally, violations, first failing inputs) and report.html."""
     from collections import Counter
 
-    from .configmerge.hostile import PROPERTIES as PARSER_PROPERTIES
-    from .kvgossip.hostile import PROPERTIES as KV_PROPERTIES
-
-    properties = KV_PROPERTIES if config.system == "kvgossip-parser" else PARSER_PROPERTIES
+    campaign = campaign_of(config)
     rows = cases.collect()
     outcomes: Counter[str] = Counter()
     violations: Counter[str] = Counter()
@@ -73,12 +80,12 @@ def write_hostile_outputs(
         examples += json.loads(row["examples"])
     names = {
         name: text
-        for name, text in properties.items()
+        for name, text in campaign.properties.items()
         if config.client is not None or not name.startswith("C")
     }
     inputs = sum(row["inputs"] for row in rows)
     summary: dict[str, Any] = {
-        "system": config.system,
+        "system": campaign.system,
         "campaign_seed": config.seed,
         "master": master,
         "client_command": config.client,
@@ -107,9 +114,7 @@ def write_hostile_outputs(
         headline.append(f"Client: {client_line(summary['client'])}, run as {config.client}.")
     top = dict(outcomes.most_common(24))
     page = Page(
-        "swarmconf K/V Gossip hostile-input campaign"
-        if config.system == "kvgossip-parser"
-        else "swarmconf hostile-input campaign",
+        campaign.title,
         summary["failing_inputs"] == 0,
         headline,
         [Property(name, text, violations.get(name, 0)) for name, text in names.items()],
@@ -128,3 +133,25 @@ def write_hostile_outputs(
     )
     (config.out / "report.html").write_text(render(page))
     return summary
+
+
+def interleavings_closing(summary: dict[str, Any]) -> Closing:
+    """A campaign of cases: their count, time, rate, violations and failing cases."""
+    failing = summary["failing_cases"]
+    violations = f"; violations {summary['violations']}" if "violations" in summary else ""
+    line = (
+        f"fuzz: {summary['cases']} cases in {summary['seconds']} s "
+        f"({summary['interleavings_per_second']}/s){violations}; {failing} failing cases"
+    )
+    return Closing([line], f"{failing} failing cases (see the report)" if failing else None)
+
+
+def hostile_closing(summary: dict[str, Any]) -> Closing:
+    """A campaign of hostile inputs: their count, distinct inputs, time, rate, violations."""
+    violations = ", ".join(f"{name} {count}" for name, count in summary["violations"].items())
+    line = (
+        f"fuzz: {summary['inputs']:,} inputs ({summary['distinct_inputs']:,} distinct) in "
+        f"{summary['seconds']} s ({summary['inputs_per_second']:,}/s); violations {violations}"
+    )
+    failing = summary["failing_inputs"]
+    return Closing([line], f"{failing} failing inputs (see the report)" if failing else None)

@@ -28,6 +28,7 @@ from ..client import pooled
 from ..heap import collector_paused
 from ..hostile import (
     SLOW_SECONDS,
+    HostileRow,
     Mutation,
     Outcome,
     Tally,
@@ -255,7 +256,7 @@ def parse_request(item: Input) -> dict[str, Any]:
     return request
 
 
-def run_hostile_task(task: HostileTask) -> tuple[Any, ...]:
+def run_hostile_task(task: HostileTask) -> HostileRow:
     """One row: the task's counts, outcome tally and first failing inputs."""
     started = time.perf_counter()
     inputs = hostile_inputs(task)

@@ -10,10 +10,12 @@ counterexamples replay and shrink through the same command.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..campaigns import campaign_of
 from ..report import client_hello, client_line, counts, replay_command
 from ..report_page import Counterexample, Page, Property, chart, duration, number, render
 from .case import Case, case_to_json, generate_case, replay
@@ -36,14 +38,9 @@ PROPERTIES = {
 PER_PROPERTY = 5
 
 
-def properties_of(config: Config) -> dict[str, str]:
-    from .differential import PROPERTIES as CLIENT_PROPERTIES
-
-    if config.client is None:
-        return PROPERTIES
-    # The spec runs the interleavings: its own P2, P3 and P6 are left to campaigns without a client
-    spec_only = {name: text for name, text in PROPERTIES.items() if name in ("P1", "P4", "P5")}
-    return {**spec_only, **CLIENT_PROPERTIES}
+def properties_of(config: Config) -> Mapping[str, str]:
+    """The properties the campaign of `config` checks."""
+    return campaign_of(config).properties
 
 
 def summarize(cases: DataFrame, names: list[str]) -> dict[str, Any]:
