@@ -1,6 +1,6 @@
 """The K/V Gossip design's campaigns, as the shared job and commands find them.
 
-- `kvgossip`: simulated runs of the spec on a faulty network, under `--mutant` one of
+- `kvgossip`: simulated runs of the spec on a faulty network (K1-K8), under `--mutant` one of
   the Go implementation's holes (`mutants`);
 - `kvgossip-parser`: hostile objects, frames, sessions, Serf payloads and handshakes for the
   spec's and the node's decoders (H1-H5), under `--mutant` a broken decoder.
@@ -14,14 +14,18 @@ import itertools
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from ..campaigns import Campaign
+from ..campaigns import Campaign, Cases
 from ..hostile import HostileRow, hostile_schema
 from ..report import hostile_closing, interleavings_closing, write_hostile_outputs
-from .campaign import KvRow, KvTask, kv_schema, plan_kv, run_kv_task, write_kv_outputs
+from . import cases
+from .campaign import KvRow, KvTask, kv_schema, plan_kv, run_kv_task
+from .case import SYSTEM
 from .decoder_mutants import MUTANTS as DECODER_MUTANTS
 from .hostile import PROPERTIES as HOSTILE_PROPERTIES
 from .hostile import KvHostileTask, plan_kv_hostile, run_kv_hostile_task
 from .mutants import MUTANTS
+from .properties import PROPERTIES
+from .report import write_kv_outputs
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -43,17 +47,17 @@ def run_input_tasks(tasks: Iterable[KvHostileTask]) -> Iterator[HostileRow]:
     return map(run_kv_hostile_task, tasks)
 
 
-SYSTEM = "kvgossip"
 SIMULATION = Campaign(
     system=SYSTEM,
     title="swarmconf K/V Gossip campaign",
-    properties={},
+    properties=PROPERTIES,
     plan=planned,
     run=run_tasks,
     schema=kv_schema,
     write=write_kv_outputs,
     closing=interleavings_closing,
     mutants=lambda: sorted(MUTANTS),
+    cases=Cases(load=cases.load, parse=cases.parse, replay=cases.replay, shrink=cases.shrink),
 )
 HOSTILE = Campaign(
     system=f"{SYSTEM}-parser",

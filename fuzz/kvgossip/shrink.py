@@ -1,0 +1,61 @@
+"""Shrinking a failing K/V Gossip case: fewer operations, no partition, churn or faults.
+
+A candidate is kept when it still fails with the property the original failed with first. The
+partition, the churn and the datagram faults are taken out one at a time, then the operations
+are minimized by delta debugging, until a round changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from ..ddmin import ddmin
+from .case import Cut, KvCase, run, scenario_of
+from .properties import properties_of
+
+TAKE_OUT: tuple[Callable[[Cut], Cut], ...] = (
+    lambda cut: replace(cut, partition=False),
+    lambda cut: replace(cut, churn=False),
+    lambda cut: replace(cut, faults=False),
+)
+"""The parts of a scenario shrinking tries without, one at a time."""
+
+
+def failing_properties(case: KvCase) -> list[str]:
+    return properties_of(run(case)["violations"])
+
+
+def shrink(case: KvCase, rounds: int = 3) -> KvCase:
+    """A smaller case failing with the same first property as `case` (ValueError if it passes)."""
+    original = failing_properties(case)
+    if not original:
+        raise ValueError(f"{case.name} does not fail")
+    target = original[0]
+
+    def fails(candidate: KvCase) -> bool:
+        return target in failing_properties(candidate)
+
+    for _ in range(rounds):
+        before = case
+        for take_out in TAKE_OUT:
+            candidate = replace(case, cut=take_out(case.cut))
+            if candidate.cut != case.cut and fails(candidate):
+                case = candidate
+        case = fewer_ops(case, fails)
+        if case == before:
+            break
+    return case
+
+
+def fewer_ops(case: KvCase, fails: Callable[[KvCase], bool]) -> KvCase:
+    """The case with a 1-minimal set of its operations that still fails."""
+    kept = case.cut.ops
+    if kept is None:
+        kept = tuple(range(len(scenario_of(replace(case, cut=Cut())).ops)))
+
+    def with_ops(ops: list[int]) -> KvCase:
+        return replace(case, cut=replace(case.cut, ops=tuple(ops)))
+
+    fewer = tuple(ddmin(list(kept), lambda ops: fails(with_ops(ops))))
+    return case if fewer == kept else with_ops(list(fewer))
