@@ -9,6 +9,7 @@ never name a design: a new kind of campaign is a new record, nothing else.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import entry_points
@@ -18,6 +19,8 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
     from pyspark.sql.types import StructType
+
+    from swarmconf.conformance.adapter import Adapter
 
     from .config import Config
 
@@ -115,6 +118,8 @@ class Campaign:
     - `mutants()`: the names `--mutant` accepts;
     - `clients`: whether it runs with `--client` (see `ClientUse`);
     - `cases`: how its counterexample files replay and shrink (None: it writes none);
+    - `mutant_adapter(name)`: a context holding a conformance adapter that answers with mutant
+      `name` in place (`python -m swarmconf.fuzz.mutant_adapter NAME` serves it), or None;
     - `default`: the campaign run without `--system` (one record says so).
     """
 
@@ -130,6 +135,7 @@ class Campaign:
     cost: Callable[[Any], int] = unit_cost
     clients: ClientUse = "never"
     cases: Cases | None = None
+    mutant_adapter: Callable[[str], AbstractContextManager[Adapter]] | None = None
     default: bool = False
 
     def takes(self, client: bool) -> bool:

@@ -11,8 +11,13 @@ Registered in the `swarmconf.campaigns` entry-point group (see `swarmconf.fuzz.c
 from __future__ import annotations
 
 import itertools
+import types
 from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
+
+from swarmconf.conformance.adapter import Adapter
+from swarmconf.spec import configmerge as spec
 
 from ..campaigns import Campaign, Cases
 from ..hostile import hostile_schema
@@ -24,6 +29,7 @@ from .differential import PROPERTIES as CLIENT_PROPERTIES
 from .differential import ClientTask, client_schema, plan_client, run_client_tasks
 from .hostile import PROPERTIES as HOSTILE_PROPERTIES
 from .hostile import HostileTask, plan_hostile, run_hostile_task
+from .impl import mutated
 from .mutants import MUTANTS
 from .report import PROPERTIES, write_outputs
 from .schema import row_schema
@@ -43,6 +49,14 @@ campaigns without a client."""
 
 def mutants() -> list[str]:
     return sorted(MUTANTS)
+
+
+def mutant_adapter(name: str) -> AbstractContextManager[Adapter]:
+    """The spec's adapter with mutant `name`'s merge in place of the spec's."""
+    module = types.ModuleType(spec.__name__)
+    module.__dict__.update(vars(spec))
+    module.merge = mutated(name, spec.merge)  # type: ignore[attr-defined]
+    return nullcontext(Adapter(module, f"swarmconf.spec+{name}"))
 
 
 def planned(config: Config) -> list[Task]:
@@ -90,6 +104,7 @@ INTERLEAVINGS = Campaign(
     closing=interleavings_closing,
     mutants=mutants,
     cases=Cases(load=cases.load, parse=cases.parse, replay=cases.replay, shrink=cases.shrink),
+    mutant_adapter=mutant_adapter,
     default=True,
 )
 THROUGH_CLIENT = Campaign(

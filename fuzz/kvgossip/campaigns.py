@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
+
+from swarmconf.conformance.adapter import Adapter, builtin_adapter
 
 from ..campaigns import Campaign, Cases
 from ..hostile import HostileRow, hostile_schema
@@ -23,12 +26,22 @@ from .case import SYSTEM
 from .decoder_mutants import MUTANTS as DECODER_MUTANTS
 from .hostile import PROPERTIES as HOSTILE_PROPERTIES
 from .hostile import KvHostileTask, plan_kv_hostile, run_kv_hostile_task
-from .mutants import MUTANTS
+from .mutants import MUTANTS, active
 from .properties import PROPERTIES
 from .report import write_kv_outputs
 
 if TYPE_CHECKING:
     from ..config import Config
+
+
+@contextmanager
+def mutant_adapter(name: str) -> Iterator[Adapter]:
+    """The spec's adapter, with mutant `name`'s spec functions swapped in for as long as it
+    serves."""
+    with active(name):
+        adapter = builtin_adapter("spec")
+        adapter.name = f"swarmconf.spec+{name}"
+        yield adapter
 
 
 def planned(config: Config) -> list[KvTask]:
@@ -58,6 +71,7 @@ SIMULATION = Campaign(
     closing=interleavings_closing,
     mutants=lambda: sorted(MUTANTS),
     cases=Cases(load=cases.load, parse=cases.parse, replay=cases.replay, shrink=cases.shrink),
+    mutant_adapter=mutant_adapter,
 )
 HOSTILE = Campaign(
     system=f"{SYSTEM}-parser",
