@@ -10,6 +10,7 @@ from typing import Any
 from ..campaigns import CaseOptions, Replayed, Shrunk
 from ..report import replay_command
 from .case import KvCase, case_from_json, parse_case_id, run, scenario_of, write_case
+from .network import Faults
 from .properties import properties_of
 from .scenario import Scenario
 
@@ -51,10 +52,15 @@ def shrink(case: KvCase, options: CaseOptions) -> Shrunk:
     output = options.output or Path(f"{case.name}-shrunk.json")
     write_case(small, run(small), output)
     before, after = scenario_of(case), scenario_of(small)
-    line = (
-        f"{case.name}: {len(before.ops)} -> {len(after.ops)} operations"
-        f"{'' if small.cut.partition else ', no partition'}"
-        f"{'' if small.cut.churn else ', no churn'}"
-        f"{'' if small.cut.faults else ', no datagram faults'}; wrote {output}"
-    )
+    gone = [
+        part
+        for part, had, has in (
+            ("partition", before.partition, after.partition),
+            ("churn", before.churn, after.churn),
+            ("datagram faults", before.faults != Faults(), after.faults != Faults()),
+        )
+        if had and not has
+    ]
+    without = f", without its {' and '.join(gone)}" if gone else ""
+    line = f"{case.name}: {len(before.ops)} -> {len(after.ops)} operations{without}; wrote {output}"
     return Shrunk([line], replay_command(str(output), None))

@@ -12,14 +12,22 @@ from dataclasses import replace
 
 from ..ddmin import ddmin
 from .case import Cut, KvCase, run, scenario_of
+from .network import Faults
 from .properties import properties_of
+from .scenario import Scenario
 
-TAKE_OUT: tuple[Callable[[Cut], Cut], ...] = (
-    lambda cut: replace(cut, partition=False),
-    lambda cut: replace(cut, churn=False),
-    lambda cut: replace(cut, faults=False),
-)
-"""The parts of a scenario shrinking tries without, one at a time."""
+
+def parts_to_take_out(scenario: Scenario) -> list[Callable[[Cut], Cut]]:
+    """The parts of a generated scenario shrinking tries without, one at a time: those it
+    has."""
+    parts: list[Callable[[Cut], Cut]] = []
+    if scenario.partition is not None:
+        parts.append(lambda cut: replace(cut, partition=False))
+    if scenario.churn is not None:
+        parts.append(lambda cut: replace(cut, churn=False))
+    if scenario.faults != Faults():
+        parts.append(lambda cut: replace(cut, faults=False))
+    return parts
 
 
 def failing_properties(case: KvCase) -> list[str]:
@@ -36,9 +44,10 @@ def shrink(case: KvCase, rounds: int = 3) -> KvCase:
     def fails(candidate: KvCase) -> bool:
         return target in failing_properties(candidate)
 
+    parts = parts_to_take_out(scenario_of(replace(case, cut=Cut())))
     for _ in range(rounds):
         before = case
-        for take_out in TAKE_OUT:
+        for take_out in parts:
             candidate = replace(case, cut=take_out(case.cut))
             if candidate.cut != case.cut and fails(candidate):
                 case = candidate
