@@ -28,13 +28,13 @@ LISTED = 20
 """Failing cases listed in summary.json."""
 
 
-def write_counterexample(case: KvCase, path: Path, shrunk: bool = False) -> bool:
-    """Write the case (shrunk first if asked) with its violations and replay command; True when
-    it still fails."""
-    if shrunk:
+def write_counterexample(case: KvCase, path: Path, shrunk_for: str | None = None) -> bool:
+    """Write the case (shrunk first, still failing property `shrunk_for`, if given) with its
+    violations and replay command; True when it still fails."""
+    if shrunk_for is not None:
         from .shrink import shrink
 
-        case = shrink(case)
+        case = shrink(case, shrunk_for)
     result = run(case)
     write_case(case, result, path)
     return bool(result["violations"])
@@ -42,7 +42,7 @@ def write_counterexample(case: KvCase, path: Path, shrunk: bool = False) -> bool
 
 def write_counterexamples(cases: DataFrame, config: Config) -> list[str]:
     """For each violated property, its first PER_PROPERTY failing cases as JSON, the first of
-    them also shrunk (a `-shrunk` file)."""
+    them also shrunk, still failing that property (a `-shrunk` file)."""
     from pyspark.sql import functions as f
 
     folder = config.out / "counterexamples"
@@ -66,7 +66,7 @@ def write_counterexamples(cases: DataFrame, config: Config) -> list[str]:
             paths.append(str(path))
             if number_ == 0 and fails:
                 shrunk_path = folder / f"{case.name}-shrunk.json"
-                write_counterexample(case, shrunk_path, shrunk=True)
+                write_counterexample(case, shrunk_path, shrunk_for=name)
                 paths.append(str(shrunk_path))
     return paths
 

@@ -1,6 +1,7 @@
 """Shrinking a failing K/V Gossip case: fewer operations, no partition, churn or faults.
 
-A candidate is kept when it still fails with the property the original failed with first. The
+A candidate is kept when it still fails the property shrunk for (by default the first one the
+original fails). The
 partition, the churn and the datagram faults are taken out one at a time, then the operations
 are minimized by delta debugging, until a round changes nothing.
 """
@@ -34,12 +35,13 @@ def failing_properties(case: KvCase) -> list[str]:
     return properties_of(run(case)["violations"])
 
 
-def shrink(case: KvCase, rounds: int = 3) -> KvCase:
-    """A smaller case failing with the same first property as `case` (ValueError if it passes)."""
+def shrink(case: KvCase, target: str | None = None, rounds: int = 3) -> KvCase:
+    """A smaller case still failing property `target` (None: the first `case` fails); a
+    ValueError if `case` does not fail it."""
     original = failing_properties(case)
-    if not original:
-        raise ValueError(f"{case.name} does not fail")
-    target = original[0]
+    target = target or next(iter(original), None)
+    if target is None or target not in original:
+        raise ValueError(f"{case.name} does not fail{f' {target}' if target else ''}")
 
     def fails(candidate: KvCase) -> bool:
         return target in failing_properties(candidate)
