@@ -23,7 +23,6 @@ from swarmconf.conformance.client import Message
 from swarmconf.spec.configmerge.message import message_hash
 
 from ..client import DEFAULT_TIMEOUT, PooledClient, pooled
-from ..verdict import AGREED, FAILED, QUIRK, SKIPPED, Verdict, judge
 from .cached_spec import CachedSpec, SpecOracle
 from .campaign import row_of
 from .edits import Data
@@ -32,6 +31,7 @@ from .impl import Implementation
 from .run import Outcome, run_case
 from .scenario import Scenario, generate_scenario
 from .schedule import Schedule, generate_schedule
+from .verdict import AGREED, FAILED, QUIRK, SKIPPED, Verdict, judge
 
 OpKey = tuple[Any, ...]
 PROPERTIES = {

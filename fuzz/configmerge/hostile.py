@@ -28,6 +28,7 @@ from ..client import pooled
 from ..heap import collector_paused
 from ..hostile import (
     SLOW_SECONDS,
+    HostileRow,
     Mutation,
     Outcome,
     Tally,
@@ -38,10 +39,10 @@ from ..hostile import (
     timed,
     truncate,
 )
-from ..verdict import AGREED, FAILED, QUIRK, SKIPPED, judge
 from .cached_spec import CachedSpec
 from .differential import recording_engine
 from .scenario import generate_scenario
+from .verdict import AGREED, FAILED, QUIRK, SKIPPED, judge
 
 PER_TASK = 50_000
 SCENARIOS_PER_TASK = 3
@@ -255,7 +256,7 @@ def parse_request(item: Input) -> dict[str, Any]:
     return request
 
 
-def run_hostile_task(task: HostileTask) -> tuple[Any, ...]:
+def run_hostile_task(task: HostileTask) -> HostileRow:
     """One row: the task's counts, outcome tally and first failing inputs."""
     started = time.perf_counter()
     inputs = hostile_inputs(task)
