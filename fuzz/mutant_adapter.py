@@ -14,7 +14,8 @@ from __future__ import annotations
 import argparse
 import types
 
-from swarmconf.conformance.adapter import Adapter, serve
+from swarmconf.conformance.adapter import Adapter, builtin_adapter, serve
+from swarmconf.conformance.configmerge.adapter import ApiAdapter
 from swarmconf.spec import configmerge as spec
 
 from .configmerge.impl import mutated
@@ -23,11 +24,20 @@ from .kvgossip.mutants import MUTANTS as KV_MUTANTS
 from .kvgossip.mutants import active
 
 
+def spec_adapter(name: str) -> Adapter:
+    """The built-in spec adapter, named after the mutant it runs with."""
+    adapter = builtin_adapter("spec")
+    adapter.name = f"swarmconf.spec+{name}"
+    return adapter
+
+
 def mutant_adapter(name: str) -> Adapter:
     module = types.ModuleType(spec.__name__)
     module.__dict__.update(vars(spec))
     module.merge = mutated(name, spec.merge)  # type: ignore[attr-defined]
-    return Adapter(module, f"swarmconf.spec+{name}")
+    adapter = spec_adapter(name)
+    adapter.handlers.update(ApiAdapter(module, adapter.name).handlers)
+    return adapter
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -36,7 +46,7 @@ def main(argv: list[str] | None = None) -> None:
     name = parser.parse_args(argv).mutant
     if name in KV_MUTANTS:
         with active(name):
-            serve(Adapter(spec, f"swarmconf.spec+{name}"))
+            serve(spec_adapter(name))
     else:
         serve(mutant_adapter(name))
 

@@ -42,7 +42,7 @@ def _data(message: bytes) -> Any:
 def _check(suite: Suite, name: str, answer: dict[str, Any], fact: str) -> None:
     got = answer["result"]["hash"]
     if got != HASHES[fact]:
-        raise GeneratorMismatch(f"{suite.category}/{name}: hash {got}, examples.md {fact}")
+        raise GeneratorMismatch(f"{suite.id}/{name}: hash {got}, examples.md {fact}")
 
 
 def build() -> Suite:

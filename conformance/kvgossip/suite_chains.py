@@ -10,7 +10,7 @@ from swarmconf.spec.kvgossip.fixtures import entity
 from swarmconf.spec.kvgossip.grants import Grant, issue_grant
 from swarmconf.spec.kvgossip.records import make_record
 
-from .base import HEX, HEX32, Flag, GroupKind, Suite, add, hexlist, obj
+from .base import Flag, Suite, add
 from .world import (
     ALICE,
     BOB,
@@ -75,18 +75,6 @@ FLAGS = {
     "GoHole": Flag("DEPLOYED_QUIRK", "The Go implementation accepts this.", "Must be rejected."),
     "DesignExample": Flag("DESIGN_TEXT_EXAMPLE", "The grant example of kv-gossip.md.", "Accepted."),
 }
-KINDS = {
-    "authorize": GroupKind(
-        params={"rootKey": HEX32},
-        input=obj({"record": HEX, "revokedIds": hexlist()}),
-        expected={
-            "oneOf": [
-                obj({"chain": hexlist(), "entryHash": HEX32}),
-                obj({"revokedIds": hexlist()}),
-            ]
-        },
-    )
-}
 
 
 def build(strict: bool = True) -> Suite:
@@ -100,7 +88,6 @@ def build(strict: bool = True) -> Suite:
             "gives the revoked ids found in the pool.",
         ],
         FLAGS,
-        KINDS,
     )
     group = suite.group("authorize", rootKey=ROOT.pk.hex())
 

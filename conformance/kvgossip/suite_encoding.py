@@ -13,7 +13,7 @@ from swarmconf.spec.kvgossip.encoding import (
 from swarmconf.spec.kvgossip.grants import revoke_grant
 from swarmconf.spec.kvgossip.records import ZERO_HASH, make_record, record_body
 
-from .base import HEX, HEX32, Flag, GroupKind, Suite, add, obj
+from .base import Flag, Suite, add
 from .craft import (
     grant_body_parts,
     raw_array,
@@ -70,13 +70,6 @@ FLAGS = {
         "Rejected.",
     ),
 }
-KINDS = {
-    "decode": GroupKind(
-        params={"rootKey": HEX32},
-        input=obj({"kind": {"enum": ["grant", "revocation", "record"]}, "bytes": HEX}),
-        expected=obj({"id": HEX32}),
-    )
-}
 
 
 def build(strict: bool = True) -> Suite:
@@ -88,7 +81,6 @@ def build(strict: bool = True) -> Suite:
             "A valid case gives its id: grant id, revoked grant id, or record entry hash.",
         ],
         FLAGS,
-        KINDS,
     )
     group = suite.group("decode", rootKey=ROOT.pk.hex())
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from swarmconf.spec.kvgossip.encoding import encode
 from swarmconf.spec.kvgossip.grants import issue_grant
 
-from .base import HEX, HEX32, Flag, GroupKind, Suite, add, hexlist, obj
+from .base import Flag, Suite, add
 from .craft import grant_body_parts, raw_array, signed
 from .world import ALICE, BOB, G_ALICE, G_TEMP, ROOT, T0
 
@@ -29,20 +29,6 @@ FLAGS = {
         "Invalid.",
     ),
 }
-KINDS = {
-    "grant-for-key": GroupKind(
-        params={"rootKey": HEX32},
-        input=obj(
-            {
-                "grant": HEX,
-                "key": {"type": "string"},
-                "ts": {"type": "integer"},
-                "revokedIds": hexlist(),
-            }
-        ),
-        expected=obj({"grantId": HEX32}),
-    )
-}
 
 
 def build(strict: bool = True) -> Suite:
@@ -53,7 +39,6 @@ def build(strict: bool = True) -> Suite:
             "for `key` stamped `ts`, given the revoked grant ids. Valid gives the grant id.",
         ],
         FLAGS,
-        KINDS,
     )
     group = suite.group("grant-for-key", rootKey=ROOT.pk.hex())
 

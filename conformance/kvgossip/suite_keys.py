@@ -3,7 +3,7 @@ section 5 cases 17-18)."""
 
 from __future__ import annotations
 
-from .base import Flag, GroupKind, Mismatch, Suite, add, obj
+from .base import Flag, Mismatch, Suite, add
 
 FLAGS = {
     "ValidKey": Flag("BASIC", "A key inside the grammar.", "Accepted."),
@@ -32,15 +32,6 @@ FLAGS = {
         "DESIGN_TEXT_EXAMPLE", "An example from kv-gossip.md.", "As the design text implies."
     ),
 }
-KINDS = {
-    "key": GroupKind({}, obj({"key": {"type": "string"}}), obj({})),
-    "pattern": GroupKind({}, obj({"pattern": {"type": "string"}}), obj({})),
-    "match": GroupKind(
-        {},
-        obj({"pattern": {"type": "string"}, "key": {"type": "string"}}),
-        obj({"matches": {"type": "boolean"}}),
-    ),
-}
 
 
 def build(strict: bool = True) -> Suite:
@@ -51,7 +42,6 @@ def build(strict: bool = True) -> Suite:
             "match: does the (valid) pattern match the (valid) key.",
         ],
         FLAGS,
-        KINDS,
     )
     keys = suite.group("key")
     for name, key, comment, reason in [

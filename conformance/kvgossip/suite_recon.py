@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from swarmconf.spec.kvgossip import crypto, recon
 
-from .base import HEX, HEX32, Flag, GroupKind, Suite, add, hexlist, obj
+from .base import Flag, Suite, add
 
 FLAGS = {
     "Basic": Flag("BASIC", "Two item sets reconciled to the end.", "Every message as given."),
@@ -26,20 +26,6 @@ FLAGS = {
     ),
     "Malformed": Flag(
         "MODIFIED_PARAMETER", "A message that is not Negentropy V1.", "SESSION_BAD_MESSAGE."
-    ),
-}
-ITEM = obj({"ts": {"type": "integer"}, "id": HEX32})
-ITEMS = {"type": "array", "items": ITEM}
-KINDS = {
-    "reconcile": GroupKind(
-        {},
-        obj({"initiator": ITEMS, "responder": ITEMS, "limit": {"type": "integer"}}),
-        obj({"messages": hexlist(), "have": hexlist(), "need": hexlist()}),
-    ),
-    "step": GroupKind(
-        {},
-        obj({"items": ITEMS, "message": HEX, "initiator": {"type": "boolean"}}),
-        obj({"reply": {"type": ["string", "null"]}, "have": hexlist(), "need": hexlist()}),
     ),
 }
 T = 1_700_000_000_000
@@ -65,7 +51,6 @@ def build(strict: bool = True) -> Suite:
             "step: one call of step on the given items; reply is null when the initiator is done.",
         ],
         FLAGS,
-        KINDS,
     )
     rc = suite.group("reconcile")
     rules = ["sync:K2", "sync:K3"]

@@ -6,7 +6,7 @@ from swarmconf.spec.kvgossip import crypto
 from swarmconf.spec.kvgossip.encoding import encode
 from swarmconf.spec.kvgossip.grants import revocation_body, revoke_grant
 
-from .base import HEX, HEX32, Flag, GroupKind, Suite, add, obj
+from .base import Flag, Suite, add
 from .craft import signed
 from .world import ALICE, BOB, G_ALICE, G_BOB, MALLORY, ROOT, T0
 
@@ -25,13 +25,6 @@ FLAGS = {
     ),
     "Tampered": Flag("AUTH_BYPASS", "Signature or embedded grant altered.", "Rejected."),
 }
-KINDS = {
-    "revocation": GroupKind(
-        params={"rootKey": HEX32},
-        input=obj({"revocation": HEX}),
-        expected=obj({"grantId": HEX32, "revoker": HEX32}),
-    )
-}
 
 
 def build(strict: bool = True) -> Suite:
@@ -42,7 +35,6 @@ def build(strict: bool = True) -> Suite:
             "revoker. A revocation applies to that grant id forever.",
         ],
         FLAGS,
-        KINDS,
     )
     group = suite.group("revocation", rootKey=ROOT.pk.hex())
 

@@ -13,7 +13,7 @@ from swarmconf.spec.kvgossip.records import Record, make_record
 from swarmconf.spec.kvgossip.session import DEFAULT_MAX_LOOPS
 from swarmconf.spec.kvgossip.state import DEFAULT_SKEW_MS, MemoryStore
 
-from .base import HEX, HEX32, Flag, GroupKind, Suite, add, hexlist, obj
+from .base import Flag, Suite, add
 from .world import ALICE, BOB, G_ALICE, NOW, ROOT, T0
 
 FLAGS = {
@@ -40,60 +40,6 @@ FLAGS = {
         "MODIFIED_PARAMETER",
         "The peer breaks the protocol.",
         "The session aborts with a reason; only fully applied records remain.",
-    ),
-}
-SNAPSHOT = obj({"records": hexlist(), "revocations": hexlist()})
-SIDE = obj(
-    {
-        "error": {"type": ["string", "null"]},
-        "passes": {"type": "integer"},
-        "records": {"type": "object", "additionalProperties": HEX32},
-        "treeHash": HEX32,
-        "revsetHash": HEX32,
-    }
-)
-PARAMS = {"rootKey": HEX32, "skewMs": {"type": "integer"}, "maxLoops": {"type": "integer"}}
-FRAME = obj({"from": {"enum": ["initiator", "responder"]}, "frame": HEX})
-KINDS = {
-    "transcript": GroupKind(
-        PARAMS,
-        obj({"initiator": SNAPSHOT, "responder": SNAPSHOT, "now": {"type": "integer"}}),
-        obj({"frames": {"type": "array", "items": FRAME}, "initiator": SIDE, "responder": SIDE}),
-    ),
-    "scripted": GroupKind(
-        PARAMS,
-        obj(
-            {
-                "role": {"enum": ["initiator", "responder"]},
-                "store": SNAPSHOT,
-                "now": {"type": "integer"},
-                "frames": hexlist(),
-                "timeout": {"type": "boolean"},
-            }
-        ),
-        obj(
-            {
-                "replies": {"type": "array", "items": hexlist()},
-                "done": {"type": "boolean"},
-                "error": {"type": ["string", "null"]},
-                "passes": {"type": "integer"},
-                "records": {"type": "object", "additionalProperties": HEX32},
-                "treeHash": HEX32,
-                "revsetHash": HEX32,
-            }
-        ),
-    ),
-    "push": GroupKind(
-        PARAMS,
-        obj({"store": SNAPSHOT, "now": {"type": "integer"}, "frame": HEX}),
-        obj(
-            {
-                "reply": HEX,
-                "records": {"type": "object", "additionalProperties": HEX32},
-                "treeHash": HEX32,
-                "revsetHash": HEX32,
-            }
-        ),
     ),
 }
 
@@ -125,7 +71,6 @@ def build(strict: bool = True) -> Suite:
             "the end state.",
         ],
         FLAGS,
-        KINDS,
     )
     params = {"rootKey": ROOT.pk.hex(), "skewMs": DEFAULT_SKEW_MS, "maxLoops": DEFAULT_MAX_LOOPS}
     tr = suite.group("transcript", **params)

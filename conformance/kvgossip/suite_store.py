@@ -16,7 +16,7 @@ from swarmconf.spec.kvgossip.grants import (
 from swarmconf.spec.kvgossip.records import Record, make_record
 from swarmconf.spec.kvgossip.state import DEFAULT_SKEW_MS
 
-from .base import HEX, HEX32, Flag, GroupKind, Suite, add, obj
+from .base import Flag, Suite, add
 from .craft import signed
 from .world import ALICE, BOB, G_ALICE, MALLORY, NOW, ROOT, T0, root_grant
 
@@ -44,28 +44,6 @@ FLAGS = {
         "DEPLOYED_QUIRK", "The Go implementation behaves otherwise here.", "Follow the vector."
     ),
 }
-OP = obj({"op": {"enum": ["record", "revocation"]}, "bytes": HEX, "now": {"type": "integer"}})
-OUTCOME = obj(
-    {
-        "outcome": {"enum": ["accepted", "agree", "stale", "rejected", "deferred", "new", "known"]},
-        "reason": {"type": ["string", "null"]},
-        "purged": {"type": "array", "items": {"type": "string"}},
-    }
-)
-KINDS = {
-    "apply": GroupKind(
-        params={"rootKey": HEX32, "skewMs": {"type": "integer"}},
-        input=obj({"ops": {"type": "array", "items": OP}}),
-        expected=obj(
-            {
-                "outcomes": {"type": "array", "items": OUTCOME},
-                "records": {"type": "object", "additionalProperties": HEX32},
-                "treeHash": HEX32,
-                "revsetHash": HEX32,
-            }
-        ),
-    )
-}
 
 Op = Record | Revocation | tuple[Record, int] | bytes
 """A record (applied at NOW or at the given time), a revocation, or raw revocation bytes."""
@@ -80,7 +58,6 @@ def build(strict: bool = True) -> Suite:
             "revocations: new, known, rejected, with the keys purged) and the final state.",
         ],
         FLAGS,
-        KINDS,
     )
     group = suite.group("apply", rootKey=ROOT.pk.hex(), skewMs=DEFAULT_SKEW_MS)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from swarmconf.spec.kvgossip import crypto
 from swarmconf.spec.kvgossip.records import Record, make_record
 
-from .base import HEX32, Flag, GroupKind, Suite, add, hexlist, obj
+from .base import Flag, Suite, add
 from .world import ALICE, G_ALICE, T0
 
 FLAGS = {
@@ -26,14 +26,6 @@ FLAGS = {
         "The hash changes.",
     ),
 }
-KINDS = {
-    "tree": GroupKind(
-        {},
-        obj({"records": hexlist()}),
-        obj({"entrySum": HEX32, "count": {"type": "integer"}, "treeHash": HEX32}),
-    ),
-    "revset": GroupKind({}, obj({"grantIds": hexlist()}), obj({"revsetHash": HEX32})),
-}
 
 
 def build(strict: bool = True) -> Suite:
@@ -45,7 +37,6 @@ def build(strict: bool = True) -> Suite:
             "|| be64(N)). revset: SHA-256('kvg/revset/1' || sorted(grant ids)).",
         ],
         FLAGS,
-        KINDS,
     )
     tree = suite.group("tree")
 
