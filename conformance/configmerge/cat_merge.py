@@ -52,12 +52,6 @@ def _chain(length: int, lag: int = 5) -> list[bytes]:
 class Ignoring:
     """The ignore_rules suite: every case merges a list of messages (lag 5 unless told)."""
 
-    CHAIN = _chain(12)
-    """m1..m12, each setting `n` to its seqno."""
-    FORK_A = edited(CHAIN[9], {b"n": 100})
-    FORK_B = edited(CHAIN[9], {b"n": 200, b"w": b"b"})
-    """Two forks of m10 at seqno 11."""
-
     def __init__(self) -> None:
         self.suite = Suite(
             "ignore_rules",
@@ -66,6 +60,11 @@ class Ignoring:
             " unchanged; no valid input is NO_VALID_MESSAGE.",
         )
         self.rng = random.Random("swarmconf ignore_rules v1")
+        self.chain = _chain(12)
+        """m1..m12, each setting `n` to its seqno."""
+        self.fork_a = edited(self.chain[9], {b"n": 100})
+        self.fork_b = edited(self.chain[9], {b"n": 200, b"w": b"b"})
+        """Two forks of m10 at seqno 11."""
 
     def merge(
         self,
@@ -91,7 +90,7 @@ ignore_case = Catalogue[Ignoring]()
 
 @ignore_case
 def survivors(i: Ignoring) -> None:
-    chain = i.CHAIN
+    chain = i.chain
     i.merge("single", "one message: returned unchanged", [chain[5]], ["D14"], ["Survivor"])
     i.merge(
         "included-older",
@@ -126,7 +125,7 @@ def survivors(i: Ignoring) -> None:
 
 @ignore_case
 def forks_beside_ignored_messages(i: Ignoring) -> None:
-    chain, fork_a, fork_b = i.CHAIN, i.FORK_A, i.FORK_B
+    chain, fork_a, fork_b = i.chain, i.fork_a, i.fork_b
     i.merge(
         "fork-with-stale",
         "two forks at 11 and m5 (5 + 5 <= 11): m5 is dropped",
@@ -177,14 +176,14 @@ def invalid_inputs_skipped(i: Ignoring) -> None:
         i.merge(
             f"invalid-{name}-with-survivor",
             f"{name} skipped beside m6",
-            [blob, i.CHAIN[5]],
+            [blob, i.chain[5]],
             ["D14"],
             ["InvalidMixedIn"],
         )
         i.merge(
             f"invalid-{name}-in-fork",
             f"{name} skipped in a two-way merge",
-            [i.FORK_A, blob, i.FORK_B],
+            [i.fork_a, blob, i.fork_b],
             ["D14", "D15"],
             ["InvalidMixedIn", "Conflict"],
         )

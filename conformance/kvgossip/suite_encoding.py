@@ -81,15 +81,7 @@ HEADER = [
 RULES = ["notes:1.2", "row:2"]
 TAMPER_RULES = ["notes:1.2", "row:4"]
 
-# The objects the cases encode, re-encode and tamper with.
 GRANT = G_ALICE
-RECORD = make_record(ALICE.seed, "/a/x", T0 + 5, b"hello", [GRANT])
-TOMB = make_record(ALICE.seed, "/a/x", T0 + 6, None, [GRANT])
-REVOCATION = revoke_grant(ROOT.seed, GRANT, T0 + 10, ROOT.pk)
-GRANT_PARTS = grant_body_parts(GRANT)
-RECORD_PARTS = record_body_parts(RECORD)
-ENVELOPE = RECORD.encode()
-RECORD_FIELDS = [RECORD.key, RECORD.ts, RECORD.tombstone, RECORD.value_hash, RECORD.signer]
 
 
 def body(fields: list[object], tag: str = RECORD_TAG) -> bytes:
@@ -104,6 +96,20 @@ class Decoding:
         self.suite = Suite("encoding", HEADER, FLAGS)
         self.group = self.suite.group("decode", rootKey=ROOT.pk.hex())
         self.strict = strict
+        # Made when the suite is built (under a mutant, if one is active).
+        self.record = make_record(ALICE.seed, "/a/x", T0 + 5, b"hello", [GRANT])
+        self.tomb = make_record(ALICE.seed, "/a/x", T0 + 6, None, [GRANT])
+        self.revocation = revoke_grant(ROOT.seed, GRANT, T0 + 10, ROOT.pk)
+        self.grant_parts = grant_body_parts(GRANT)
+        self.record_parts = record_body_parts(self.record)
+        self.envelope = self.record.encode()
+        self.record_fields = [
+            self.record.key,
+            self.record.ts,
+            self.record.tombstone,
+            self.record.value_hash,
+            self.record.signer,
+        ]
 
     def case(
         self,
@@ -157,7 +163,7 @@ def canonical_objects(d: Decoding) -> None:
         "A value record with its chain.",
         ["Canonical"],
         "record",
-        RECORD.encode(),
+        d.record.encode(),
         "valid",
     )
     d.case(
@@ -165,7 +171,7 @@ def canonical_objects(d: Decoding) -> None:
         "A tombstone: empty value, zero value hash.",
         ["Canonical"],
         "record",
-        TOMB.encode(),
+        d.tomb.encode(),
         "valid",
         rules=["notes:1.2", "row:16"],
     )
@@ -174,7 +180,7 @@ def canonical_objects(d: Decoding) -> None:
         "A revocation by the root.",
         ["Canonical"],
         "revocation",
-        REVOCATION.encode(),
+        d.revocation.encode(),
         "valid",
         rules=["notes:1.2", "row:13"],
     )
@@ -199,7 +205,7 @@ def record_empty_value_not_tombstone(d: Decoding) -> None:
 
 @case
 def grant_flags_uint8(d: Decoding) -> None:
-    wide_flags = raw_array([*GRANT_PARTS[:4], b"\xcc\x00", *GRANT_PARTS[5:]])
+    wide_flags = raw_array([*d.grant_parts[:4], b"\xcc\x00", *d.grant_parts[5:]])
     d.refused(
         "grant-flags-uint8",
         "flags 0 as uint8 0xcc00 instead of fixint.",
@@ -228,22 +234,22 @@ def record_ts_uint64(d: Decoding) -> None:
 @case
 def wider_headers(d: Decoding) -> None:
     tag8 = b"\xd9" + bytes([len(RECORD_TAG)]) + RECORD_TAG.encode()
-    wide_tag = raw_array([tag8, *RECORD_PARTS[1:]])
+    wide_tag = raw_array([tag8, *d.record_parts[1:]])
     d.refused(
         "record-tag-str8",
         "The tag as str8 instead of fixstr.",
         "WiderString",
         "record",
-        resigned_record(ALICE.seed, RECORD, wide_tag),
+        resigned_record(ALICE.seed, d.record, wide_tag),
         "NONCANONICAL_ENCODING",
     )
-    arr16 = b"\xdc\x00\x06" + b"".join(RECORD_PARTS)
+    arr16 = b"\xdc\x00\x06" + b"".join(d.record_parts)
     d.refused(
         "record-body-array16",
         "The body as array16 instead of fixarray.",
         "WiderString",
         "record",
-        resigned_record(ALICE.seed, RECORD, arr16),
+        resigned_record(ALICE.seed, d.record, arr16),
         "NONCANONICAL_ENCODING",
     )
     d.refused(
@@ -251,20 +257,20 @@ def wider_headers(d: Decoding) -> None:
         "The envelope as array16.",
         "WiderString",
         "record",
-        b"\xdc\x00\x04" + ENVELOPE[1:],
+        b"\xdc\x00\x04" + d.envelope[1:],
         "NONCANONICAL_ENCODING",
     )
 
 
 @case
 def record_ts_float32(d: Decoding) -> None:
-    f32 = raw_array([*RECORD_PARTS[:2], b"\xcaO\x00\x00\x00", *RECORD_PARTS[3:]])
+    f32 = raw_array([*d.record_parts[:2], b"\xcaO\x00\x00\x00", *d.record_parts[3:]])
     d.refused(
         "record-ts-float32",
         "ts as float32; it re-encodes as float64.",
         "WiderInteger",
         "record",
-        resigned_record(ALICE.seed, RECORD, f32),
+        resigned_record(ALICE.seed, d.record, f32),
         "NONCANONICAL_ENCODING",
     )
 
@@ -274,54 +280,57 @@ def record_ts_float32(d: Decoding) -> None:
 
 @case
 def record_fields_of_the_wrong_type(d: Decoding) -> None:
-    fields = RECORD_FIELDS
+    fields = d.record_fields
     wrong = {
-        "record-key-as-bin": ([RECORD.key.encode(), *fields[1:]], "The key as bin instead of str."),
+        "record-key-as-bin": (
+            [d.record.key.encode(), *fields[1:]],
+            "The key as bin instead of str.",
+        ),
         "record-tombstone-as-int": (
             [*fields[:2], 0, *fields[3:]],
             "The tombstone flag as integer 0.",
         ),
-        "record-ts-float64": ([*fields[:1], float(RECORD.ts), *fields[2:]], "ts as float64."),
+        "record-ts-float64": ([*fields[:1], float(d.record.ts), *fields[2:]], "ts as float64."),
         "record-ts-nil": ([*fields[:1], None, *fields[2:]], "ts as nil."),
         "record-extra-field": ([*fields, 0], "A seventh body element."),
         "record-missing-field": (fields[:4], "A body without the signer."),
     }
     for name, (changed, comment) in wrong.items():
-        data = resigned_record(ALICE.seed, RECORD, body(changed))
+        data = resigned_record(ALICE.seed, d.record, body(changed))
         d.refused(name, comment, "WrongType", "record", data, "BAD_SHAPE")
 
 
 @case
 def record_fields_out_of_range(d: Decoding) -> None:
-    negative = body([*RECORD_FIELDS[:1], -1, *RECORD_FIELDS[2:]])
+    negative = body([*d.record_fields[:1], -1, *d.record_fields[2:]])
     d.refused(
         "record-ts-negative",
         "A negative timestamp.",
         "FieldRange",
         "record",
-        resigned_record(ALICE.seed, RECORD, negative),
+        resigned_record(ALICE.seed, d.record, negative),
         "BAD_SHAPE",
     )
-    short = body([*RECORD_FIELDS[:4], RECORD.signer[:31]])
+    short = body([*d.record_fields[:4], d.record.signer[:31]])
     d.refused(
         "record-signer-31-bytes",
         "A 31-byte signer key.",
         "FieldRange",
         "record",
-        record_wire(short, RECORD.signature, RECORD.value, RECORD.chain),
+        record_wire(short, d.record.signature, d.record.value, d.record.chain),
         "BAD_SHAPE",
     )
 
 
 @case
 def maps_for_arrays(d: Decoding) -> None:
-    as_map = encode({"tag": RECORD_TAG, "key": RECORD.key})
+    as_map = encode({"tag": RECORD_TAG, "key": d.record.key})
     d.refused(
         "record-body-map",
         "A map where the body array belongs.",
         "WrongType",
         "record",
-        resigned_record(ALICE.seed, RECORD, as_map),
+        resigned_record(ALICE.seed, d.record, as_map),
         "BAD_SHAPE",
         ["notes:1.2", "attack:8"],
     )
@@ -330,7 +339,7 @@ def maps_for_arrays(d: Decoding) -> None:
         "The envelope as a map.",
         "WrongType",
         "record",
-        encode({"body": RECORD.body}),
+        encode({"body": d.record.body}),
         "BAD_SHAPE",
         ["notes:1.2", "attack:8"],
     )
@@ -355,8 +364,8 @@ def grant_pattern_as_bin(d: Decoding) -> None:
 @case
 def malformed_bytes(d: Decoding) -> None:
     cases = [
-        ("record-truncated", "The last byte is missing.", "record", ENVELOPE[:-1]),
-        ("record-trailing-byte", "One byte after the value.", "record", ENVELOPE + b"\x00"),
+        ("record-truncated", "The last byte is missing.", "record", d.envelope[:-1]),
+        ("record-trailing-byte", "One byte after the value.", "record", d.envelope + b"\x00"),
         ("empty-input", "No bytes at all.", "grant", b""),
     ]
     for name, comment, kind, data in cases:
@@ -365,13 +374,13 @@ def malformed_bytes(d: Decoding) -> None:
 
 @case
 def record_key_invalid_utf8(d: Decoding) -> None:
-    bad_utf8 = raw_array([RECORD_PARTS[0], b"\xa3/\xff\xfe", *RECORD_PARTS[2:]])
+    bad_utf8 = raw_array([d.record_parts[0], b"\xa3/\xff\xfe", *d.record_parts[2:]])
     d.refused(
         "record-key-invalid-utf8",
         "The key str holds invalid UTF-8.",
         "Malformed",
         "record",
-        resigned_record(ALICE.seed, RECORD, bad_utf8),
+        resigned_record(ALICE.seed, d.record, bad_utf8),
         "MALFORMED_ENCODING",
     )
 
@@ -393,13 +402,13 @@ def grant_as_record(d: Decoding) -> None:
 
 @case
 def wrong_domain_tags(d: Decoding) -> None:
-    six = encode([GRANT_TAG, *RECORD_FIELDS])
+    six = encode([GRANT_TAG, *d.record_fields])
     d.refused(
         "record-fields-grant-tag",
         "Record fields under the grant tag.",
         "DomainConfusion",
         "record",
-        resigned_record(ALICE.seed, RECORD, six),
+        resigned_record(ALICE.seed, d.record, six),
         "WRONG_DOMAIN_TAG",
     )
     rev_as_grant = encode([REVOCATION_TAG, *([b"x"] * 6)])
@@ -419,24 +428,26 @@ def wrong_domain_tags(d: Decoding) -> None:
 @case
 def record_fields_changed_after_signing(d: Decoding) -> None:
     """The Go implementation signs only the value, so it takes both."""
-    bumped = record_body(RECORD.key, RECORD.ts + 1000, False, RECORD.value_hash, RECORD.signer)
+    bumped = record_body(
+        d.record.key, d.record.ts + 1000, False, d.record.value_hash, d.record.signer
+    )
     d.case(
         "record-ts-bumped-by-relay",
         "A relay raises ts to make an old value win.",
         ["Tampered", "GoHole"],
         "record",
-        record_wire(bumped, RECORD.signature, RECORD.value, RECORD.chain),
+        record_wire(bumped, d.record.signature, d.record.value, d.record.chain),
         "invalid",
         "BAD_SIGNATURE",
         [*TAMPER_RULES, "attack:3"],
     )
-    relabel = record_body("/a/y", RECORD.ts, False, RECORD.value_hash, RECORD.signer)
+    relabel = record_body("/a/y", d.record.ts, False, d.record.value_hash, d.record.signer)
     d.case(
         "record-key-relabelled",
         "A valid /a/x record relabelled /a/y.",
         ["Tampered", "GoHole"],
         "record",
-        record_wire(relabel, RECORD.signature, RECORD.value, RECORD.chain),
+        record_wire(relabel, d.record.signature, d.record.value, d.record.chain),
         "invalid",
         "BAD_SIGNATURE",
         [*TAMPER_RULES, "attack:4"],
@@ -450,7 +461,7 @@ def record_value_altered(d: Decoding) -> None:
         "The value bytes changed after signing.",
         "Tampered",
         "record",
-        record_wire(RECORD.body, RECORD.signature, b"hellp", RECORD.chain),
+        record_wire(d.record.body, d.record.signature, b"hellp", d.record.chain),
         "VALUE_HASH_MISMATCH",
         [*TAMPER_RULES, "attack:2"],
     )
@@ -458,25 +469,25 @@ def record_value_altered(d: Decoding) -> None:
 
 @case
 def tombstones_tampered(d: Decoding) -> None:
-    flipped = record_body(TOMB.key, TOMB.ts, False, ZERO_HASH, TOMB.signer)
-    hashed = record_body(TOMB.key, TOMB.ts, True, crypto.sha256(b""), TOMB.signer)
+    flipped = record_body(d.tomb.key, d.tomb.ts, False, ZERO_HASH, d.tomb.signer)
+    hashed = record_body(d.tomb.key, d.tomb.ts, True, crypto.sha256(b""), d.tomb.signer)
     cases = [
         (
             "tombstone-flag-flipped",
             "A tombstone's flag cleared after signing.",
-            record_wire(flipped, TOMB.signature, b"", TOMB.chain),
+            record_wire(flipped, d.tomb.signature, b"", d.tomb.chain),
             "BAD_SIGNATURE",
         ),
         (
             "tombstone-with-value",
             "A correctly signed tombstone carrying a value.",
-            record_wire(TOMB.body, TOMB.signature, b"x", TOMB.chain),
+            record_wire(d.tomb.body, d.tomb.signature, b"x", d.tomb.chain),
             "TOMBSTONE_WITH_VALUE",
         ),
         (
             "tombstone-hash-not-zero",
             "A signed tombstone naming SHA-256('') as its value hash.",
-            resigned_record(ALICE.seed, TOMB, hashed),
+            resigned_record(ALICE.seed, d.tomb, hashed),
             "TOMBSTONE_HASH_NOT_ZERO",
         ),
     ]
@@ -491,7 +502,7 @@ def record_signed_by_other_key(d: Decoding) -> None:
         "Signed by mallory, naming alice as signer.",
         "Tampered",
         "record",
-        resigned_record(MALLORY.seed, RECORD, RECORD.body),
+        resigned_record(MALLORY.seed, d.record, d.record.body),
         "BAD_SIGNATURE",
         [*TAMPER_RULES, "attack:1"],
     )
@@ -499,7 +510,7 @@ def record_signed_by_other_key(d: Decoding) -> None:
 
 @case
 def grants_tampered(d: Decoding) -> None:
-    widened = raw_array([*GRANT_PARTS[:3], encode("/**"), *GRANT_PARTS[4:]])
+    widened = raw_array([*d.grant_parts[:3], encode("/**"), *d.grant_parts[4:]])
     d.refused(
         "grant-pattern-widened",
         "The pattern widened to /** after signing.",
@@ -529,7 +540,7 @@ def revocation_time_altered(d: Decoding) -> None:
         "revoked_at changed after signing.",
         "Tampered",
         "revocation",
-        encode([altered, REVOCATION.signature]),
+        encode([altered, d.revocation.signature]),
         "BAD_SIGNATURE",
         ["notes:1.2", "row:13"],
     )

@@ -33,8 +33,6 @@ HEADER = [
     "revoker. A revocation applies to that grant id forever.",
 ]
 RULES = ("notes:1.2", "row:13")
-BY_ISSUER = revoke_grant(ALICE.seed, G_BOB, T0 + 1, ROOT.pk)
-"""alice revokes her grant to bob."""
 
 
 def crafted(seed: bytes, revoker: bytes, at: int) -> bytes:
@@ -49,6 +47,8 @@ class Revoking:
         self.suite = Suite("revocations", HEADER, FLAGS)
         self.group = self.suite.group("revocation", rootKey=ROOT.pk.hex())
         self.strict = strict
+        # Made when the suite is built (under a mutant, if one is active).
+        self.by_issuer = revoke_grant(ALICE.seed, G_BOB, T0 + 1, ROOT.pk)
 
     def case(
         self,
@@ -80,7 +80,7 @@ case = Catalogue[Revoking]()
 @case
 def issuer_or_root_revokes(r: Revoking) -> None:
     r.case(
-        "by-issuer", "alice revokes her grant to bob.", ["ByIssuer"], BY_ISSUER.encode(), "valid"
+        "by-issuer", "alice revokes her grant to bob.", ["ByIssuer"], r.by_issuer.encode(), "valid"
     )
     by_root = revoke_grant(ROOT.seed, G_BOB, T0 + 1, ROOT.pk)
     r.case(
@@ -156,13 +156,13 @@ def tampered(r: Revoking) -> None:
         "invalid",
         "BAD_SIGNATURE",
     )
-    sig = bytearray(BY_ISSUER.signature)
+    sig = bytearray(r.by_issuer.signature)
     sig[0] ^= 1
     r.case(
         "signature-bit-flipped",
         "One bit of the revocation signature flipped.",
         ["Tampered"],
-        encode([BY_ISSUER.body, bytes(sig)]),
+        encode([r.by_issuer.body, bytes(sig)]),
         "invalid",
         "BAD_SIGNATURE",
     )

@@ -91,25 +91,23 @@ def tree(records: Sequence[Record]) -> bytes:
     return message("TREE", MemoryStore(records).tree_hash(), len(records))
 
 
-# The records the cases exchange: alice's /a/x in two versions, /a/y, and the root's /r; bob
-# writes /a/x through a grant the root revokes.
-X1, X2 = rec("/a/x", T0 + 1, b"1"), rec("/a/x", T0 + 2, b"2")
-Y = rec("/a/y", T0 + 3, b"y")
-R = rec("/r", T0 + 4, b"root", ROOT.seed)
-G_BOB = issue_grant(ROOT.seed, BOB.pk, "/a/**", subgrant=False, issued_at=T0)
-BOBS = make_record(BOB.seed, "/a/x", T0 + 7, b"bob", [G_BOB])
-REVOCATION = revoke_grant(ROOT.seed, G_BOB, T0 + 20, ROOT.pk)
-DIFFER = hello([X2])
-"""The HELLO of a peer whose store differs from `BASE`."""
-BASE = snap([X1])
-
-
 class Sessions:
     """The suite and its three groups: whole transcripts, one scripted role, push and fetch."""
 
     def __init__(self, strict: bool) -> None:
         self.suite = Suite("sessions", HEADER, FLAGS)
         self.strict = strict
+        # Made when the suite is built (under a mutant, if one is active): alice's /a/x in two
+        # versions, /a/y and the root's /r; bob writes /a/x through a grant the root revokes.
+        self.x1, self.x2 = rec("/a/x", T0 + 1, b"1"), rec("/a/x", T0 + 2, b"2")
+        self.y = rec("/a/y", T0 + 3, b"y")
+        self.r = rec("/r", T0 + 4, b"root", ROOT.seed)
+        self.g_bob = issue_grant(ROOT.seed, BOB.pk, "/a/**", subgrant=False, issued_at=T0)
+        self.bobs = make_record(BOB.seed, "/a/x", T0 + 7, b"bob", [self.g_bob])
+        self.revocation = revoke_grant(ROOT.seed, self.g_bob, T0 + 20, ROOT.pk)
+        self.differ = hello([self.x2])
+        """The HELLO of a peer whose store differs from `base`."""
+        self.base = snap([self.x1])
 
     def transcript(
         self,
@@ -174,18 +172,19 @@ class Sessions:
         reason: str,
         *,
         role: str = "responder",
-        store: dict[str, Any] = BASE,
+        store: dict[str, Any] | None = None,
         extra: tuple[str, ...] = ("attack:31",),
         flags: tuple[str, ...] = (),
         timeout: bool = False,
     ) -> None:
-        """A peer breaking the protocol: the session aborts with `reason`."""
+        """A peer breaking the protocol: the session aborts with `reason` (over `base` unless
+        `store` is given)."""
         self.scripted(
             name,
             comment,
             ["ProtocolViolation", *flags],
             role,
-            store,
+            self.base if store is None else store,
             frames,
             "invalid",
             reason,
@@ -232,7 +231,11 @@ def both_empty(s: Sessions) -> None:
 @case
 def equal_stores(s: Sessions) -> None:
     s.transcript(
-        "equal-stores", "Equal stores: HELLO, HELLO, BYE.", ["Honest"], snap([X1, Y]), snap([Y, X1])
+        "equal-stores",
+        "Equal stores: HELLO, HELLO, BYE.",
+        ["Honest"],
+        snap([s.x1, s.y]),
+        snap([s.y, s.x1]),
     )
 
 
@@ -242,15 +245,15 @@ def one_side_newer(s: Sessions) -> None:
         "initiator-newer",
         "A's /a/x is newer: A sends it in RECORDS after reconciling; B accepts.",
         ["Honest"],
-        snap([X2]),
-        snap([X1]),
+        snap([s.x2]),
+        snap([s.x1]),
     )
     s.transcript(
         "responder-newer",
         "B's /a/x is newer: A asks for it with WANT and accepts.",
         ["Honest"],
-        snap([X1]),
-        snap([X2]),
+        snap([s.x1]),
+        snap([s.x2]),
     )
 
 
@@ -260,15 +263,19 @@ def responder_only_keys(s: Sessions) -> None:
         "responder-only-keys",
         "B holds keys A lacks: one WANT, one RECORDS, one RESULTS.",
         ["Honest"],
-        snap([X1]),
-        snap([X1, Y, R]),
+        snap([s.x1]),
+        snap([s.x1, s.y, s.r]),
     )
 
 
 @case
 def mixed(s: Sessions) -> None:
     s.transcript(
-        "mixed", "Keys flow both ways in one pass.", ["Honest"], snap([X2, R]), snap([X1, Y])
+        "mixed",
+        "Keys flow both ways in one pass.",
+        ["Honest"],
+        snap([s.x2, s.r]),
+        snap([s.x1, s.y]),
     )
 
 
@@ -280,7 +287,7 @@ def tombstone_propagates(s: Sessions) -> None:
         "A tombstone replaces the value.",
         ["Honest"],
         snap([tomb]),
-        snap([Y]),
+        snap([s.y]),
         ("attack:28",),
     )
 
@@ -293,7 +300,7 @@ def reset_same_value_syncs(s: Sessions) -> None:
         "B re-SET /a/x to the same bytes later: the tree hashes differ (Go's are equal, so Go "
         "says BYE and the re-SET never spreads).",
         ["Honest"],
-        snap([X1]),
+        snap([s.x1]),
         snap([reset]),
         ("row:19", "row:20", "attack:22", "attack:30"),
     )
@@ -320,8 +327,8 @@ def revocations_first(s: Sessions) -> None:
         "B knows a revocation A lacks: REVS, REVS, REVDATA, "
         "REVDATA; A purges bob's record; A then takes B's older /a/x.",
         ["Revocations"],
-        snap([BOBS]),
-        snap([X1], [REVOCATION]),
+        snap([s.bobs]),
+        snap([s.x1], [s.revocation]),
         ("row:14", "row:26", "attack:21"),
     )
 
@@ -347,7 +354,7 @@ def unauthorised_record_rejected(s: Sessions) -> None:
         "A holds a record bob signed with alice's chain "
         "(a buggy store): B rejects it and accepts the next record of the batch.",
         ["PerRecordRejection", "MaxLoops"],
-        snap([forged, X1]),
+        snap([forged, s.x1]),
         snap(),
         ("attack:9",),
     )
@@ -365,7 +372,10 @@ def responder_message_out_of_order(s: Sessions) -> None:
         "SESSION_UNEXPECTED_MESSAGE",
     )
     s.violation(
-        "responder-hello-twice", "A second HELLO.", [DIFFER, DIFFER], "SESSION_UNEXPECTED_MESSAGE"
+        "responder-hello-twice",
+        "A second HELLO.",
+        [s.differ, s.differ],
+        "SESSION_UNEXPECTED_MESSAGE",
     )
 
 
@@ -396,7 +406,7 @@ def responder_malformed_frames(s: Sessions) -> None:
     s.violation(
         "responder-bad-recon",
         "A RECON that is not Negentropy V1.",
-        [DIFFER, message("RECON", b"\x60")],
+        [s.differ, message("RECON", b"\x60")],
         "SESSION_BAD_MESSAGE",
         extra=("attack:31", "sync:K2"),
     )
@@ -407,7 +417,7 @@ def responder_want_before_recon(s: Sessions) -> None:
     s.violation(
         "responder-want-before-recon",
         "A WANT before any pass began.",
-        [DIFFER, message("WANT", [X1.entry_hash])],
+        [s.differ, message("WANT", [s.x1.entry_hash])],
         "SESSION_UNEXPECTED_MESSAGE",
     )
 
@@ -417,7 +427,7 @@ def responder_duplicate_key(s: Sessions) -> None:
     s.violation(
         "responder-duplicate-key",
         "Two records of /a/x in one pass.",
-        [DIFFER, opening([X2]), message("RECORDS", [X2.encode(), X2.encode()])],
+        [s.differ, opening([s.x2]), message("RECORDS", [s.x2.encode(), s.x2.encode()])],
         "SESSION_DUPLICATE_KEY",
     )
 
@@ -427,7 +437,7 @@ def responder_atomic_before_abort(s: Sessions) -> None:
     s.violation(
         "responder-atomic-before-abort",
         "/a/x is applied, then a violation: /a/x stays.",
-        [DIFFER, opening([X2]), message("RECORDS", [X2.encode()]), DIFFER],
+        [s.differ, opening([s.x2]), message("RECORDS", [s.x2.encode()]), s.differ],
         "SESSION_UNEXPECTED_MESSAGE",
     )
 
@@ -445,7 +455,7 @@ def responder_limits(s: Sessions) -> None:
     s.violation(
         "responder-too-many-rounds",
         "A 33rd RECON in one pass.",
-        [DIFFER] + [opening([X2])] * 33,
+        [s.differ] + [opening([s.x2])] * 33,
         "SESSION_TOO_MANY_ROUNDS",
         extra=("attack:31", "sync:K6"),
     )
@@ -457,9 +467,9 @@ def responder_results_miscounted(s: Sessions) -> None:
         "responder-results-miscounted",
         "RESULTS with two outcomes for a RECORDS of one record.",
         [
-            DIFFER,
-            opening([X2]),
-            message("WANT", [X1.entry_hash]),
+            s.differ,
+            opening([s.x2]),
+            message("WANT", [s.x1.entry_hash]),
             message("RESULTS", ["stale", "stale"], ["STALE", "STALE"], [], []),
         ],
         "SESSION_BAD_MESSAGE",
@@ -474,13 +484,13 @@ def responder_serves_want(s: Sessions) -> None:
         "A WANT for /a/x and an unknown id: RECORDS holds /a/x alone; a clean pass and BYE.",
         ["Honest"],
         "responder",
-        BASE,
+        s.base,
         [
-            DIFFER,
-            opening([X2]),
-            message("WANT", [X1.entry_hash, bytes(32)]),
+            s.differ,
+            opening([s.x2]),
+            message("WANT", [s.x1.entry_hash, bytes(32)]),
             message("RESULTS", ["stale"], ["STALE"], [], []),
-            tree([X2]),
+            tree([s.x2]),
             message("BYE"),
         ],
         "valid",
@@ -493,14 +503,14 @@ def responder_timeout_and_closed(s: Sessions) -> None:
     s.violation(
         "responder-timeout",
         "The peer goes silent after HELLO.",
-        [DIFFER],
+        [s.differ],
         "SESSION_TIMEOUT",
         timeout=True,
     )
     s.violation(
         "responder-frame-after-bye",
         "A frame after BYE.",
-        [hello([X1]), message("BYE"), message("BYE")],
+        [hello([s.x1]), message("BYE"), message("BYE")],
         "SESSION_CLOSED",
     )
 
@@ -513,12 +523,12 @@ def responder_revoked_record_gets_revocation(s: Sessions) -> None:
         "rejected, REVOKED, the revocation and B's own record attached; no abort.",
         ["PerRecordRejection", "Revocations"],
         "responder",
-        snap([X1], [REVOCATION]),
+        snap([s.x1], [s.revocation]),
         [
-            hello([BOBS], [REVOCATION]),
-            opening([BOBS]),
-            message("RECORDS", [BOBS.encode()]),
-            tree([BOBS]),
+            hello([s.bobs], [s.revocation]),
+            opening([s.bobs]),
+            message("RECORDS", [s.bobs.encode()]),
+            tree([s.bobs]),
             message("BYE"),
         ],
         "valid",
@@ -531,19 +541,19 @@ def initiator_records_not_asked_for(s: Sessions) -> None:
     s.violation(
         "initiator-unrequested-record",
         "The responder answers a WANT for /a/x with /a/y's record; nothing is applied.",
-        [hello([X2]), recon_reply([X2], [X1]), message("RECORDS", [Y.encode()])],
+        [hello([s.x2]), recon_reply([s.x2], [s.x1]), message("RECORDS", [s.y.encode()])],
         "SESSION_NOT_REQUESTED",
         role="initiator",
-        store=snap([X1]),
+        store=snap([s.x1]),
         extra=("attack:31", "sync:K8"),
     )
     s.violation(
         "initiator-unexpected-records",
         "RECORDS while no WANT is open.",
-        [hello([X2]), message("RECORDS", [X2.encode()])],
+        [hello([s.x2]), message("RECORDS", [s.x2.encode()])],
         "SESSION_UNEXPECTED_MESSAGE",
         role="initiator",
-        store=snap([X1]),
+        store=snap([s.x1]),
     )
 
 
@@ -554,12 +564,12 @@ def initiator_full_pass(s: Sessions) -> None:
         "A clean pass seen from the initiator: RECON, WANT /a/y, RESULTS, equal trees, BYE.",
         ["Honest"],
         "initiator",
-        snap([X1]),
+        snap([s.x1]),
         [
-            hello([X1, Y]),
-            recon_reply([X1, Y], [X1]),
-            message("RECORDS", [Y.encode()]),
-            tree([X1, Y]),
+            hello([s.x1, s.y]),
+            recon_reply([s.x1, s.y], [s.x1]),
+            message("RECORDS", [s.y.encode()]),
+            tree([s.x1, s.y]),
         ],
         "valid",
         extra=("sync:K6", "sync:K7"),
@@ -574,8 +584,13 @@ def initiator_stale_fetch_returns_own(s: Sessions) -> None:
         "again as a record B lacks.",
         ["Honest"],
         "initiator",
-        snap([X2]),
-        [hello([X1]), recon_reply([X1], [X2]), message("RECORDS", [X1.encode()]), tree([X2])],
+        snap([s.x2]),
+        [
+            hello([s.x1]),
+            recon_reply([s.x1], [s.x2]),
+            message("RECORDS", [s.x1.encode()]),
+            tree([s.x2]),
+        ],
         "valid",
         extra=("sync:K7",),
     )
@@ -590,28 +605,28 @@ def push_records(s: Sessions) -> None:
         "push-new",
         "A pushed record new here: accepted.",
         ["Honest"],
-        BASE,
-        message("PUSH", [X2.encode()]),
+        s.base,
+        message("PUSH", [s.x2.encode()]),
     )
     s.push(
         "push-stale",
         "A pushed older record: STALE and the local one goes back.",
         ["Honest"],
-        snap([X2]),
-        message("PUSH", [X1.encode()]),
+        snap([s.x2]),
+        message("PUSH", [s.x1.encode()]),
     )
     s.push(
         "push-revoked",
         "bob's revoked record: REJECTED, REVOKED, the revocation attached.",
         ["PerRecordRejection", "Revocations"],
-        snap([X1], [REVOCATION]),
-        message("PUSH", [BOBS.encode()]),
+        snap([s.x1], [s.revocation]),
+        message("PUSH", [s.bobs.encode()]),
     )
     s.push(
         "push-garbage-record",
         "Bytes that are no record: REJECTED, nothing stored.",
         ["PerRecordRejection"],
-        BASE,
+        s.base,
         message("PUSH", [b"\x90"]),
     )
 
@@ -622,7 +637,7 @@ def fetch_present_and_absent(s: Sessions) -> None:
         "fetch-present-and-absent",
         "FETCH /a/x and /a/none: RECORDS holds /a/x alone.",
         ["Honest"],
-        BASE,
+        s.base,
         message("FETCH", ["/a/x", "/a/none"]),
     )
 
@@ -633,8 +648,8 @@ def push_wrong_message(s: Sessions) -> None:
         "push-wrong-message",
         "A HELLO where PUSH or FETCH belongs.",
         ["ProtocolViolation"],
-        BASE,
-        DIFFER,
+        s.base,
+        s.differ,
         "invalid",
         "SESSION_UNEXPECTED_MESSAGE",
     )

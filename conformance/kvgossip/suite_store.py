@@ -69,17 +69,6 @@ def rec(
     return make_record(seed, key, ts, value, [G_ALICE] if chain is None else chain)
 
 
-# alice's versions of /a/k; bob's newer one through a grant the root revokes.
-V1, V2 = rec("/a/k", T0 + 1, b"one"), rec("/a/k", T0 + 2, b"two")
-T3 = rec("/a/k", T0 + 3, None)
-V4 = rec("/a/k", T0 + 4, b"back")
-OLD = rec("/a/k", T0 + 1, b"old")
-G_BOB_A = issue_grant(ROOT.seed, BOB.pk, "/a/**", subgrant=False, issued_at=T0)
-NEW = make_record(BOB.seed, "/a/k", T0 + 9, b"new", [G_BOB_A])
-REVOKE_BOB = revoke_grant(ROOT.seed, G_BOB_A, T0 + 20, ROOT.pk)
-REVOKE_ALICE = revoke_grant(ROOT.seed, G_ALICE, T0 + 20, ROOT.pk)
-
-
 class Applying:
     """The suite and its one group: ops applied in order to an empty store."""
 
@@ -87,6 +76,15 @@ class Applying:
         self.suite = Suite("store", HEADER, FLAGS)
         self.group = self.suite.group("apply", rootKey=ROOT.pk.hex(), skewMs=SKEW)
         self.strict = strict
+        # Made when the suite is built (under a mutant, if one is active).
+        self.v1, self.v2 = rec("/a/k", T0 + 1, b"one"), rec("/a/k", T0 + 2, b"two")
+        self.t3 = rec("/a/k", T0 + 3, None)
+        self.v4 = rec("/a/k", T0 + 4, b"back")
+        self.old = rec("/a/k", T0 + 1, b"old")
+        self.g_bob_a = issue_grant(ROOT.seed, BOB.pk, "/a/**", subgrant=False, issued_at=T0)
+        self.new = make_record(BOB.seed, "/a/k", T0 + 9, b"new", [self.g_bob_a])
+        self.revoke_bob = revoke_grant(ROOT.seed, self.g_bob_a, T0 + 20, ROOT.pk)
+        self.revoke_alice = revoke_grant(ROOT.seed, G_ALICE, T0 + 20, ROOT.pk)
 
     def case(
         self, name: str, comment: str, flags: list[str], ops: list[Op], rules: tuple[str, ...]
@@ -118,9 +116,9 @@ case = Catalogue[Applying]()
 @case
 def last_writer_wins(a: Applying) -> None:
     rules = ("notes:1.2", "row:21", "attack:27")
-    a.case("newer-wins", "v1 then v2.", ["Lww"], [V1, V2], ("notes:1.2", "row:21"))
-    a.case("older-after-newer-is-stale", "v2 then v1.", ["Lww", "Stale"], [V2, V1], rules)
-    a.case("identical-twice-agrees", "v1 twice.", ["Idempotent"], [V1, V1], rules)
+    a.case("newer-wins", "v1 then v2.", ["Lww"], [a.v1, a.v2], ("notes:1.2", "row:21"))
+    a.case("older-after-newer-is-stale", "v2 then v1.", ["Lww", "Stale"], [a.v2, a.v1], rules)
+    a.case("identical-twice-agrees", "v1 twice.", ["Idempotent"], [a.v1, a.v1], rules)
 
 
 @case
@@ -139,24 +137,28 @@ def tombstones(a: Applying) -> None:
         "tombstone-beats-older-value",
         "v2 then a tombstone at T0+3.",
         ["Tombstone"],
-        [V2, T3],
+        [a.v2, a.t3],
         rules,
     )
     a.case(
         "older-value-after-tombstone",
         "Tombstone, then v2 (older).",
         ["Tombstone", "Stale"],
-        [T3, V2],
+        [a.t3, a.v2],
         rules,
     )
     a.case(
-        "newer-value-resurrects", "Tombstone, then a newer value.", ["Tombstone"], [T3, V4], rules
+        "newer-value-resurrects",
+        "Tombstone, then a newer value.",
+        ["Tombstone"],
+        [a.t3, a.v4],
+        rules,
     )
     a.case(
         "tombstone-for-unknown-key",
         "A tombstone reaches a store that never saw the key.",
         ["Tombstone"],
-        [T3],
+        [a.t3],
         rules,
     )
 
@@ -168,7 +170,7 @@ def local_write_older_than_stored(a: Applying) -> None:
         "A local write older than the stored value is "
         "refused by the same rule (Go's ctl overwrote).",
         ["Stale", "GoHole"],
-        [V4, V1],
+        [a.v4, a.v1],
         ("notes:3.4", "row:32", "attack:29"),
     )
 
@@ -196,21 +198,21 @@ def revocation_effects(a: Applying) -> None:
         "old (alice), new (bob), revoke bob's grant: the "
         "key is purged; new is refused again; old is accepted again.",
         ["RevocationEffect"],
-        [OLD, NEW, REVOKE_BOB, NEW, OLD],
+        [a.old, a.new, a.revoke_bob, a.new, a.old],
         ("notes:2.2", "row:15", "attack:20", "attack:21"),
     )
     a.case(
         "revocation-before-grant-seen",
         "The revocation arrives before any record using it.",
         ["RevocationEffect"],
-        [REVOKE_BOB, NEW],
+        [a.revoke_bob, a.new],
         ("notes:2.2", "row:15", "attack:23"),
     )
     a.case(
         "revocation-twice",
         "The same revocation twice.",
         ["Idempotent"],
-        [NEW, REVOKE_BOB, REVOKE_BOB],
+        [a.new, a.revoke_bob, a.revoke_bob],
         ("notes:2.2", "attack:24"),
     )
 
@@ -222,19 +224,19 @@ def revocation_spares_other_chains(a: Applying) -> None:
         "revocation-spares-other-chains",
         "Revoking root -> alice purges alice's records only.",
         ["RevocationEffect"],
-        [OLD, root_rec, rec("/a/z", T0, b"z"), REVOKE_ALICE],
+        [a.old, root_rec, rec("/a/z", T0, b"z"), a.revoke_alice],
         ("notes:2.2", "row:15"),
     )
 
 
 @case
 def revocation_bad_revoker_ignored(a: Applying) -> None:
-    forged = signed(MALLORY.seed, revocation_body(G_BOB_A, MALLORY.pk, T0 + 20))
+    forged = signed(MALLORY.seed, revocation_body(a.g_bob_a, MALLORY.pk, T0 + 20))
     a.case(
         "revocation-bad-revoker-ignored",
         "mallory's revocation of bob's grant changes nothing.",
         ["RevocationEffect"],
-        [NEW, forged],
+        [a.new, forged],
         ("row:13", "attack:19"),
     )
 
@@ -250,14 +252,14 @@ def safest_revocation_recipe(a: Applying) -> None:
         "Re-SET of identical bytes under a new chain, then the "
         "revocation: the key never ends absent (Go never propagates the re-SET).",
         ["RevocationEffect", "GoHole"],
-        [OLD, reset, REVOKE_ALICE],
+        [a.old, reset, a.revoke_alice],
         rules,
     )
     a.case(
         "safest-recipe-revocation-first",
         "The revocation first: absent, then the re-SET.",
         ["RevocationEffect"],
-        [OLD, REVOKE_ALICE, reset],
+        [a.old, a.revoke_alice, reset],
         rules,
     )
 

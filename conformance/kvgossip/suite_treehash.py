@@ -42,15 +42,14 @@ def rec(key: str, ts: int, value: bytes | None) -> Record:
     return make_record(ALICE.seed, key, ts, value, [G_ALICE])
 
 
-A, B = rec("/a/a", T0 + 1, b"one"), rec("/a/b", T0 + 2, b"two")
-
-
 class Hashing:
     """The suite and its groups: the tree hash of records, the hash of a revocation set."""
 
     def __init__(self, strict: bool) -> None:
         self.suite = Suite("treehash", HEADER, FLAGS)
         self.strict = strict
+        # Made when the suite is built (under a mutant, if one is active).
+        self.a, self.b = rec("/a/a", T0 + 1, b"one"), rec("/a/b", T0 + 2, b"two")
 
     def tree(
         self,
@@ -92,9 +91,9 @@ case = Catalogue[Hashing]()
 @case
 def small_stores(h: Hashing) -> None:
     h.tree("empty", "No records: S = 0, N = 0.", ["Basic"], [])
-    h.tree("one-entry", "One record.", ["Basic"], [A])
-    h.tree("two", "Two records.", ["Basic"], [A, B])
-    h.tree("two-reversed", "The same two, listed backwards.", ["OrderIndependent"], [B, A])
+    h.tree("one-entry", "One record.", ["Basic"], [h.a])
+    h.tree("two", "Two records.", ["Basic"], [h.a, h.b])
+    h.tree("two-reversed", "The same two, listed backwards.", ["OrderIndependent"], [h.b, h.a])
 
 
 @case
@@ -111,7 +110,7 @@ def key_names_count(h: Hashing) -> None:
 @case
 def tombstone_counts(h: Hashing) -> None:
     tomb = rec("/a/t", T0 + 3, None)
-    h.tree("tombstone-counts", "A tombstone is an entry like any other.", ["Basic"], [A, tomb])
+    h.tree("tombstone-counts", "A tombstone is an entry like any other.", ["Basic"], [h.a, tomb])
 
 
 @case
