@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from typing import Any
 
 from swarmconf.conformance.protocol import Op
@@ -59,6 +58,8 @@ class Design:
 @functools.cache
 def designs() -> dict[str, Design]:
     """Every registered design, by name, in name order."""
+    from importlib.metadata import entry_points  # costly to import: only when asked
+
     found: dict[str, Design] = {}
     for point in entry_points(group=ENTRY_POINT_GROUP):
         design = point.load()
