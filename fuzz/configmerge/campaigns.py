@@ -16,7 +16,8 @@ from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
-from swarmconf.conformance.adapter import Adapter
+from swarmconf.conformance.adapter import Adapter, builtin_adapter
+from swarmconf.conformance.configmerge.adapter import ApiAdapter
 from swarmconf.spec import configmerge as spec
 
 from ..campaigns import Campaign, Cases
@@ -56,7 +57,10 @@ def mutant_adapter(name: str) -> AbstractContextManager[Adapter]:
     module = types.ModuleType(spec.__name__)
     module.__dict__.update(vars(spec))
     module.merge = mutated(name, spec.merge)  # type: ignore[attr-defined]
-    return nullcontext(Adapter(module, f"swarmconf.spec+{name}"))
+    adapter = builtin_adapter("spec")
+    adapter.name = f"swarmconf.spec+{name}"
+    adapter.handlers.update(ApiAdapter(module, adapter.name).handlers)
+    return nullcontext(adapter)
 
 
 def planned(config: Config) -> list[Task]:

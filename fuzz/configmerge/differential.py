@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from swarmconf.conformance.adapter import bt_hex
 from swarmconf.conformance.client import Message
+from swarmconf.conformance.configmerge.adapter import bt_hex
 from swarmconf.spec.configmerge.message import message_hash
 
 from ..client import DEFAULT_TIMEOUT, PooledClient, pooled

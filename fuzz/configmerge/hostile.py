@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from swarmconf.conformance.adapter import Adapter
+from swarmconf.conformance.configmerge.adapter import ApiAdapter
 from swarmconf.reference import configmerge as reference
 from swarmconf.spec import configmerge as spec
 from swarmconf.spec.configmerge.reasons import ConfigError, UsageError
@@ -288,7 +288,7 @@ def run_hostile_task(task: HostileTask) -> HostileRow:
                 note("H3", item, f"spec {spec_seconds:.2f} s, reference {reference_seconds:.2f} s")
         client_counts = Counter[str]()
         if client is not None and pending is not None:
-            oracle = Adapter(cache.module(), "swarmconf.spec")
+            oracle = ApiAdapter(cache.module(), "swarmconf.spec")
             for item, answer in zip(distinct, pending(), strict=True):
                 request = parse_request(item)
                 verdict = judge(request, oracle.handle(request), answer, client.quirks)
