@@ -3,8 +3,6 @@ entry point (that the shared modules never name a design is checked in tests/tes
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
 
 import pytest
 
@@ -15,8 +13,6 @@ from swarmconf.conformance.kvgossip import ops as kvgossip_ops
 from swarmconf.conformance.kvgossip.kinds import KINDS, group_kind
 from swarmconf.conformance.vectors import HEX32, hexlist, obj
 
-SHARED = Path(__file__).resolve().parents[2] / "conformance"
-DESIGN_NAMES = re.compile(r"configmerge|kvgossip", re.IGNORECASE)
 
 
 def test_both_designs_are_registered_by_entry_point() -> None:
