@@ -3,7 +3,6 @@ entry point (that the shared modules never name a design is checked in tests/tes
 
 from __future__ import annotations
 
-
 import pytest
 
 from swarmconf.conformance import registry
@@ -12,7 +11,6 @@ from swarmconf.conformance.configmerge import ops as configmerge_ops
 from swarmconf.conformance.kvgossip import ops as kvgossip_ops
 from swarmconf.conformance.kvgossip.kinds import KINDS, group_kind
 from swarmconf.conformance.vectors import HEX32, hexlist, obj
-
 
 
 def test_both_designs_are_registered_by_entry_point() -> None:
