@@ -1,4 +1,5 @@
-"""`swarmconf conformance run` and `swarmconf vectors generate`: the command lines."""
+"""`swarmconf conformance run` and `swarmconf vectors generate`: the command lines (the runner
+and the generator are imported when their command runs, not when the command line is built)."""
 
 from __future__ import annotations
 
@@ -15,13 +16,6 @@ from swarmconf.cliutil import (
     output_dir,
     write_file,
 )
-from swarmconf.conformance.client import ClientFailure, make_client
-from swarmconf.conformance.coverage import missing
-from swarmconf.conformance.generate import generate
-from swarmconf.conformance.registry import designs
-from swarmconf.conformance.report import failure_lines, json_report, junit_xml, summary_lines
-from swarmconf.conformance.runner import run_cases
-from swarmconf.conformance.vectors import bundled_vectors, load_cases
 
 GENERATE_EXAMPLE = "swarmconf vectors generate -o my-vectors"
 RUN_EXAMPLES = (
@@ -112,6 +106,12 @@ def register(subparsers: Any) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
+    from .client import ClientFailure, make_client
+    from .registry import designs
+    from .report import failure_lines, json_report, junit_xml, summary_lines
+    from .runner import run_cases
+    from .vectors import bundled_vectors, load_cases
+
     unknown = sorted(set(args.design) - set(designs()))
     if unknown:
         detail = f"unknown designs {unknown}: use {' or '.join(designs())}"
@@ -160,6 +160,9 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def generate_command(args: argparse.Namespace) -> int:
+    from .coverage import missing
+    from .generate import generate
+
     built = generate(output_dir(args.output))
     suites = [suite for _, design_suites in built.values() for suite in design_suites]
     for suite in suites:
