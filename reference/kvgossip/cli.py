@@ -301,6 +301,7 @@ def cmd_agent(args: argparse.Namespace) -> int:
         name=args.name,
         host=args.bind,
         sync_port=args.sync_port,
+        advertise_port=args.advertise_port,
         serf_rpc=args.serf_rpc,
         serf_port=args.serf_port,
         serf_rpc_port=args.serf_rpc_port,
@@ -472,6 +473,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--name", required=True, help="this node's Serf name")
     p.add_argument("--bind", default="127.0.0.1", help="address for sync and Serf")
     p.add_argument("--sync-port", type=int, default=0, help="TCP sync port (0: any free)")
+    p.add_argument(
+        "--advertise-port",
+        type=int,
+        default=0,
+        metavar="PORT",
+        help="sync port announced to peers, if they reach this node through a forwarder",
+    )
     p.add_argument(
         "--serf-port", type=int, default=7946, help="gossip port of the Serf agent (0: any free)"
     )

@@ -95,6 +95,9 @@ class NodeConfig:
     name: str
     host: str = "127.0.0.1"
     sync_port: int = 0
+    advertise_port: int = 0
+    """The sync port announced to peers when they reach this one through a forwarder (a NAT
+    or a proxy); 0 announces the sync port itself."""
     serf_rpc: tuple[str, int] | None = None
     """An agent already running; None starts one with the two ports below."""
     serf_port: int = 7946
@@ -292,7 +295,8 @@ class Node:
             log.info("push link to %s not renewed: %s", peer.name, exc)
 
     def _tags(self) -> dict[str, str]:
-        return {gossip.TAG_PORT: str(self.sync_port), **self.identity.tags()}
+        port = self.config.advertise_port or self.sync_port
+        return {gossip.TAG_PORT: str(port), **self.identity.tags()}
 
     # --- Serf -------------------------------------------------------------------------------
 
