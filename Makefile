@@ -40,7 +40,7 @@ unit-interpreted: $(READY)
 
 # Debian packages the tests run for real: `serf` (the K/V Gossip node's integration tests) and,
 # for `make docs-browser`, `chromium`. Installed with apt-get (as root, or through sudo) if missing.
-DEBIAN_PACKAGES ?= serf
+DEBIAN_PACKAGES ?= serf faketime
 APT := $(if $(filter 0,$(shell id -u)),,sudo )apt-get
 .PHONY: debian-packages
 debian-packages:
