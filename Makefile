@@ -38,8 +38,8 @@ unit: $(READY) debian-packages
 unit-interpreted: $(READY)
 	SWARMCONF_PURE_PYTHON=1 $(BIN)/pytest -p no:cacheprovider tests/reference/configmerge
 
-# Debian packages the tests run for real: `serf` (the K/V Gossip node's integration tests) and,
-# for `make docs-browser`, `chromium`. Installed with apt-get (as root, or through sudo) if missing.
+# Debian packages the tests run for real: `serf` (the K/V Gossip node's integration tests),
+# `faketime` (clock skew in its fault tests) and, for `make docs-browser`, `chromium`. Installed with apt-get (as root, or through sudo) if missing.
 DEBIAN_PACKAGES ?= serf faketime
 APT := $(if $(filter 0,$(shell id -u)),,sudo )apt-get
 .PHONY: debian-packages
@@ -86,6 +86,14 @@ vectors: $(READY)
 bench-kv: $(READY)
 	flock /tmp/serf.lock nice $(BIN)/python -m bench.kvgossip.propagation
 	flock /tmp/serf.lock nice $(BIN)/python -m bench.kvgossip.attack
+
+# K/V Gossip under real faults (root): 50 fault schedules on five nodes in network namespaces
+# (partitions, pauses, crashes, clock skew), then a 30 s majority/minority partition with writes
+# on both sides, three times; Markdown reports with the timelines in kv-faults-out/.
+.PHONY: bench-kv-faults
+bench-kv-faults: $(READY) debian-packages
+	nice $(BIN)/python -m bench.kvgossip.faults --schedules 50
+	nice $(BIN)/python -m bench.kvgossip.faults --schedules 3 --partition 30 --out kv-faults-out/partition
 
 # K/V Gossip simulation throughput on one core: 500 schedules of campaign 1.
 .PHONY: bench-kvsim

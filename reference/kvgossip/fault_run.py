@@ -61,6 +61,8 @@ class RunSettings:
     seed: int = 1
     kinds: tuple[str, ...] = KINDS
     resync_interval: float = 30.0
+    plan: tuple[Fault, ...] = ()
+    """Faults every schedule applies, instead of drawn ones."""
 
 
 async def run(
@@ -98,7 +100,7 @@ async def _schedule(
     clock: Callable[[], float],
 ) -> ScheduleResult:
     rng = random.Random(settings.seed * 100_003 + index)
-    faults = draw(rng, settings.size, settings.length, settings.kinds)
+    faults = list(settings.plan) or draw(rng, settings.size, settings.length, settings.kinds)
     workload = Workload(cluster, history, index, rng, clock)
     first_op = len(history.ops)
     result = ScheduleResult(index, clock())
