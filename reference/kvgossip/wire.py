@@ -76,7 +76,8 @@ class SealedWriter:
     def write(self, data: bytes) -> None:
         """Seal `data` as one message and hand it to the transport."""
         sealed = crypto_secretstream_xchacha20poly1305_push(self._state, bytes(data))
-        self.raw.write(_LENGTH.pack(len(sealed)) + sealed)
+        self.raw.write(_LENGTH.pack(len(sealed)))
+        self.raw.write(sealed)
 
     async def drain(self) -> None:
         """Wait until the transport's buffer has room."""
@@ -105,7 +106,9 @@ class SealedReader:
         self._key = key
         self._report = report
         self._state: crypto_secretstream_xchacha20poly1305_state | None = None
-        self._plain = bytearray()
+        self._plain = b""
+        self._at = 0
+        """Plaintext received and not yet read: `_plain[_at:]` (no copy for a whole frame)."""
         self._length: int | None = None
         self._ended = False
         self._error: FrameError | None = None
@@ -114,14 +117,14 @@ class SealedReader:
     async def readexactly(self, n: int) -> bytes:
         """`n` bytes of plaintext; `IncompleteReadError` if the stream ended cleanly first, else
         `FrameError` with the reason it was refused."""
-        while len(self._plain) < n:
+        while len(self._plain) - self._at < n:
             if self._error is not None:
                 raise self._error
             if self._ended:
-                raise asyncio.IncompleteReadError(bytes(self._plain), n)
+                raise asyncio.IncompleteReadError(self._plain[self._at :], n)
             await self._next_message()
-        data = bytes(self._plain[:n])
-        del self._plain[:n]
+        data = self._plain[self._at : self._at + n]
+        self._at += n
         return data
 
     async def _next_message(self) -> None:
@@ -155,7 +158,7 @@ class SealedReader:
             reason = NodeReason.WIRE_REPLAYED if replayed else NodeReason.WIRE_TAMPERED
             raise self._refuse(reason, "a message did not authenticate here") from None
         self._recent.append(sealed[-_TAG_SIZE:])
-        self._plain += plain
+        self._plain, self._at = self._plain[self._at :] + plain, 0
         self._ended = tag == TAG_FINAL
 
     def _refuse(self, reason: str, detail: str) -> FrameError:
