@@ -78,12 +78,14 @@ vectors-kv: $(READY)
 vectors: $(READY)
 	$(BIN)/swarmconf vectors generate -o vectors/v1
 
-# K/V Gossip node on real Serf agents: write propagation to two peers at 0, 2,000 and 100,000
-# keys, the backup path alone, a fresh node pulling 100,000 keys, reconciliation traffic; then
-# the same writes while 200 hostile connections of each kind hit one node. A benchmark, not a
-# test: it prints what it measures. Serf agents run under the shared lock.
+# K/V Gossip: what sealing the sync wire costs in one process; then the node on real Serf agents:
+# write propagation to two peers at 0, 2,000 and 100,000 keys, the backup path alone, a fresh node
+# pulling 100,000 keys, reconciliation traffic; then the same writes while 200 hostile connections
+# of each kind hit one node. A benchmark, not a test: it prints what it measures. Serf agents run
+# under the shared lock.
 .PHONY: bench-kv
 bench-kv: $(READY)
+	nice $(BIN)/python -m bench.kvgossip.wire
 	flock /tmp/serf.lock nice $(BIN)/python -m bench.kvgossip.propagation
 	flock /tmp/serf.lock nice $(BIN)/python -m bench.kvgossip.attack
 
