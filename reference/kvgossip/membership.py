@@ -97,6 +97,11 @@ class Proven:
     transcript: bytes
 
 
+SERF_RECONNECT_INTERVAL = "1s"
+"""How often Serf tries to reach one of the members it lost (set in the same file): at Serf's
+default, 30 s, the two sides of a healed partition could go on without each other that long."""
+
+
 class MembershipError(Exception):
     """A key file is unusable or a peer failed the handshake; `.reason` is a stable code."""
 
@@ -155,7 +160,8 @@ def write_cluster_key(path: Path, key: ClusterKey) -> None:
 
 
 def write_serf_secrets(path: Path, key: ClusterKey, *, replace: bool = False) -> None:
-    """Write a Serf agent config file (mode 0600) holding the gossip key and the RPC token."""
+    """Write a Serf agent config file (mode 0600) holding the gossip key and the RPC token
+    (and how often to reach for lost members)."""
     if replace:
         path.unlink(missing_ok=True)
     try:
@@ -165,7 +171,14 @@ def write_serf_secrets(path: Path, key: ClusterKey, *, replace: bool = False) ->
             NodeReason.BAD_ARGUMENT, f"cannot create {path}: {exc.strerror}"
         ) from exc
     with os.fdopen(fd, "w") as out:
-        json.dump({"encrypt_key": key.gossip_key, "rpc_auth": key.rpc_token}, out)
+        json.dump(
+            {
+                "encrypt_key": key.gossip_key,
+                "rpc_auth": key.rpc_token,
+                "reconnect_interval": SERF_RECONNECT_INTERVAL,
+            },
+            out,
+        )
 
 
 def read_cluster_key(path: Path) -> ClusterKey:
