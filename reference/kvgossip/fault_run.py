@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .control import ControlError
-from .fault_cluster import FaultCluster
+from .fault_cluster import FaultCluster, FaultNode
 from .fault_history import FORGED, GRANTED, WRITE, Final, History, lost_writes, violations
 from .fault_schedule import KINDS, Fault, draw
 from .fault_workload import Workload
@@ -154,17 +154,25 @@ async def _linked(cluster: FaultCluster, timeout: float) -> None:
 
 
 async def _finals(cluster: FaultCluster) -> dict[int, Final] | None:
-    """Every node's values and hashes now, or None while one does not answer."""
+    """Every node's values and hashes now, or None while one does not answer or changes
+    while it is read (its hashes are read before and after its values)."""
     finals = {}
     for node in cluster.nodes:
         try:
+            before = await _hashes(node)
             records = (await node.call({"op": "list", "prefix": "/"}))["records"]
-            status = (await node.call({"op": "status"}))["status"]
+            if await _hashes(node) != before:
+                return None
         except (ControlError, TimeoutError, OSError):
             return None
         values = {r["key"]: bytes(r["value"]) if r["state"] == "set" else None for r in records}
-        finals[node.index] = Final(values, (status["tree_hash"], status["revset_hash"]))
+        finals[node.index] = Final(values, before)
     return finals
+
+
+async def _hashes(node: FaultNode) -> tuple[str, str]:
+    status = (await node.call({"op": "status"}))["status"]
+    return str(status["tree_hash"]), str(status["revset_hash"])
 
 
 async def _settled(
