@@ -44,9 +44,11 @@ unit: $(READY) tree debian-packages
 unit-interpreted: $(READY)
 	SWARMCONF_PURE_PYTHON=1 $(BIN)/pytest -p no:cacheprovider tests/reference/configmerge
 
-# Debian packages the tests run for real: `serf` (the K/V Gossip node's integration tests) and,
-# for `make docs-browser`, `chromium`. Installed with apt-get (as root, or through sudo) if missing.
-DEBIAN_PACKAGES ?= serf zstd
+# Debian packages the tests run for real: `serf` (the K/V Gossip node's integration tests),
+# `faketime` (clock skew in its fault tests), `zstd` (whose libzstd the compressed payloads are
+# compared against) and, for `make docs-browser`, `chromium`. Installed with apt-get (as root, or
+# through sudo) if missing.
+DEBIAN_PACKAGES ?= serf faketime zstd
 APT := $(if $(filter 0,$(shell id -u)),,sudo )apt-get
 .PHONY: debian-packages
 debian-packages:
@@ -79,14 +81,24 @@ clean:
 vectors: $(READY)
 	$(BIN)/swarmconf vectors generate -o vectors/v1
 
-# K/V Gossip node on real Serf agents: write propagation to two peers at 0, 2,000 and 100,000
-# keys, the backup path alone, a fresh node pulling 100,000 keys, reconciliation traffic; then
-# the same writes while 200 hostile connections of each kind hit one node. A benchmark, not a
-# test: it prints what it measures. Serf agents run under the shared lock.
+# K/V Gossip: what sealing the sync wire costs in one process; then the node on real Serf agents:
+# write propagation to two peers at 0, 2,000 and 100,000 keys, the backup path alone, a fresh node
+# pulling 100,000 keys, reconciliation traffic; then the same writes while 200 hostile connections
+# of each kind hit one node. A benchmark, not a test: it prints what it measures. Serf agents run
+# under the shared lock.
 .PHONY: bench-kv
 bench-kv: $(READY)
+	nice $(BIN)/python -m bench.kvgossip.wire
 	flock /tmp/serf.lock nice $(BIN)/python -m bench.kvgossip.propagation
 	flock /tmp/serf.lock nice $(BIN)/python -m bench.kvgossip.attack
+
+# K/V Gossip under real faults (root): 50 fault schedules on five nodes in network namespaces
+# (partitions, pauses, crashes, clock skew), then a 30 s majority/minority partition with writes
+# on both sides, three times; Markdown reports with the timelines in kv-faults-out/.
+.PHONY: bench-kv-faults
+bench-kv-faults: $(READY) debian-packages
+	nice $(BIN)/python -m bench.kvgossip.faults --schedules 50
+	nice $(BIN)/python -m bench.kvgossip.faults --schedules 3 --partition 30 --out kv-faults-out/partition
 
 # K/V Gossip simulation throughput on one core: 500 schedules of campaign 1.
 .PHONY: bench-kvsim

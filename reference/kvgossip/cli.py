@@ -170,6 +170,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--bind", default="127.0.0.1", help="address for sync and Serf")
     p.add_argument("--sync-port", type=int, default=0, help="TCP sync port (0: any free)")
     p.add_argument(
+        "--advertise-port",
+        type=int,
+        default=0,
+        metavar="PORT",
+        help="sync port announced to peers, if they reach this node through a forwarder",
+    )
+    p.add_argument(
         "--serf-port", type=int, default=7946, help="gossip port of the Serf agent (0: any free)"
     )
     p.add_argument(

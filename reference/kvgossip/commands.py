@@ -297,6 +297,7 @@ def cmd_agent(args: argparse.Namespace) -> int:
         name=args.name,
         host=args.bind,
         sync_port=args.sync_port,
+        advertise_port=args.advertise_port,
         serf_rpc=args.serf_rpc,
         serf_port=args.serf_port,
         serf_rpc_port=args.serf_rpc_port,
