@@ -66,13 +66,17 @@ def register(subparsers: Any) -> None:
     check.add_argument(
         "--shared-scripts",
         action="store_true",
-        help="every client runs the same script (states equal up to renaming clients are one)",
+        help="every client runs the same script, none writes an unknown key (states equal up to "
+        "renaming clients are then one state)",
     )
     check.add_argument(
         "--no-future", action="store_true", help="no client writes an unknown top-level key"
     )
     check.add_argument(
-        "--no-sleep-sets", action="store_true", help="expand every transition (to measure)"
+        "--sleep-sets",
+        action="store_true",
+        help="skip transitions that commute with one already taken (saves transitions; not "
+        "proven to keep every state with state caching, see the check page)",
     )
     check.add_argument(
         "--no-symmetry", action="store_true", help="with --shared-scripts, keep every renaming"
@@ -112,7 +116,7 @@ def run_check(args: argparse.Namespace) -> int:
         master=args.master if spark else None,
         out=where.local,
         out_uri=where.uri,
-        sleep_sets=not args.no_sleep_sets,
+        sleep_sets=args.sleep_sets,
         stop_on_violation=not args.exhaust,
         max_depth=args.max_depth,
     )

@@ -18,7 +18,7 @@ class Settings:
     """A Spark master URL, or None: the search runs in this process."""
     out: Path
     out_uri: str | None = None
-    sleep_sets: bool = True
+    sleep_sets: bool = False
     stop_on_violation: bool = True
     max_depth: int | None = None
     quiet: bool = False

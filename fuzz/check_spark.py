@@ -111,7 +111,7 @@ class SparkSearch:
     """The search on a Spark session; `parents[d]` holds level d's parent pointers."""
 
     def __init__(
-        self, spark: SparkSession, factory: Factory, partitions: int, sleep_sets: bool = True
+        self, spark: SparkSession, factory: Factory, partitions: int, sleep_sets: bool = False
     ) -> None:
         self.spark = spark
         self.sleep_sets = sleep_sets

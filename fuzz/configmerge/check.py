@@ -27,7 +27,7 @@ class Bound:
     shared: bool = False
     """Every client runs the same script (the symmetry reduction then applies)."""
     future: bool = True
-    """The last client writes an unknown top-level key (D9)."""
+    """The last client writes an unknown top-level key (D9); never with `shared`."""
     mutant: str | None = None
     symmetry: bool = False
     """Search one state per class of states equal up to renaming clients (shared scripts)."""
@@ -50,7 +50,7 @@ class Bound:
             options.append("--shared-scripts")
             if not self.symmetry:
                 options.append("--no-symmetry")
-        if not self.future:
+        if not self.future and not self.shared:
             options.append("--no-future")
         if self.mutant:
             options.append(f"--mutant {self.mutant}")

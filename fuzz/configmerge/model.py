@@ -96,10 +96,12 @@ def check_scenario(
     clients: int, edits: int, lag: int, shared: bool = False, future: bool = False
 ) -> Scenario:
     """The scenario of a bound: unsigned, base data {a: 0}, `edits` one-batch edits per client;
-    with `future` the last client writes an unknown top-level key (D9)."""
+    with `future` the last client writes an unknown top-level key (D9), unless `shared`."""
     base: Data = {b"a": 0}
     members = tuple(
-        Client(script(number, edits, shared), future=future and number == clients - 1)
+        Client(
+            script(number, edits, shared), future=future and not shared and number == clients - 1
+        )
         for number in range(clients)
     )
     return Scenario(lag, 0, base, members, False, bytes(32))
@@ -122,6 +124,8 @@ class Model:
     settled: dict[tuple[bytes, int], tuple[tuple[str, ...], bool]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        if self.symmetric and len(set(self.scenario.clients)) > 1:
+            raise ValueError("symmetry needs clients with identical scripts")
         primary, checker = choose(self.mutant)
         self.engine = Engine(self.scenario, primary, checker)
         count = len(self.scenario.clients)
