@@ -35,6 +35,9 @@ MAX_PICK_POSITIONS = 6
 """A partial view picks swarm positions modulo 6 (`run.Run.view`): with more messages only the
 full view is offered, so every trace stays a campaign schedule."""
 
+CACHE_LIMIT = 1 << 20
+"""Entries a model's encoding and knowledge caches hold before they start again."""
+
 Pending = tuple[tuple[bytes, frozenset[bytes]], ...]
 
 
@@ -122,6 +125,10 @@ class Model:
     ] = field(default_factory=dict)
 
     settled: dict[tuple[bytes, int], tuple[tuple[str, ...], bool]] = field(default_factory=dict)
+    codes: dict[object, bytes] = field(default_factory=dict)
+    knowledge: dict[tuple[tuple[bytes, int, int, int], ...], dict[bytes, Knowledge]] = field(
+        default_factory=dict
+    )
 
     def __post_init__(self) -> None:
         if self.symmetric and len(set(self.scenario.clients)) > 1:
@@ -147,21 +154,42 @@ class Model:
 
     def encode(self, state: State) -> bytes:
         """The canonical encoding: message ids (BLAKE2b-128 of the bytes) and integers, in
-        the state's order."""
-        mid = self.message_id
-        parts = [len(state.swarm).to_bytes(2, "big"), *map(mid, state.swarm)]
+        the state's order. Its parts are cached: most steps change one member and a few
+        messages' knowledge."""
+        codes = self.codes
+        swarm = codes.get(state.swarm)
+        if swarm is None:
+            swarm = codes[state.swarm] = b"%d:" % len(state.swarm) + b"".join(
+                map(self.message_id, state.swarm)
+            )
+        parts = [swarm]
         for member in state.members:
-            parts.append(mid(member.current))
-            parts.append(b"\x01" if member.online else b"\x00")
-            parts.append(len(member.pending).to_bytes(2, "big"))
-            for message, obsolete in member.pending:
-                parts.append(mid(message))
-                parts.append(b"".join(sorted(map(mid, obsolete))) + b"/")
-            parts.append(len(member.bases).to_bytes(2, "big"))
-            parts.extend(b"-" if base is None else mid(base) for base in member.bases)
-        for message, known, safe, depth in state.knowledge:
+            code = codes.get(member)
+            if code is None:
+                code = codes[member] = self.member_code(member)
+            parts.append(code)
+        for entry in state.knowledge:
+            code = codes.get(entry)
+            if code is None:
+                message, known, safe, depth = entry
+                code = codes[entry] = self.message_id(message) + b"%x,%x,%x;" % (
+                    known,
+                    safe,
+                    depth,
+                )
+            parts.append(code)
+        if len(codes) > CACHE_LIMIT:
+            codes.clear()
+        return b"".join(parts)
+
+    def member_code(self, member: Member) -> bytes:
+        mid = self.message_id
+        parts = [mid(member.current), b"%d%d:" % (member.online, len(member.pending))]
+        for message, obsolete in member.pending:
             parts.append(mid(message))
-            parts.append(b"%x,%x,%x;" % (known, safe, depth))
+            parts.append(b"".join(sorted(map(mid, obsolete))) + b"/")
+        parts.append(b"%d:" % len(member.bases))
+        parts.extend(b"-" if base is None else mid(base) for base in member.bases)
         return b"".join(parts)
 
     def fingerprint(self, state: State) -> bytes:
@@ -231,9 +259,9 @@ class Model:
             found = self.oracles[key] = (updates, bits_of)
         return found
 
-    def run_of(self, state: State) -> Run:
+    def run_of(self, state: State) -> Learning:
         """A campaign run standing in `state` (the swarm in sorted order)."""
-        run = Run.__new__(Run)
+        run = Learning.__new__(Learning)
         run.engine = self.engine
         run.swarm = dict.fromkeys(state.swarm)
         run.held = state.swarm
@@ -244,7 +272,16 @@ class Model:
         run.online = [member.online for member in state.members]
         run.pending = [list(member.pending) for member in state.members]
         run.next_batch = [len(member.bases) for member in state.members]
-        run.knowledge = {m: Knowledge(k, s, d) for m, k, s, d in state.knowledge}
+        knowledge = self.knowledge.get(state.knowledge)
+        if knowledge is None:
+            if len(self.knowledge) > CACHE_LIMIT:
+                self.knowledge.clear()
+            knowledge = self.knowledge[state.knowledge] = {
+                m: Knowledge(k, s, d) for m, k, s, d in state.knowledge
+            }
+        # Run.learn replaces a message's Knowledge, never changes one: a shallow copy will do
+        run.knowledge = dict(knowledge)
+        run.learned = False
         updates, bits_of = self.oracle(state)
         run.updates = dict(updates)
         run.bits_of = dict(bits_of)
@@ -252,18 +289,26 @@ class Model:
         run.seen = set()
         return run
 
-    def state_of(self, run: Run, before: State, edited: int | None) -> State:
+    def state_of(self, run: Learning, before: State, changed: int | None) -> State:
+        """The state `run` stands in after an action of client `changed` (None: of any)
+        from `before`."""
         members = list(before.members)
         for client, member in enumerate(members):
+            if changed is not None and client != changed:
+                continue
             bases = member.bases
-            if client == edited:
-                base = before.members[client].current
-                changed = run.current[client] != base
-                bases = (*bases, base if changed else None)
+            if len(bases) < run.next_batch[client]:
+                # The client made an edit: on its current message, if it changed anything
+                base = member.current
+                bases = (*bases, base if run.current[client] != base else None)
             members[client] = Member(
                 run.current[client], run.online[client], tuple(run.pending[client]), bases
             )
-        knowledge = tuple(sorted((m, k.known, k.safe, k.depth) for m, k in run.knowledge.items()))
+        knowledge = before.knowledge
+        if run.learned:
+            knowledge = tuple(
+                sorted((m, k.known, k.safe, k.depth) for m, k in run.knowledge.items())
+            )
         return State(tuple(sorted(run.swarm)), tuple(members), knowledge)
 
     # Actions ------------------------------------------------------------------------------
@@ -318,7 +363,7 @@ class Model:
             self.sync(run, client, view)
         else:
             run.toggle(client, action.kind == "online")
-        successor = self.state_of(run, state, client if action.kind == "edit" else None)
+        successor = self.state_of(run, state, client)
         if successor == state:
             return None
         violations = tuple(run.outcome.violations)
@@ -362,8 +407,9 @@ class Model:
         """Quiescence from `state` in every order: P5, then P1 and P4 (the first order that
         fails, see `failing_order`)."""
         lost = False
+        flushed = None if self.symmetric else self.flushed(state)
         for order in self.orders:
-            violations, lost_here = self.quiescence(state, order)
+            violations, lost_here = self.quiescence(state, order, flushed)
             lost = lost or lost_here
             if violations:
                 return Judgement(violations, (LOSS,) if lost else ())
@@ -376,29 +422,53 @@ class Model:
                 return order
         return self.orders[0]
 
-    def quiescence(self, state: State, order: tuple[int, ...]) -> tuple[tuple[str, ...], bool]:
-        """The violations of settling from `state` in `order` (every client back online, its
-        queued pushes flushed, then full rounds), and whether an update was lost beyond the
-        window. Memoized by the flushed state: states that differ only in online flags share
-        their quiescence."""
-        rotation = order[0]
-        if not is_rotation(order):
-            # Rename the clients so that the order is 0, 1, ...: the settle loop only rotates
-            state, rotation = self.renamed(state, order), 0
+    def flushed(self, state: State) -> State:
+        """The state with every client back online, its queued pushes flushed in client
+        order (how a settle starts)."""
+        if all(member.online and not member.pending for member in state.members):
+            return state
         run = self.run_of(state)
         for client in range(len(state.members)):
             run.toggle(client, True)
-        key = (self.fingerprint(self.state_of(run, state, None)), rotation)
+        return self.state_of(run, state, None)
+
+    def quiescence(
+        self, state: State, order: tuple[int, ...], flushed: State | None = None
+    ) -> tuple[tuple[str, ...], bool]:
+        """The violations of settling from `state` in `order` (every client back online, its
+        queued pushes flushed, then full rounds), and whether an update was lost beyond the
+        window. Memoized by the flushed state: states that differ only in online flags share
+        their quiescence. `flushed`: the flushed state, when known."""
+        rotation = order[0]
+        if not is_rotation(order):
+            # Rename the clients so that the order is 0, 1, ...: the settle loop only rotates
+            state, rotation, flushed = self.renamed(state, order), 0, None
+        if flushed is None:
+            flushed = self.flushed(state)
+        key = (self.fingerprint(flushed), rotation)
         found = self.settled.get(key)
         if found is None:
+            run = self.run_of(flushed)
             if not run.settle(rotation):
                 run.note(["P5 no quiescence within the round bound"])
             else:
                 run.check_final()
             outcome = run.outcome
             lost = outcome.lost_dropped + outcome.lost_overwritten > 0
+            if len(self.settled) > CACHE_LIMIT:
+                self.settled.clear()
             found = self.settled[key] = (tuple(outcome.violations), lost)
         return found
+
+
+class Learning(Run):
+    """A campaign run that notes whether any message's knowledge changed."""
+
+    learned: bool
+
+    def learn(self, message: bytes, knowledge: Knowledge) -> None:
+        self.learned = True
+        super().learn(message, knowledge)
 
 
 def is_rotation(order: tuple[int, ...]) -> bool:
