@@ -43,6 +43,8 @@ def expand_partition(
     violations: dict[str, Found] = {}
     witnesses: dict[str, Found] = {}
     transitions = slept = 0
+    # Successors met twice in this partition are shuffled once
+    successors: dict[bytes, Any] = {}
     for fingerprint, value in records:
         state, sleep = value[0], value[1]
         judgement = space.judge(state)
@@ -68,7 +70,11 @@ def expand_partition(
             note(violations, step.violations, fingerprint, depth + 1, action)
             note(witnesses, step.witnesses, fingerprint, depth + 1, action)
             successor = space.fingerprint(step.state)
-            yield (SUCCESSOR, successor, (step.state, asleep, fingerprint, action))
+            value = (step.state, asleep, fingerprint, action)
+            old = successors.get(successor)
+            successors[successor] = value if old is None else either(old, value)
+    for successor, value in successors.items():
+        yield (SUCCESSOR, successor, value)
     yield (NOTE, violations, witnesses)
     yield (COUNT, transitions, slept)
 
@@ -83,14 +89,17 @@ def dedupe_partition(records: Iterable[Any]) -> Iterator[Any]:
             visited.add(fingerprint)
             continue
         old = fresh.get(fingerprint)
-        if old is None:
-            fresh[fingerprint] = value
-        else:
-            state, _, parent, action = min(old, value, key=lambda v: (v[2], repr(v[3])))
-            fresh[fingerprint] = (state, old[1] & value[1], parent, action)
+        fresh[fingerprint] = value if old is None else either(old, value)
     for fingerprint, value in fresh.items():
         if fingerprint not in visited:
             yield fingerprint, value
+
+
+def either(old: Any, new: Any) -> Any:
+    """One successor reached twice at a level: the least parent (and its action), what sleeps
+    in both."""
+    state, _, parent, action = min(old, new, key=lambda v: (v[2], repr(v[3])))
+    return (state, old[1] & new[1], parent, action)
 
 
 def merge_notes(into: dict[str, Found], found: dict[str, Found]) -> None:
@@ -144,6 +153,7 @@ class SparkSearch:
         self.parents.append(frontier.mapValues(lambda value: None))
         size = 1
         factory, sleep_sets = self.factory, self.sleep_sets
+        stale: list[RDD[Any]] = []
         while size:
             level_started = time.perf_counter()
             depth = result.depth
@@ -176,19 +186,20 @@ class SparkSearch:
                 fresh = union.mapPartitions(dedupe_partition, preservesPartitioning=True).persist(
                     StorageLevel.MEMORY_AND_DISK
                 )
-                following = fresh.count()
                 parents = fresh.mapValues(lambda v: (v[2], v[3]))
                 parents = parents.persist(StorageLevel.MEMORY_AND_DISK)
-                parents.count()
+                # One job computes the new states and their parent pointers, both kept
+                following = parents.count()
                 self.parents.append(parents)
                 grown = visited.union(fresh.mapValues(lambda v: None))
                 grown = grown.mapPartitions(lambda r: r, preservesPartitioning=True)
-                grown = grown.persist(StorageLevel.MEMORY_AND_DISK)
-                grown.count()
-                visited.unpersist()
-                visited = grown
+                # Computed by the next level's dedupe, which then drops the old visited set
+                stale.append(visited)
+                visited = grown.persist(StorageLevel.MEMORY_AND_DISK)
             expanded.unpersist()
             frontier.unpersist()
+            while len(stale) > 1:
+                stale.pop(0).unpersist()
             if not stop:
                 frontier = fresh
             level = Level(depth, size, transitions, slept, time.perf_counter() - level_started)
