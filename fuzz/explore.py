@@ -11,11 +11,11 @@ shortest trace.
 Sleep sets (Godefroid) skip transitions whose successor is reached anyway by an equivalent
 interleaving: an action taken from a state sleeps in every later sibling's successor that it
 commutes with, and stays asleep while it keeps commuting. A state met from several parents at
-the same level keeps only what sleeps in all of them. They save transitions, and on some bounds
-visit the same states as the search without them (tested), but combined with the visited set
-(a state met again later with fewer actions asleep is not expanded again) they may miss states:
-with identical scripts they do. So they are off unless asked for, and a pass claims exhaustion
-only without them.
+the same level keeps only what sleeps in all of them. They save transitions and, on every bound
+tested, visit the same states as the search without them; but combined with the visited set (a
+state met again at a later level with fewer actions asleep is not expanded again) they are not
+proven to keep every state. So they are off unless asked for, and a pass claims exhaustion only
+without them.
 """
 
 from __future__ import annotations

@@ -143,6 +143,8 @@ class Model:
         )
         self.permutations = list(itertools.permutations(range(count)))
         self.batches = [len(client.batches) for client in self.scenario.clients]
+        scripts = [client.batches for client in self.scenario.clients]
+        self.distinct_scripts = len(set(scripts)) == len(scripts)
 
     # The encoding -------------------------------------------------------------------------
 
@@ -387,7 +389,7 @@ class Model:
         if action.kind == "online":
             return not member.pending
         # Equal scripts may make equal messages, whose knowledge two clients then share
-        return action.kind == "edit" and not member.online and not self.symmetric
+        return action.kind == "edit" and not member.online and self.distinct_scripts
 
     def relabel(self, action: Action, renaming: tuple[int, ...]) -> Action:
         return action._replace(client=renaming.index(action.client))

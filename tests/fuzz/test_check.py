@@ -87,7 +87,9 @@ def test_two_clients_two_edits_exhausted_without_violation_and_not_vacuous() -> 
     assert result.depth == len(result.levels) - 1 >= 8
 
 
-@pytest.mark.parametrize("bound", [Bound(2, 2), Bound(3, 1)])
+@pytest.mark.parametrize(
+    "bound", [Bound(2, 2), Bound(3, 1), Bound(3, 1, shared=True, symmetry=True)]
+)
 def test_sleep_sets_keep_every_state_of_these_bounds(bound: Bound) -> None:
     model = bound.model()
     with_sleep, search = explore(model, sleep_sets=True)
