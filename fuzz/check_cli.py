@@ -21,7 +21,7 @@ EXAMPLES = (
     "swarmconf check --clients 2 --edits 2 -o check-out",
     "swarmconf check --clients 3 --edits 2 --master 'local[2]'",
     "swarmconf check --clients 2 --edits 2 --mutant ties",
-    "swarmconf fuzz replay check-out/counterexamples/P3.json",
+    "swarmconf fuzz replay check-out/counterexamples/P3-ties.json",
 )
 IN_PROCESS = "none"
 
