@@ -85,7 +85,8 @@ def report(
             "future": bound.future,
             "mutant": bound.mutant,
         },
-        bound_text=f"{bound.clients} clients \N{MULTIPLICATION SIGN} {bound.edits} edits",
+        bound_text=f"{bound.clients} clients \N{MULTIPLICATION SIGN} {bound.edits} edits"
+        + (" (identical scripts)" if bound.shared else ""),
         reductions={"sleep_sets": settings.sleep_sets, "symmetry": bound.symmetry},
         counterexamples=counterexamples,
         master=master,

@@ -117,7 +117,8 @@ def merge_notes(into: dict[str, Found], found: dict[str, Found]) -> None:
 
 
 class SparkSearch:
-    """The search on a Spark session; `parents[d]` holds level d's parent pointers."""
+    """The search on a Spark session; `parents[d]` holds the parent pointers of the states
+    first reached at depth d (d >= 1)."""
 
     def __init__(
         self, spark: SparkSession, factory: Factory, partitions: int, sleep_sets: bool = False
@@ -126,7 +127,7 @@ class SparkSearch:
         self.sleep_sets = sleep_sets
         self.factory = factory
         self.partitions = partitions
-        self.parents: list[RDD[Any]] = []
+        self.parents: dict[int, RDD[Any]] = {}
 
     def partitioned(self, rdd: RDD[Any]) -> RDD[Any]:
         return rdd.partitionBy(self.partitions, bucket)
@@ -150,7 +151,6 @@ class SparkSearch:
         ).persist(StorageLevel.MEMORY_AND_DISK)
         visited = self.partitioned(context.parallelize([(first, None)], self.partitions))
         visited = visited.persist(StorageLevel.MEMORY_AND_DISK)
-        self.parents.append(frontier.mapValues(lambda value: None))
         size = 1
         factory, sleep_sets = self.factory, self.sleep_sets
         stale: list[RDD[Any]] = []
@@ -190,7 +190,7 @@ class SparkSearch:
                 parents = parents.persist(StorageLevel.MEMORY_AND_DISK)
                 # One job computes the new states and their parent pointers, both kept
                 following = parents.count()
-                self.parents.append(parents)
+                self.parents[depth + 1] = parents
                 grown = visited.union(fresh.mapValues(lambda v: None))
                 grown = grown.mapPartitions(lambda r: r, preservesPartitioning=True)
                 # Computed by the next level's dedupe, which then drops the old visited set
