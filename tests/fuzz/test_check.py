@@ -12,9 +12,9 @@ import pytest
 from pyspark.sql import SparkSession
 
 from swarmconf.cliutil import CommandError, Exit, Parser
-from swarmconf.fuzz import check_cli
 from swarmconf.fuzz import cli as fuzz_cli
 from swarmconf.fuzz.check_spark import SparkSearch
+from swarmconf.fuzz.configmerge import cli as check_cli
 from swarmconf.fuzz.configmerge.case import replay
 from swarmconf.fuzz.configmerge.check import Bound
 from swarmconf.fuzz.configmerge.model import SOMETIMES, Action, Model, State

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .check_report import summarize, write_outputs
-from .configmerge.check import Bound, write_counterexample
-from .explore import Level, Result, explore
+from ..check_report import summarize, write_outputs
+from ..explore import Level, Result, explore
+from .check import Bound, write_counterexample
 from .report import PROPERTIES
 
 
@@ -44,10 +44,10 @@ def run(bound: Bound, settings: Settings) -> dict[str, Any]:
             progress=shown,
         )
         return report(bound, settings, result, search.trace, "in-process", 1)
-    from .check_spark import SparkSearch
-    from .config import Config
-    from .job import start_spark
-    from .storage import publish
+    from ..check_spark import SparkSearch
+    from ..config import Config
+    from ..job import start_spark
+    from ..storage import publish
 
     spark = start_spark(Config(interleavings=1, master=settings.master, out=settings.out))
     try:

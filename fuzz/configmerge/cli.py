@@ -15,8 +15,6 @@ from swarmconf.cliutil import (
     output_dir,
 )
 
-from .configmerge.mutants import MUTANTS
-
 EXAMPLES = (
     "swarmconf check --clients 2 --edits 2 -o check-out",
     "swarmconf check --clients 3 --edits 2 --master 'local[2]'",
@@ -49,7 +47,9 @@ def register(subparsers: Any) -> None:
     check.add_argument("--clients", type=bounded(1, 4), default=2)
     check.add_argument("--edits", type=bounded(1, 4), default=2, help="edits per client")
     check.add_argument("--lag", type=bounded(1, 5), default=1, help="the lag window N")
-    check.add_argument("--mutant", help=f"check a broken merger: {', '.join(sorted(MUTANTS))}")
+    check.add_argument(
+        "--mutant", help="check a broken merger by name (an unknown name lists the known ones)"
+    )
     check.add_argument(
         "--master",
         default=IN_PROCESS,
@@ -89,14 +89,16 @@ def register(subparsers: Any) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
+    from .mutants import MUTANTS
+
     if args.mutant is not None and args.mutant not in MUTANTS:
         detail = f"{args.mutant!r}; known: {', '.join(sorted(MUTANTS))}"
         raise CommandError(CliReason.BAD_MUTANT, detail, Exit.USAGE)
     spark = args.master != IN_PROCESS
     import_extra("fuzz", ("pyspark", "matplotlib") if spark else ("matplotlib",))
+    from ..storage import destination
+    from .check import Bound
     from .check_run import Settings, run
-    from .configmerge.check import Bound
-    from .storage import destination
 
     where = destination(args.out)
     if where.uri is not None and not spark:
