@@ -1,5 +1,5 @@
 """An emulation of the deployed client: `swarmconf.reference.configmerge` with every quirk
-X1..X10 of decisions.md, hangs and aborts included.
+X1..X14 of decisions.md and the errata, hangs and aborts included.
 
 It serves two ends. Run as an adapter process it is a client that declares its quirks in
 `hello`, against which the runner's grading of declared quirks is tested:
@@ -266,7 +266,7 @@ class DeployedAdapter(Adapter):
         return self.parse_message(raw, request["lag"], verify_key)
 
     def parse_message(self, raw: bytes, lag: int, verify_key: bytes | None) -> Any:
-        """A message as the deployed client parses it (X1, X2, X3, X4, X7, X10)."""
+        """A message as the deployed client parses it (X1, X2, X3, X4, X7, X10, X14)."""
         if verify_key is not None:
             crypto.check_verify_key(verify_key)
         try:
