@@ -73,13 +73,8 @@ clean:
 	rm -rf $(VENV) build site *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
 	find src/ reference/ -name "*.so" -delete
 
-# The K/V Gossip vectors under vectors/v1 (byte-for-byte reproducible).
-.PHONY: vectors-kv
-vectors-kv: $(READY)
-	$(BIN)/python -m swarmconf.conformance.kvgossip vectors/v1
-
-# Every conformance vector file under vectors/v1, its schema and COVERAGE.md (byte-for-byte
-# reproducible; the K/V Gossip files are included).
+# Every conformance vector file of every registered design under vectors/v1, its schema and
+# COVERAGE.md (byte-for-byte reproducible).
 .PHONY: vectors
 vectors: $(READY)
 	$(BIN)/swarmconf vectors generate -o vectors/v1

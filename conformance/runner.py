@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from swarmconf.conformance.client import Client, ClientFailure, Message
-from swarmconf.conformance.protocol import OPS, PROTOCOL_VERSION
+from swarmconf.conformance.protocol import PROTOCOL_VERSION
+from swarmconf.conformance.registry import all_ops, all_profiles
 from swarmconf.conformance.vectors import Case
-from swarmconf.spec.configmerge.encryption import PROFILES
 
 PASSED, ACCEPTABLE, FAILED, SKIPPED, NOT_APPLICABLE = (
     "passed",
@@ -64,7 +64,7 @@ class Declarations:
         if self.ops is not None and case.op not in self.ops:
             return f"client does not support op {case.op!r}"
         profile = case.request.get("profile")
-        if self.profiles is not None and profile in PROFILES and profile not in self.profiles:
+        if self.profiles is not None and profile in all_profiles() and profile not in self.profiles:
             return f"client does not support profile {profile!r}"
         return ""
 
@@ -100,11 +100,11 @@ class RunReport:
         checked = counts[PASSED] + counts[ACCEPTABLE]
         return not counts[FAILED] and not counts[SKIPPED] and checked > 0
 
-    def by_category(self) -> dict[str, dict[str, int]]:
-        """Counts of every grade per category, in first-seen order."""
+    def by_suite(self) -> dict[str, dict[str, int]]:
+        """Counts of every grade per suite, in first-seen order."""
         table: dict[str, dict[str, int]] = {}
         for outcome in self.outcomes:
-            counts = table.setdefault(outcome.case.category, dict.fromkeys(GRADES, 0))
+            counts = table.setdefault(outcome.case.suite, dict.fromkeys(GRADES, 0))
             counts[outcome.status] += 1
         return table
 
@@ -125,7 +125,8 @@ def _normal(kind: str, value: Any) -> Any:
 
 def mismatched_fields(op: str, expected: dict[str, Any], result: Message) -> list[str]:
     """Names of expected fields the result gets wrong (missing counts as wrong)."""
-    kinds = OPS[op].result if op in OPS else {}
+    declared = all_ops().get(op)
+    kinds = declared.result if declared is not None else {}
     return [
         name
         for name, value in expected.items()

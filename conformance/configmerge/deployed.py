@@ -27,18 +27,17 @@ from typing import Any
 import nacl.bindings
 
 import swarmconf.reference.configmerge as reference
-from swarmconf.conformance.adapter import (
-    Adapter,
-    Request,
-    Result,
+from swarmconf.conformance.adapter import serve
+from swarmconf.conformance.configmerge import deployed_bt
+from swarmconf.conformance.configmerge.adapter import (
+    ApiAdapter,
     _bytes,
     _data,
     bt_hex,
     replace_data,
-    serve,
 )
-from swarmconf.conformance.configmerge import deployed_bt
-from swarmconf.conformance.protocol import CONFIG_OPS
+from swarmconf.conformance.configmerge.ops import OPS
+from swarmconf.conformance.registry import Request, Result
 from swarmconf.reference.configmerge import crypto
 from swarmconf.reference.configmerge import message as reference_message
 from swarmconf.spec.configmerge.diff import check_diff
@@ -218,7 +217,7 @@ def message_diffs(top: dict[bytes, Any]) -> list[Any]:
     return [top.get(b"="), *lagged_diffs]
 
 
-class DeployedAdapter(Adapter):
+class DeployedAdapter(ApiAdapter):
     """The protocol's operations as the deployed client performs them."""
 
     def __init__(self) -> None:
@@ -250,7 +249,7 @@ class DeployedAdapter(Adapter):
             return {
                 **super().handle(request),
                 "version": VERSION,
-                "ops": sorted(CONFIG_OPS),
+                "ops": sorted(OPS),
                 "profiles": ["libsession"],
                 "quirks": list(QUIRKS),
             }

@@ -13,10 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from swarmconf.conformance import vectors
-from swarmconf.conformance.adapter import Adapter, builtin_adapter
+from swarmconf.conformance.configmerge import NAME, PREFIX
+from swarmconf.conformance.configmerge.adapter import ApiAdapter, api_adapter
 from swarmconf.conformance.configmerge.deployed import DeployedAdapter
 from swarmconf.conformance.configmerge.flags import FLAGS, QUIRK_FLAGS
-from swarmconf.conformance.protocol import CONFIG_OPS, HOISTED, OPS
+from swarmconf.conformance.configmerge.ops import HOISTED, OPS
 from swarmconf.spec.configmerge.reasons import Reason
 
 RULE_PATTERN = "^(D(1[0-9]|20|[1-9])|X(10|[1-9]))$"
@@ -25,7 +26,7 @@ RULE_PATTERN = "^(D(1[0-9]|20|[1-9])|X(10|[1-9]))$"
 
 def _kind(op: str) -> vectors.GroupKind:
     """The schema parts of a config-merge op, its lag and profile hoisted into the group."""
-    spec = CONFIG_OPS[op]
+    spec = OPS[op]
     request = {name: KIND_SCHEMAS[kind] for name, kind in spec.request_kinds().items()}
     params = {name: request.pop(name) for name in HOISTED if name in request}
     return vectors.GroupKind(
@@ -44,15 +45,15 @@ KIND_SCHEMAS: dict[str, vectors.Json] = {
     "bt": vectors.HEX,
     "btlist": vectors.hexlist(),
 }
-KINDS = {op: _kind(op) for op in CONFIG_OPS}
+KINDS = {op: _kind(op) for op in OPS}
 
-_ORACLE: list[Adapter] = []
+_ORACLE: list[ApiAdapter] = []
 _DEPLOYED: list[DeployedAdapter] = []
 
 
-def oracle() -> Adapter:
+def oracle() -> ApiAdapter:
     if not _ORACLE:
-        _ORACLE.append(builtin_adapter("spec"))
+        _ORACLE.append(api_adapter("spec"))
     return _ORACLE[0]
 
 
@@ -68,19 +69,20 @@ class GeneratorMismatch(AssertionError):
 
 
 class Suite(vectors.Suite):
-    """The cases of one config-merge category; `lag` and `profile` fill requests that omit them."""
+    """The cases of one config-merge suite; `lag` and `profile` fill requests that omit them."""
 
     def __init__(
-        self, category: str, description: str, lag: int = 5, profile: str | None = None
+        self, name: str, description: str, lag: int = 5, profile: str | None = None
     ) -> None:
         super().__init__(
-            "configmerge",
-            category,
+            NAME,
+            name,
             description,
             FLAGS,
             KINDS,
             rule_pattern=RULE_PATTERN,
             reasons=[reason.value for reason in Reason],
+            prefix=PREFIX,
         )
         self.lag = lag
         self.profile = profile
@@ -99,13 +101,13 @@ class Suite(vectors.Suite):
     ) -> dict[str, Any]:
         """Add a case; return the spec's answer (`result` or `reason`)."""
         if set(inputs) - set(OPS[op].request_kinds()):
-            raise ValueError(f"{self.category}/{name}: unknown input fields")
+            raise ValueError(f"{self.id}/{name}: unknown input fields")
         defaults = {"lag": self.lag, "profile": self.profile}
         shared = {name: inputs.get(name, defaults[name]) for name in KINDS[op].params}
         request: dict[str, Any] = {"op": op, **inputs, **shared}
         answer = oracle().handle(request)
         if any(FLAGS[flag].quirk for flag in flags if flag in FLAGS):
-            raise ValueError(f"{self.category}/{name}: quirk flags come from the emulation")
+            raise ValueError(f"{self.id}/{name}: quirk flags come from the emulation")
         behaviour = deployed_client().behaviour(request, answer)
         if behaviour is not None:
             flags = [*flags, *(QUIRK_FLAGS[quirk] for quirk in behaviour.quirks)]
@@ -121,10 +123,10 @@ class Suite(vectors.Suite):
             result, expected, reason = "invalid", None, answer["reason"]
             outcome = reason
         else:
-            raise GeneratorMismatch(f"{self.category}/{name}: the spec answered {answer}")
+            raise GeneratorMismatch(f"{self.id}/{name}: the spec answered {answer}")
         if expect is not None and expect != outcome:
             raise GeneratorMismatch(
-                f"{self.category}/{name}: meant to be {expect}, the spec says {outcome}"
+                f"{self.id}/{name}: meant to be {expect}, the spec says {outcome}"
                 f"\n  request: {request}\n  answer: {answer}"
             )
         self.case(

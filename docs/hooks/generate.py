@@ -182,14 +182,14 @@ def quirk_vectors() -> str:
     cited: dict[str, list[str]] = {f"X{number}": [] for number in range(1, 11)}
     results: dict[str, set[str]] = {quirk: set() for quirk in cited}
     for name, document in vector_documents():
-        category = name.removesuffix("_test.json")
+        suite = name.removesuffix("_test.json")
         quirk_of = {
             flag: entry["quirk"] for flag, entry in document["notes"].items() if "quirk" in entry
         }
         for case in vector_cases(document):
             for flag in case.get("flags", []):
                 if flag in quirk_of:
-                    cited[quirk_of[flag]].append(f"`{category}#{case['tcId']}` {case['name']}")
+                    cited[quirk_of[flag]].append(f"`{suite}#{case['tcId']}` {case['name']}")
                     results[quirk_of[flag]].add(case["deployed"]["result"])
     rows = [
         "| Quirk | Cases | The deployed client | For example |",
@@ -234,7 +234,9 @@ def vector_flags() -> str:
 
 
 def adapter_ops() -> str:
-    from swarmconf.conformance.protocol import OPS
+    from swarmconf.conformance.registry import all_ops
+
+    OPS = all_ops()
 
     def fields(kinds: dict[str, str]) -> str:
         return ", ".join(f"`{name}` ({kind})" for name, kind in kinds.items()) or "-"
@@ -286,7 +288,7 @@ def example_cases() -> list[Any]:
 
     def case(tc_id: int, name: str, comment: str, msg: bytes, **outcome: Any) -> Case:
         return Case(
-            category="example",
+            suite="example",
             design="configmerge",
             tc_id=tc_id,
             name=name,

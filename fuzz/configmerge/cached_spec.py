@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import types
 
-from swarmconf.conformance.adapter import Adapter
+from swarmconf.conformance.configmerge.adapter import ApiAdapter
 from swarmconf.spec import configmerge as spec
 from swarmconf.spec.configmerge.message import check_lag, message_hash
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason, require
@@ -113,7 +113,7 @@ class CachedSpec:
         return Implementation("spec", self.parse, self.merge, spec.ConfigMessage.new)
 
     def module(self) -> types.ModuleType:
-        """The API contract as a module, for `conformance.adapter.Adapter`."""
+        """The API contract as a module, for `conformance.configmerge.adapter.ApiAdapter`."""
         module = types.ModuleType("swarmconf.spec.configmerge")
         module.__dict__.update(vars(spec))
         module.parse = self.parse  # type: ignore[attr-defined]
@@ -121,7 +121,7 @@ class CachedSpec:
         return module
 
 
-class SpecOracle(Adapter):
+class SpecOracle(ApiAdapter):
     """The spec's adapter over a `CachedSpec`, each message published through its cache."""
 
     def __init__(self, cache: CachedSpec) -> None:

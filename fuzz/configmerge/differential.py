@@ -18,12 +18,11 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from swarmconf.conformance.adapter import bt_hex
 from swarmconf.conformance.client import Message
+from swarmconf.conformance.configmerge.adapter import bt_hex
 from swarmconf.spec.configmerge.message import message_hash
 
 from ..client import DEFAULT_TIMEOUT, PooledClient, pooled
-from ..verdict import AGREED, FAILED, QUIRK, SKIPPED, Verdict, judge
 from .cached_spec import CachedSpec, SpecOracle
 from .campaign import row_of
 from .edits import Data
@@ -32,6 +31,7 @@ from .impl import Implementation
 from .run import Outcome, run_case
 from .scenario import Scenario, generate_scenario
 from .schedule import Schedule, generate_schedule
+from .verdict import AGREED, FAILED, QUIRK, SKIPPED, Verdict, judge
 
 OpKey = tuple[Any, ...]
 PROPERTIES = {

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from swarmconf.conformance.adapter import Adapter
+from swarmconf.conformance.configmerge.adapter import ApiAdapter
 from swarmconf.reference import configmerge as reference
 from swarmconf.spec import configmerge as spec
 from swarmconf.spec.configmerge.reasons import ConfigError, UsageError
@@ -28,6 +28,7 @@ from ..client import pooled
 from ..heap import collector_paused
 from ..hostile import (
     SLOW_SECONDS,
+    HostileRow,
     Mutation,
     Outcome,
     Tally,
@@ -38,10 +39,10 @@ from ..hostile import (
     timed,
     truncate,
 )
-from ..verdict import AGREED, FAILED, QUIRK, SKIPPED, judge
 from .cached_spec import CachedSpec
 from .differential import recording_engine
 from .scenario import generate_scenario
+from .verdict import AGREED, FAILED, QUIRK, SKIPPED, judge
 
 PER_TASK = 50_000
 SCENARIOS_PER_TASK = 3
@@ -255,7 +256,7 @@ def parse_request(item: Input) -> dict[str, Any]:
     return request
 
 
-def run_hostile_task(task: HostileTask) -> tuple[Any, ...]:
+def run_hostile_task(task: HostileTask) -> HostileRow:
     """One row: the task's counts, outcome tally and first failing inputs."""
     started = time.perf_counter()
     inputs = hostile_inputs(task)
@@ -287,7 +288,7 @@ def run_hostile_task(task: HostileTask) -> tuple[Any, ...]:
                 note("H3", item, f"spec {spec_seconds:.2f} s, reference {reference_seconds:.2f} s")
         client_counts = Counter[str]()
         if client is not None and pending is not None:
-            oracle = Adapter(cache.module(), "swarmconf.spec")
+            oracle = ApiAdapter(cache.module(), "swarmconf.spec")
             for item, answer in zip(distinct, pending(), strict=True):
                 request = parse_request(item)
                 verdict = judge(request, oracle.handle(request), answer, client.quirks)

@@ -55,7 +55,7 @@ class CliReason(StrEnum):
     MISSING_EXTRA = "MISSING_EXTRA"
     """The command needs an optional extra that is not installed (`pip install 'swarmconf[X]'`)."""
     BAD_VECTORS = "BAD_VECTORS"
-    """The vector directory holds no vector file, or none of the categories asked for."""
+    """The vector directory holds no vector file, or none of the suites asked for."""
     BAD_CLIENT = "BAD_CLIENT"
     """The conformance client's command line is empty or unknown."""
     CLIENT_FAILED = "CLIENT_FAILED"

@@ -27,7 +27,7 @@ def case(
     request: dict[str, Any] | None = None,
 ) -> Case:
     return Case(
-        category="basic",
+        suite="basic",
         design="configmerge",
         tc_id=1,
         name="one",

@@ -11,7 +11,7 @@ from nacl.signing import SigningKey
 
 from swarmconf.conformance.adapter import builtin_adapter
 from swarmconf.conformance.client import make_client
-from swarmconf.conformance.protocol import CONFIG_OPS
+from swarmconf.conformance.configmerge.ops import OPS as CONFIG_OPS
 from swarmconf.conformance.runner import PASSED, run_cases
 from swarmconf.conformance.vectors import load_cases
 from swarmconf.spec.configmerge import ConfigMessage, bt, encrypt, examples, parse

@@ -1,0 +1,52 @@
+"""The config-merge design's registration with the conformance role (entry point
+`swarmconf.conformance`: `configmerge`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from swarmconf.conformance.configmerge import NAME, PREFIX
+from swarmconf.conformance.configmerge.ops import OPS
+from swarmconf.conformance.registry import Design, Handler
+from swarmconf.conformance.vectors import Suite
+from swarmconf.spec.configmerge.encryption import PROFILES
+from swarmconf.spec.configmerge.reasons import Reason
+
+QUIRKS = [f"X{n}" for n in range(1, 11)]
+"""The deployed client's quirks X1..X10, rules a case cites where that client differs."""
+
+
+def suites() -> list[Suite]:
+    from swarmconf.conformance.configmerge.suites import build_suites
+
+    return build_suites()
+
+
+def handlers(impl: str) -> Mapping[str, Handler]:
+    from swarmconf.conformance.configmerge.adapter import handlers
+
+    return handlers(impl)
+
+
+def rules() -> list[str]:
+    """The decisions of the spec's rule registry in order, then the deployed client's quirks."""
+    from swarmconf.spec.configmerge.rules import RULES
+
+    return sorted(RULES, key=lambda rule: int(rule[1:])) + QUIRKS
+
+
+DESIGN = Design(
+    name=NAME,
+    prefix=PREFIX,
+    ops=OPS,
+    suites=suites,
+    handlers=handlers,
+    reasons=tuple(reason.value for reason in Reason),
+    rules=rules,
+    unreachable={
+        Reason.INPUT_TOO_LARGE.value: "the API contract sets no input size limit; the"
+        " acceptable cases serialization/hash-large-message-* allow a client with a configured"
+        " maximum to report it",
+    },
+    profiles=tuple(PROFILES),
+)
