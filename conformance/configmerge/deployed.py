@@ -1,5 +1,5 @@
 """An emulation of the deployed client: `swarmconf.reference.configmerge` with every quirk
-X1..X14 of decisions.md and the errata, hangs and aborts included.
+X1..X12 and X14 of decisions.md and the errata, hangs and aborts included.
 
 It serves two ends. Run as an adapter process it is a client that declares its quirks in
 `hello`, against which the runner's grading of declared quirks is tested:
@@ -40,11 +40,15 @@ from swarmconf.conformance.configmerge.ops import OPS
 from swarmconf.conformance.registry import Request, Result
 from swarmconf.reference.configmerge import crypto
 from swarmconf.reference.configmerge import message as reference_message
+from swarmconf.reference.configmerge.merge import _survivors as survivors
 from swarmconf.spec.configmerge.diff import check_diff
-from swarmconf.spec.configmerge.reasons import ConfigError, Reason, UsageError
+from swarmconf.spec.configmerge.reasons import ConfigError, PayloadReason, Reason, UsageError
 
-QUIRKS = ("X1", "X2", "X3", "X4", "X6", "X7", "X8", "X9", "X10", "X14")
-"""The quirks this emulation has; X5 (message wording) has no behaviour a vector can show."""
+QUIRKS = ("X1", "X2", "X3", "X4", "X6", "X7", "X8", "X9", "X10", "X11", "X12", "X14")
+"""The quirks this emulation has; X5 (message wording) has no behaviour a vector can show, and
+X13 (a message over 5,000,000 bytes that compresses below it) none a vector of sane size can."""
+LIMITS = ("wide-data-integers", "container-set-elements")
+"""What the deployed client's typed API cannot express (declared in `hello`)."""
 NAME = "deployed-client-emulation"
 VERSION = "libsession-util 8762e9d33f6c (as decisions.md describes it)"
 ABORT_STATUS = 134
@@ -217,6 +221,17 @@ def message_diffs(top: dict[bytes, Any]) -> list[Any]:
     return [top.get(b"="), *lagged_diffs]
 
 
+def d27_obsolete(valid: list[Any], result: Any, lag: int) -> list[bytes]:
+    """What D27 deletes after a merge of the inputs that parse (as the deployed client parses
+    them): all of them but the result, or only those the ignore rules drop when the result is
+    one of them."""
+    absorbed = {message.hash for message in valid}
+    if not result.merged:
+        absorbed -= {message.hash for message in survivors(valid, lag)}
+    absorbed.discard(result.hash)
+    return sorted(absorbed)
+
+
 class DeployedAdapter(ApiAdapter):
     """The protocol's operations as the deployed client performs them."""
 
@@ -252,6 +267,7 @@ class DeployedAdapter(ApiAdapter):
                 "ops": sorted(OPS),
                 "profiles": ["libsession"],
                 "quirks": list(QUIRKS),
+                "limits": list(LIMITS),
             }
         return super().handle(request)
 
@@ -425,11 +441,57 @@ class DeployedAdapter(ApiAdapter):
         )
         if result.merged and any(unreplayable_message(message) for message in valid):
             raise Stop("abort", "X2")  # a merge replays what it cannot
+        deleted = {"obsolete": self.obsolete(raws, valid, result, request)}
         if not result.merged:
-            return {"merged": False, **self._serialized(result, None)}
+            return {"merged": False, **self._serialized(result, None), **deleted}
         if "data" in request:
             replace_data(result, _data(request, "data"))
-        return {"merged": True, **self._serialized(result, sign_key)}
+        return {"merged": True, **self._serialized(result, sign_key), **deleted}
+
+    def obsolete(self, raws: list[bytes], valid: list[Any], result: Any, request: Request) -> Any:
+        """What the deployed client deletes (X12): every input that parses, but the input at
+        the result's position among those, counted among all inputs, when the result is one."""
+        parsed = {message.hash for message in valid}
+        if not result.merged:
+            position = [message.hash for message in valid].index(result.hash)
+            parsed.discard(blake2b(raws[position]))
+        deleted = sorted(parsed)
+        if deleted != d27_obsolete(valid, result, request["lag"]):
+            self.fired.add("X12")
+        return [digest.hex() for digest in deleted]
+
+    # ---- the payload layer -------------------------------------------------------------------
+
+    def wrap(self, request: Request) -> Result:
+        """The pinned client does not split: a push over one blob is refused (X11)."""
+        try:
+            blobs = reference.wrap(
+                bytes.fromhex(request["message"]),
+                bytes.fromhex(request["key"]),
+                bytes.fromhex(request["domain"]),
+                level=request.get("level"),
+                multipart=False,
+            )
+        except ConfigError as error:
+            if error.reason == PayloadReason.PUSH_TOO_LARGE:
+                self.fired.add("X11")
+            raise
+        return {"blobs": [blob.hex() for blob in blobs]}
+
+    def unwrap(self, request: Request) -> Result:
+        """The pinned client does not join: every part is skipped (X11)."""
+        try:
+            message = reference.unwrap(
+                [bytes.fromhex(text) for text in request["blobs"]],
+                [bytes.fromhex(text) for text in request["keys"]],
+                bytes.fromhex(request["domain"]),
+                multipart=False,
+            )
+        except ConfigError as error:
+            if error.reason == PayloadReason.PAYLOAD_MULTIPART_UNSUPPORTED:
+                self.fired.add("X11")
+            raise
+        return {"msg": message.hex()}
 
 
 class DeployedProcess(DeployedAdapter):

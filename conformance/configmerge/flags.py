@@ -16,6 +16,12 @@ FLAGS: dict[str, Flag] = {
         " or with a mismatched public half (BAD_KEY).",
     ),
     "BadLag": Flag("MODIFIED_PARAMETER", "Lag below 1 is a usage error (D16, X4)."),
+    "ContainerInSet": Flag(
+        "API_LIMIT",
+        "Data a client writes holds a set with a list or a dict in it, which a typed API cannot"
+        " even express: not applicable to a client declaring `container-set-elements`.",
+        limit="container-set-elements",
+    ),
     "CanonicalEncoding": Flag(
         "BASIC",
         "A canonical bt value in some position of a message;"
@@ -235,6 +241,12 @@ FLAGS: dict[str, Flag] = {
     "UnknownTopLevelKey": Flag(
         "FUNCTIONALITY",
         "Top-level keys this version does not know: kept verbatim, dropped by merges (D9).",
+    ),
+    "WideDataInteger": Flag(
+        "API_LIMIT",
+        "Data a client writes holds an integer outside signed 64 bits, which a typed API"
+        " cannot even express: not applicable to a client declaring `wide-data-integers`.",
+        limit="wide-data-integers",
     ),
     "WriterLimit": Flag(
         "EDGE_CASE", "The 128-byte key and 4096-byte string limits bind writers, not parsers (D11)."
