@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import random
+from collections.abc import Sequence
 
 from swarmconf.conformance.catalogue import Catalogue
 from swarmconf.conformance.configmerge.suite import Suite
@@ -78,9 +79,9 @@ class Wrapping:
     def part(self, part: Part) -> str:
         return self.seal(encode_part(part), padded=False)
 
-    def raw_part(self, fields: list[bytes], tail: bytes = b"") -> str:
+    def raw_part(self, fields: Sequence[bt.BtValue], tail: bytes = b"") -> str:
         """A part whose list holds `fields` as given, followed by `tail`."""
-        return self.seal(b"m" + bt.encode(list[bt.BtValue](fields)) + tail, padded=False)
+        return self.seal(b"m" + bt.encode(list(fields)) + tail, padded=False)
 
     def wrap(
         self, name: str, comment: str, message: bytes, level: int | None, **kwargs: object
@@ -459,6 +460,241 @@ def keys_and_blobs(w: Wrapping) -> None:
         rules=["D23"],
         expect="DECRYPT_FAILED",
     )
+
+
+@case
+def more_broken_parts(w: Wrapping) -> None:
+    """Further malformed parts: each refusal of D26 in three ways at least."""
+    digest = payload_hash(b"any")
+    broken: list[tuple[str, str, list[bt.BtValue], bytes, str]] = [
+        (
+            "index-3-of-3",
+            "index = count = 3",
+            [digest, b"\3", b"\3", b"c"],
+            b"",
+            "PART_INDEX_RANGE",
+        ),
+        (
+            "index-2-bytes",
+            "a two-byte index",
+            [digest, b"\0\0", b"\2", b"c"],
+            b"",
+            "PART_BAD_INDEX",
+        ),
+        (
+            "index-3-bytes",
+            "a three-byte index",
+            [digest, b"\0" * 3, b"\2", b"c"],
+            b"",
+            "PART_BAD_INDEX",
+        ),
+        ("hash-33", "a 33-byte hash", [digest + b"!", b"\0", b"\2", b"c"], b"", "PART_BAD_HASH"),
+        ("hash-empty", "an empty hash", [b"", b"\0", b"\2", b"c"], b"", "PART_BAD_HASH"),
+        ("hash-int", "an integer for the hash", [7, b"\0", b"\2", b"c"], b"", "PART_MALFORMED"),
+        ("empty-list", "an empty list", [], b"", "PART_MALFORMED"),
+        (
+            "chunk-empty-last",
+            "an empty last chunk",
+            [digest, b"\1", b"\2", b""],
+            b"",
+            "PART_EMPTY_CHUNK",
+        ),
+        (
+            "six-elements",
+            "six elements",
+            [digest, b"\0", b"\2", b"c", b"d", b"e"],
+            b"",
+            "PART_TRAILING_ELEMENTS",
+        ),
+        (
+            "int-element",
+            "a fifth element that is an integer",
+            [digest, b"\0", b"\2", b"c", 5],
+            b"",
+            "PART_TRAILING_ELEMENTS",
+        ),
+        (
+            "nul-then-byte",
+            "a NUL and a byte after the list",
+            [digest, b"\0", b"\2", b"c"],
+            b"\0x",
+            "PART_TRAILING_BYTES",
+        ),
+    ]
+    for name, comment, fields, tail, expect in broken:
+        w.unwrap(
+            f"part-{name}",
+            f"a part with {comment}",
+            [w.raw_part(fields, tail)],
+            flags=["Payload", "MultiPart", "PartEncoding"],
+            rules=["D26"],
+            expect=expect,
+        )
+    empty_first = w.raw_part([digest, b"\0", b"\2", b""])
+    w.unwrap(
+        "part-chunk-empty-before-its-set",
+        "a part with an empty chunk before a part of its set: the first refusal is the chunk's",
+        [empty_first, w.raw_part([digest, b"\1", b"\2", b"c"])],
+        flags=["Payload", "MultiPart", "PartEncoding"],
+        rules=["D26"],
+        expect="PART_EMPTY_CHUNK",
+    )
+
+
+@case
+def more_part_sets(w: Wrapping) -> None:
+    """Further sets of parts that cannot be joined, or join into no message (D26)."""
+    parts = w.split(w.small, [40, 40])
+    blobs = [w.part(part) for part in parts]
+    flipped = Part(parts[1].hash, 1, 3, bytes([parts[1].chunk[0] ^ 1]) + parts[1].chunk[1:])
+    other = w.split(w.compressible, [40, 40])
+    sets: list[tuple[str, str, list[str], str]] = [
+        ("one-of-three", "only part 1 of 3", [blobs[1]], "PARTS_INCOMPLETE"),
+        (
+            "chunk-flipped",
+            "a bit flipped in part 1's chunk",
+            [blobs[0], w.part(flipped), blobs[2]],
+            "PARTS_HASH_MISMATCH",
+        ),
+        (
+            "chunk-swapped",
+            "the last part of another message given this message's hash",
+            [blobs[0], blobs[1], w.part(Part(parts[2].hash, 2, 3, other[2].chunk))],
+            "PARTS_HASH_MISMATCH",
+        ),
+        (
+            "count-2-after-set",
+            "a whole set and a part of it claiming 2",
+            [*blobs, w.part(Part(parts[0].hash, 0, 2, parts[0].chunk))],
+            "PARTS_COUNT_MISMATCH",
+        ),
+        (
+            "count-255-after-set",
+            "a whole set and a part of it claiming 255",
+            [*blobs, w.part(Part(parts[0].hash, 7, 255, parts[0].chunk))],
+            "PARTS_COUNT_MISMATCH",
+        ),
+        (
+            "joined-list",
+            "parts whose payload is a bt list",
+            [w.part(p) for p in w.split(b"l1:a1:be", [5])],
+            "PAYLOAD_NOT_MESSAGE",
+        ),
+        (
+            "joined-compressed-integer",
+            "parts whose payload is `z` and a frame of `i1e`",
+            [w.part(p) for p in w.split(b"z" + zstd_frame(b"i1e"), [6])],
+            "PAYLOAD_NOT_MESSAGE",
+        ),
+        (
+            "joined-all-zero",
+            "parts of a payload of zero bytes only",
+            [w.part(p) for p in w.split(b"", [100])],
+            "PAYLOAD_EMPTY",
+        ),
+        (
+            "set-and-a-message",
+            "a whole set and the blob of another message",
+            [*blobs, w.seal(w.compressible)],
+            "PAYLOAD_SEVERAL_MESSAGES",
+        ),
+    ]
+    for name, comment, given, expect in sets:
+        w.unwrap(
+            f"parts-{name}",
+            f"three parts of m118: {comment}" if "three" in comment else comment,
+            given,
+            flags=["Payload", "MultiPart"],
+            rules=["D26"],
+            expect=expect,
+        )
+    for index in (0, 1):
+        first = MAX_BLOB_SIZE - 40 - 50 + 1 if index == 0 else 10
+        big = w.split(sized_message(SINGLE_LIMIT + 1), [first])[index]
+        w.unwrap(
+            f"part-{index}-over-76800-bytes-alone",
+            f"part {index} of a set, alone, whose blob is over 76,800 bytes: refused",
+            [w.part(big)],
+            flags=["Payload", "MultiPart", "PartEncoding"],
+            rules=["D26"],
+            expect="PART_TOO_LARGE",
+        )
+
+
+@case
+def more_streams_and_blobs(w: Wrapping) -> None:
+    """Further `z` payloads and blobs that yield no message (D23, D24)."""
+    half = INFLATE_LIMIT // 2 + 1
+    streams = [
+        (
+            "bomb-two-frames",
+            f"two frames of {half:,} zero bytes each",
+            zstd_frame(bytes(half)) * 2,
+            "ZSTD_TOO_LARGE",
+        ),
+        ("two-empty-frames", "two frames of nothing", zstd_frame(b"") * 2, "ZSTD_EMPTY"),
+        (
+            "empty-frame-unannounced",
+            "a frame of nothing, size not announced",
+            zstd_frame(b"", content_size=False),
+            "ZSTD_EMPTY",
+        ),
+    ]
+    for name, comment, stream, expect in streams:
+        w.unwrap(
+            f"zstd-{name}",
+            f"`z` and {comment}",
+            [w.seal(b"z" + stream)],
+            flags=["Payload", "Compression", "ZstdStream"],
+            rules=["D24"],
+            expect=expect,
+        )
+    blob = w.seal(w.small)
+    part = w.raw_part([payload_hash(b"any"), b"\0", b"\2", b"c"])
+    blobs: list[tuple[str, str, list[str], list[bytes] | None, str]] = [
+        ("no-keys-two-blobs", "two blobs and no key", [blob, blob], [], "NO_KEYS"),
+        ("no-keys-a-part", "a part and no key", [part], [], "NO_KEYS"),
+        ("blob-empty", "an empty blob", [""], None, "DECRYPT_TOO_SHORT"),
+        (
+            "blob-too-short-after-one",
+            "a message's blob, then one of 39 bytes",
+            [blob, "00" * 39],
+            None,
+            "DECRYPT_TOO_SHORT",
+        ),
+        (
+            "one-zero-byte",
+            "a blob holding a single zero byte",
+            [w.seal(b"\0")],
+            None,
+            "PAYLOAD_EMPTY",
+        ),
+        (
+            "all-padding-after-one",
+            "a message's blob, then one of padding only",
+            [blob, w.seal(b"")],
+            None,
+            "PAYLOAD_EMPTY",
+        ),
+        ("no-blobs", "no blob at all", [], None, "PAYLOAD_SEVERAL_MESSAGES"),
+        (
+            "same-message-twice",
+            "the same message's blob twice: two messages",
+            [blob, blob],
+            None,
+            "PAYLOAD_SEVERAL_MESSAGES",
+        ),
+    ]
+    for name, comment, given, keys, expect in blobs:
+        w.unwrap(
+            name,
+            comment,
+            given,
+            keys=keys,
+            flags=["Payload"],
+            rules=["D23"],
+            expect=expect,
+        )
 
 
 def build() -> Suite:
