@@ -59,7 +59,8 @@ def _design_tables(name: str, design: Design, suites: list[Suite]) -> list[str]:
     lines += ["", f"## {name}: rules", "", "| rule | cases | suites |", "|---|---:|---|"]
     for rule in design.rules():
         counts = rules.get(rule, Counter())
-        lines.append(f"| {rule} | {sum(counts.values())} | {_where(counts) or 'MISSING'} |")
+        where = _where(counts) or f"not covered: {design.unreachable.get(rule, 'MISSING')}"
+        lines.append(f"| {rule} | {sum(counts.values())} | {where} |")
     return lines
 
 
@@ -68,7 +69,7 @@ def _where(counts: Counter[str]) -> str:
 
 
 def missing(built: Built) -> list[str]:
-    """Reason codes (other than the unreachable ones) and rules that no case covers, each
+    """Reason codes and rules (other than the unreachable ones) that no case covers, each
     prefixed with its design."""
     gaps = []
     for name, (design, suites) in built.items():
@@ -80,5 +81,9 @@ def missing(built: Built) -> list[str]:
             for reason in design.reasons
             if reason not in reasons and reason not in design.unreachable
         ]
-        gaps += [f"{name} {rule}" for rule in design.rules() if rule not in rules]
+        gaps += [
+            f"{name} {rule}"
+            for rule in design.rules()
+            if rule not in rules and rule not in design.unreachable
+        ]
     return gaps

@@ -8,7 +8,7 @@ JSON and how failures are shown:
 - `int`: a JSON integer; `bool`: a JSON boolean; `str`: a JSON string;
 - `hex`: raw bytes as lowercase hex; `hex?`: the same, or null;
 - `bt`: bt-encoded bytes as lowercase hex (a message, data, a diff, lagged entries);
-- `btlist`: a JSON list of `bt` values;
+- `btlist`: a JSON list of `bt` values; `hexlist`: a JSON list of `hex` values;
 - `json`: any JSON value (lists and objects, described in PROTOCOL.md).
 """
 

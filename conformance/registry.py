@@ -47,7 +47,7 @@ class Design:
     rules: Callable[[], list[str]]
     """The rule ids its coverage table counts, in order (its rule registry's ids)."""
     unreachable: Mapping[str, str] = field(default_factory=dict)
-    """Reason codes no vector can show, and why."""
+    """Reason codes and rules no vector can show, and why."""
     profiles: tuple[str, ...] = ()
     """The encryption profiles its operations take (`profile`), listed by `hello`."""
 

@@ -12,7 +12,8 @@ The grades:
 - `skipped`: the client answered `skipped` to an operation it claims (never checked, so the run
   fails);
 - `not applicable`: the client's `hello` lists the operations or encryption profiles it
-  supports, and the case needs another one.
+  supports, and the case needs another one, or declares in `limits` that its API cannot
+  express the case's input.
 
 A client that crashes or hangs is restarted for the next case. Hex is compared
 case-insensitively.
@@ -50,6 +51,8 @@ class Declarations:
     ops: frozenset[str] | None = None
     profiles: frozenset[str] | None = None
     quirks: frozenset[str] = frozenset()
+    limits: frozenset[str] = frozenset()
+    """What the client's typed API cannot express (flags' `limit`)."""
 
     @classmethod
     def of(cls, hello: Message) -> Declarations:
@@ -57,7 +60,12 @@ class Declarations:
             value = hello.get(key)
             return frozenset(map(str, value)) if isinstance(value, list) else None
 
-        return cls(names("ops"), names("profiles"), names("quirks") or frozenset())
+        return cls(
+            names("ops"),
+            names("profiles"),
+            names("quirks") or frozenset(),
+            names("limits") or frozenset(),
+        )
 
     def not_applicable(self, case: Case) -> str:
         """Why the client cannot take the case, or "" when it can."""
@@ -66,6 +74,9 @@ class Declarations:
         profile = case.request.get("profile")
         if self.profiles is not None and profile in all_profiles() and profile not in self.profiles:
             return f"client does not support profile {profile!r}"
+        beyond = sorted(self.limits.intersection(case.limits))
+        if beyond:
+            return f"client's API cannot express this input ({', '.join(beyond)})"
         return ""
 
     def excuses(self, case: Case) -> bool:
@@ -118,7 +129,7 @@ class RunReport:
 def _normal(kind: str, value: Any) -> Any:
     if kind in ("hex", "hex?", "bt") and isinstance(value, str):
         return value.lower()
-    if kind == "btlist" and isinstance(value, list):
+    if kind in ("btlist", "hexlist") and isinstance(value, list):
         return [_normal("bt", item) for item in value]
     return value
 

@@ -7,7 +7,7 @@ the design's prefix (which may be empty) and the suite's name. A file holds:
 - `header`: `schemaVersion`, `design` (the design's registered name), `suite` (its name),
   `description`;
 - `notes`: every flag its cases use, once: `bugType`, `description`, and `effect` (what a client
-  that gets the case wrong breaks) or `quirk` (the deployed client's decision X1..X10) if any;
+  that gets the case wrong breaks) or `quirk` (the deployed client's decision X1..X14) if any;
 - `numberOfTests`, and `testGroups`: each group's `type` is the adapter protocol's operation,
   its other fields are request fields shared by its `tests` (Wycheproof's hoisted parameters).
 
@@ -49,12 +49,14 @@ BUG_TYPES = (
     "DESIGN_TEXT_EXAMPLE",
     "DEPLOYED_QUIRK",
     "EXHAUSTIVE",
+    "API_LIMIT",
 )
 RESULTS = ("valid", "invalid", "acceptable")
 DEPLOYED_RESULTS = ("valid", "invalid", "hang", "abort")
 NAME_PATTERN = "^[a-z0-9][a-z0-9_.-]*$"
 FLAG_PATTERN = "^[A-Z][A-Za-z0-9]*$"
-QUIRK_PATTERN = "^X(10|[1-9])$"
+QUIRK_PATTERN = "^X[1-9][0-9]*$"
+LIMIT_PATTERN = "^[a-z][a-z0-9-]*$"
 REASON_PATTERN = "^[A-Z][A-Z0-9_]*$"
 
 Json = dict[str, Any]
@@ -87,8 +89,11 @@ class Flag:
     description: str
     effect: str = ""
     quirk: str = ""
-    """For a `DEPLOYED_QUIRK` flag, the decision it cites (X1..X10): a case so flagged says in
+    """For a `DEPLOYED_QUIRK` flag, the decision it cites (X1..X14): a case so flagged says in
     `deployed` what the deployed client does with it."""
+    limit: str = ""
+    """For an `API_LIMIT` flag, what a typed client's API cannot express, by the name it
+    declares in `hello`'s `limits`: a case so flagged is not applicable to such a client."""
 
     def as_json(self) -> Json:
         note = {"bugType": self.bug_type, "description": self.description}
@@ -96,6 +101,8 @@ class Flag:
             note["effect"] = self.effect
         if self.quirk:
             note["quirk"] = self.quirk
+        if self.limit:
+            note["limit"] = self.limit
         return note
 
 
@@ -252,8 +259,9 @@ class Suite:
                 "description": {"type": "string", "minLength": 1},
                 "effect": {"type": "string", "minLength": 1},
                 "quirk": {"type": "string", "pattern": QUIRK_PATTERN},
+                "limit": {"type": "string", "pattern": LIMIT_PATTERN},
             },
-            optional=("effect", "quirk"),
+            optional=("effect", "quirk", "limit"),
         )
         return {
             "$schema": DRAFT,
@@ -380,7 +388,9 @@ class Case:
     deployed: Json | None = None
     """What the deployed client does, on a case flagged with one of its quirks."""
     quirks: tuple[str, ...] = ()
-    """The deployed client's quirks (X1..X10) the case's flags name."""
+    """The deployed client's quirks (X1..X14) the case's flags name."""
+    limits: tuple[str, ...] = ()
+    """What a typed API must express to take the case: the limits its flags name."""
 
     @property
     def label(self) -> str:
@@ -401,6 +411,7 @@ def cases_of(document: Json, suite: str) -> Iterator[Case]:
     """The document's cases, each with its full request."""
     design = document["header"]["design"]
     quirk_of = {name: note.get("quirk", "") for name, note in document["notes"].items()}
+    limit_of = {name: note.get("limit", "") for name, note in document["notes"].items()}
     for group in document["testGroups"]:
         shared = {key: value for key, value in group.items() if key not in ("type", "tests")}
         for raw in group["tests"]:
@@ -419,6 +430,7 @@ def cases_of(document: Json, suite: str) -> Iterator[Case]:
                 reason=raw.get("reason"),
                 deployed=raw.get("deployed"),
                 quirks=tuple(quirk_of[flag] for flag in raw["flags"] if quirk_of.get(flag)),
+                limits=tuple(limit_of[flag] for flag in raw["flags"] if limit_of.get(flag)),
             )
 
 

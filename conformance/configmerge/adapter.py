@@ -46,6 +46,10 @@ def _bytes(request: Request, name: str) -> bytes | None:
     return None if text is None else bytes.fromhex(text)
 
 
+def _hex_list(request: Request, name: str) -> list[bytes]:
+    return [bytes.fromhex(text) for text in request[name]]
+
+
 def _data(request: Request, name: str) -> Any:
     return to_api_value(btcodec.decode(bytes.fromhex(request[name])))
 
@@ -81,6 +85,8 @@ class ApiAdapter(Adapter):
             "decrypt": self.decrypt,
             "pad": self.pad,
             "unpad": self.unpad,
+            "wrap": self.wrap,
+            "unwrap": self.unwrap,
         }
         super().__init__(name, handlers, PROFILES)
 
@@ -131,17 +137,23 @@ class ApiAdapter(Adapter):
         return self._serialized(message, _bytes(request, "sign_key"))
 
     def merge(self, request: Request) -> Result:
+        messages = _hex_list(request, "msgs")
+        verify_key = _bytes(request, "verify_key")
         message = self.impl.merge(
-            [bytes.fromhex(text) for text in request["msgs"]],
+            messages,
             lag=request["lag"],
-            verify_key=_bytes(request, "verify_key"),
+            verify_key=verify_key,
             sign_key=_bytes(request, "sign_key"),
         )
+        obsolete = self.impl.obsolete_after_merge(
+            messages, message, lag=request["lag"], verify_key=verify_key
+        )
+        deleted = {"obsolete": [digest.hex() for digest in obsolete]}
         if not message.merged:
-            return {"merged": False, **self._serialized(message, None)}
+            return {"merged": False, **self._serialized(message, None), **deleted}
         if "data" in request:
             replace_data(message, _data(request, "data"))
-        return {"merged": True, **self._serialized(message, _bytes(request, "sign_key"))}
+        return {"merged": True, **self._serialized(message, _bytes(request, "sign_key")), **deleted}
 
     def sign(self, request: Request) -> Result:
         return self._serialized(self._parse(request, verify=False), _bytes(request, "sign_key"))
@@ -173,6 +185,23 @@ class ApiAdapter(Adapter):
 
     def unpad(self, request: Request) -> Result:
         return {"plaintext": self.impl.unpad(_bytes(request, "padded")).hex()}
+
+    def wrap(self, request: Request) -> Result:
+        blobs = self.impl.wrap(
+            bytes.fromhex(request["message"]),
+            bytes.fromhex(request["key"]),
+            bytes.fromhex(request["domain"]),
+            level=request.get("level"),
+        )
+        return {"blobs": [blob.hex() for blob in blobs]}
+
+    def unwrap(self, request: Request) -> Result:
+        message = self.impl.unwrap(
+            _hex_list(request, "blobs"),
+            _hex_list(request, "keys"),
+            bytes.fromhex(request["domain"]),
+        )
+        return {"msg": message.hex()}
 
 
 def api_adapter(impl: str) -> ApiAdapter:

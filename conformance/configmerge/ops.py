@@ -59,7 +59,7 @@ OPS: dict[str, Op] = {
             " serialize it; else serialize the surviving message.",
             {"msgs": "btlist", "lag": "int"},
             {"data": "bt", "verify_key": "hex", "sign_key": "hex"},
-            {"merged": "bool", **_MESSAGE_RESULT},
+            {"merged": "bool", **_MESSAGE_RESULT, "obsolete": "hexlist"},
         ),
         Op(
             "sign",
@@ -102,6 +102,23 @@ OPS: dict[str, Op] = {
             {"padded": "hex"},
             {},
             {"plaintext": "hex"},
+        ),
+        Op(
+            "wrap",
+            "The blobs a client pushes for the serialized message `message`: compressed with"
+            " zstd at `level` when strictly shorter (no compression without `level`), padded,"
+            " encrypted under `key` and `domain`, split into parts above 76,800 bytes.",
+            {"message": "hex", "key": "hex", "domain": "hex"},
+            {"level": "int"},
+            {"blobs": "hexlist"},
+        ),
+        Op(
+            "unwrap",
+            "The one message that `blobs` (a single blob, or the parts of one message in any"
+            " order) hold, each opened with the first of `keys` that opens it under `domain`.",
+            {"blobs": "hexlist", "keys": "hexlist", "domain": "hex"},
+            {},
+            {"msg": "hex"},
         ),
     )
 }

@@ -2,7 +2,7 @@
 
 `Suite.add` sends the case's request to the built-in adapter over `swarmconf.spec.configmerge` (the
 oracle) and records its answer as the expected result or reason. It asks the deployed client's
-emulation too: where a quirk (X1..X10) makes that client differ, the case gets the quirk's flag
+emulation too: where a quirk (X1..X14) makes that client differ, the case gets the quirk's flag
 and rule, and `deployed` says what the deployed client does. A case may state what it is
 meant to show (`expect`: "valid" or a reason code); if the spec answers otherwise the
 generator stops, because either the case or the spec is wrong.
@@ -12,16 +12,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from swarmconf.conformance import vectors
+from swarmconf.conformance import btcodec, vectors
 from swarmconf.conformance.configmerge import NAME, PREFIX
 from swarmconf.conformance.configmerge.adapter import ApiAdapter, api_adapter
 from swarmconf.conformance.configmerge.deployed import DeployedAdapter
 from swarmconf.conformance.configmerge.flags import FLAGS, QUIRK_FLAGS
 from swarmconf.conformance.configmerge.ops import HOISTED, OPS
-from swarmconf.spec.configmerge.reasons import Reason
+from swarmconf.spec.configmerge.bt import INT64_MAX, INT64_MIN
+from swarmconf.spec.configmerge.reasons import PayloadReason, Reason
 
-RULE_PATTERN = "^(D(1[0-9]|20|[1-9])|X(10|[1-9]))$"
-"""A config-merge case's rules: the decisions D1..D20 and the deployed client's quirks X1..X10."""
+RULE_PATTERN = "^(D(1[0-9]|2[0-7]|[1-9])|X(1[0-4]|[1-9]))$"
+"""A config-merge case's rules: the decisions D1..D27 and the deployed client's quirks X1..X14."""
 
 
 def _kind(op: str) -> vectors.GroupKind:
@@ -44,8 +45,10 @@ KIND_SCHEMAS: dict[str, vectors.Json] = {
     "hex?": {"anyOf": [vectors.HEX, {"type": "null"}]},
     "bt": vectors.HEX,
     "btlist": vectors.hexlist(),
+    "hexlist": vectors.hexlist(),
 }
 KINDS = {op: _kind(op) for op in OPS}
+REASONS = [reason.value for reason in [*Reason, *PayloadReason]]
 
 _ORACLE: list[ApiAdapter] = []
 _DEPLOYED: list[DeployedAdapter] = []
@@ -81,7 +84,7 @@ class Suite(vectors.Suite):
             FLAGS,
             KINDS,
             rule_pattern=RULE_PATTERN,
-            reasons=[reason.value for reason in Reason],
+            reasons=REASONS,
             prefix=PREFIX,
         )
         self.lag = lag
@@ -106,12 +109,15 @@ class Suite(vectors.Suite):
         shared = {name: inputs.get(name, defaults[name]) for name in KINDS[op].params}
         request: dict[str, Any] = {"op": op, **inputs, **shared}
         answer = oracle().handle(request)
-        if any(FLAGS[flag].quirk for flag in flags if flag in FLAGS):
-            raise ValueError(f"{self.id}/{name}: quirk flags come from the emulation")
+        if any(FLAGS[flag].quirk or FLAGS[flag].limit for flag in flags if flag in FLAGS):
+            raise ValueError(f"{self.id}/{name}: quirk and limit flags are found, not given")
+        flags = [*flags, *typed_limit_flags(inputs)]
         behaviour = deployed_client().behaviour(request, answer)
         if behaviour is not None:
             flags = [*flags, *(QUIRK_FLAGS[quirk] for quirk in behaviour.quirks)]
             rules = [*rules, *behaviour.quirks]
+        if op == "merge" and "result" in answer:
+            rules = [*rules, "D27"]  # the answer's `obsolete`
         if "result" in answer:
             result, expected, reason, outcome = (
                 "acceptable" if acceptable else "valid",
@@ -142,6 +148,28 @@ class Suite(vectors.Suite):
             deployed=None if behaviour is None else behaviour.deployed,
         )
         return answer
+
+
+DATA_FIELDS = ("data", "old", "new")
+"""Request fields a client builds through its API rather than reads from bytes."""
+
+
+def typed_limit_flags(inputs: dict[str, Any]) -> list[str]:
+    """The flags of what the case's data asks of a typed API: an integer outside signed 64
+    bits, a set holding a list or a dict (`API_LIMIT` flags, declared in `hello`'s `limits`)."""
+    values = [btcodec.decode(bytes.fromhex(inputs[name])) for name in DATA_FIELDS if name in inputs]
+    found: set[str] = set()
+    while values:
+        value = values.pop()
+        if isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
+            found.add("WideDataInteger")
+        elif isinstance(value, dict):
+            values.extend(value.values())
+        elif isinstance(value, list):
+            if any(isinstance(item, list | dict) for item in value):
+                found.add("ContainerInSet")
+            values.extend(value)
+    return sorted(found)
 
 
 def _rule_order(rule: str) -> tuple[str, int]:

@@ -14,6 +14,7 @@ from swarmconf.conformance.configmerge import (
     cat_increment,
     cat_merge,
     cat_parse,
+    cat_payload,
     cat_serialize,
     cat_signatures,
 )
@@ -31,6 +32,7 @@ BUILDERS: list[Callable[[], Suite]] = [
     cat_exhaustive.build,
     cat_signatures.build,
     cat_encryption.build,
+    cat_payload.build,
     cat_examples.build,
 ]
 

@@ -177,9 +177,11 @@ def vector_cases(document: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def quirk_vectors() -> str:
-    """For each deployed-client quirk X1..X10: how many vector cases its flag marks, what the
-    deployed client does on them, and a few of them."""
-    cited: dict[str, list[str]] = {f"X{number}": [] for number in range(1, 11)}
+    """For each deployed-client quirk the design registers: how many vector cases its flag
+    marks, what the deployed client does on them, and a few of them."""
+    from swarmconf.conformance.configmerge.design import QUIRKS
+
+    cited: dict[str, list[str]] = {quirk: [] for quirk in QUIRKS}
     results: dict[str, set[str]] = {quirk: set() for quirk in cited}
     for name, document in vector_documents():
         suite = name.removesuffix("_test.json")
