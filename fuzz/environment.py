@@ -72,7 +72,7 @@ def build(prefix: Path, root: Path) -> None:
     of `root`: not editable, so it holds its own copy of the code."""
     shutil.rmtree(prefix, ignore_errors=True)
     venv.create(prefix, with_pip=True)
-    source = prefix.with_name("build-source")
+    source = prefix.with_name(f"{prefix.name}-source")
     shutil.rmtree(source, ignore_errors=True)
     shutil.copytree(root, source, symlinks=True, ignore=shutil.ignore_patterns(*NOT_SHIPPED))
     install = [str(prefix / "bin" / "python"), "-m", "pip", "install", "--quiet", str(source)]
@@ -92,9 +92,10 @@ def pack(cache: Path) -> Path:
     if archive.is_file():
         return archive
     cache.mkdir(parents=True, exist_ok=True)
-    prefix = cache / "build-venv"
+    # Each process builds apart, so two runs packing at once do not share a build tree
+    prefix = cache / f"build-venv-{os.getpid()}"
     build(prefix, root)
-    partial = archive.with_suffix(".partial")
+    partial = archive.with_suffix(f".{os.getpid()}.partial")
     venv_pack.pack(prefix=str(prefix), output=str(partial), format="tar.gz", force=True)
     partial.replace(archive)
     shutil.rmtree(prefix)
