@@ -79,7 +79,8 @@ def register(subparsers: Any) -> None:
     fuzz.add_argument(
         "--client",
         metavar="CMD",
-        help="check a foreign client through its conformance adapter command, the spec as oracle",
+        help="check a foreign client through its conformance adapter command, the reference as "
+        "oracle and the spec as judge",
     )
     fuzz.add_argument(
         "--client-timeout",
@@ -143,6 +144,13 @@ def run_campaign(args: argparse.Namespace) -> int:
     if args.system in ("parser", "kvgossip-parser"):
         return report_hostile(summary, where.show("report.html"))
     failing = summary["failing_cases"]
+    found = summary.get("violations")
+    swarmconf_bugs = found.get("R1", 0) if isinstance(found, dict) else 0
+    if swarmconf_bugs:
+        print(
+            f"fuzz: SWARMCONF BUG: the reference contradicts the spec in {swarmconf_bugs} "
+            "interleavings (R1, first in the report)"
+        )
     violations = f"; violations {summary['violations']}" if "violations" in summary else ""
     print(
         f"fuzz: {summary['cases']} cases in {summary['seconds']} s "

@@ -92,11 +92,13 @@ def timed(
 
 
 class Tally:
-    """A task's outcome counts, violations by property, first failing inputs and slowest input."""
+    """A task's outcome counts, violations by property, first failing inputs, slowest input,
+    and a client's answers acceptable as a declared quirk, by quirk."""
 
     def __init__(self) -> None:
         self.outcomes: Counter[str] = Counter()
         self.violations: Counter[str] = Counter()
+        self.quirks: Counter[str] = Counter()
         self.examples: list[dict[str, Any]] = []
         self.slowest = 0.0
 
@@ -130,6 +132,7 @@ class Tally:
             json.dumps(dict(sorted(self.violations.items()))),
             json.dumps(self.examples),
             *client,
+            json.dumps(dict(sorted(self.quirks.items()))),
             time.perf_counter() - started,
             self.slowest,
         )
@@ -146,12 +149,14 @@ HOSTILE_FIELDS = (
     ("client_requests", "long"),
     ("client_skipped", "long"),
     ("client_quirks", "long"),
+    ("client_quirk_counts", "string"),
     ("seconds", "double"),
     ("slowest", "double"),
 )
 """A task's row: `outcomes` maps an outcome ("valid", "raised" or a reason code, prefixed by the
-decoder in K/V Gossip's campaign) to its count, `violations` a property to its count (both
-JSON), `examples` the first failing inputs."""
+decoder in K/V Gossip's campaign) to its count, `violations` a property to its count,
+`client_quirk_counts` a declared quirk to the answers it made acceptable (all three JSON),
+`examples` the first failing inputs."""
 
 
 def hostile_schema() -> Any:

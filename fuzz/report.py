@@ -18,6 +18,7 @@ from .configmerge.impl import choose
 from .configmerge.shrink import shrink
 from .report_page import Counterexample, Page, Property, chart, duration, number, render
 from .report_page import bar_png as bar_chart
+from .verdict import quirk_totals
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -48,7 +49,7 @@ def properties_of(config: Config) -> dict[str, str]:
         return PROPERTIES
     # The spec runs the interleavings: its own P2, P3 and P6 are left to campaigns without a client
     spec_only = {name: text for name, text in PROPERTIES.items() if name in ("P1", "P4", "P5")}
-    return {**spec_only, **CLIENT_PROPERTIES}
+    return {"R1": CLIENT_PROPERTIES["R1"], **spec_only, **CLIENT_PROPERTIES}
 
 
 def summarize(cases: DataFrame, names: list[str]) -> dict[str, Any]:
@@ -110,6 +111,12 @@ def summarize(cases: DataFrame, names: list[str]) -> dict[str, Any]:
             "declared_quirks": int(sums["client_quirks"] or 0),
             "failures": int(sums["client_failures"] or 0),
             "seconds_waiting": round(float(sums["client_seconds"] or 0.0), 3),
+            "by_quirk": quirk_totals(
+                row[0]
+                for row in cases.filter(f.col("client_quirk_counts") != "{}")
+                .select("client_quirk_counts")
+                .collect()
+            ),
         }
     return summary
 
@@ -232,6 +239,7 @@ def write_report(summary: dict[str, Any], config: Config) -> None:
             ("requests sent to the client", number(client["requests"])),
             ("skipped by the client", number(client["skipped"])),
             ("acceptable as a declared quirk", number(client["declared_quirks"])),
+            *((f"acceptable as {name}", number(n)) for name, n in client["by_quirk"].items()),
             ("time waiting for the client", duration(client["seconds_waiting"])),
         ]
         if client["skipped"]:
@@ -381,6 +389,7 @@ def write_hostile_outputs(
         "client_requests": sum(row["client_requests"] for row in rows),
         "client_skipped": sum(row["client_skipped"] for row in rows),
         "client_quirks": sum(row["client_quirks"] for row in rows),
+        "client_quirks_by_quirk": quirk_totals(row["client_quirk_counts"] for row in rows),
         "violations": {name: violations.get(name, 0) for name in names},
         "failing_inputs": sum(violations.values()),
         "outcomes": dict(outcomes.most_common()),
@@ -409,7 +418,8 @@ def write_hostile_outputs(
             ("parsed as valid", number(sum(n for k, n in outcomes.items() if accepted(k)))),
             ("refused", number(sum(n for k, n in outcomes.items() if not accepted(k)))),
         ]
-        + [(f"refused with {k}", number(n)) for k, n in outcomes.most_common() if not accepted(k)],
+        + [(f"refused with {k}", number(n)) for k, n in outcomes.most_common() if not accepted(k)]
+        + [(f"acceptable as {k}", number(n)) for k, n in summary["client_quirks_by_quirk"].items()],
         [
             Counterexample("summary.json", f"{e['property']}: {e['detail']}", json.dumps(e))
             for e in examples[:20]
