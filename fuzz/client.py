@@ -7,12 +7,18 @@ crash, a hang (the process is killed) or a garbled line is that request's answer
 restarted (sending `hello` again) and the rest of the batch is sent to the new process. After
 `MAX_CONSECUTIVE_CLIENT_FAILURES` failures in a row the rest of the batch fails unsent, as the
 conformance runner gives up on a run; the next batch tries again.
+
+A client that declares a quirk by which the deployed client loops forever (X3) does so on every
+request that triggers it, and each such hang would cost the whole timeout. The campaign may
+name those requests (`send(..., hangs=...)`, asked only of an answer that is late): one that
+is `HANG_GRACE` seconds late then counts as the hang it declared.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import json
 import queue
 import threading
@@ -27,6 +33,8 @@ DEFAULT_TIMEOUT = 10.0
 START_TIMEOUT = 60.0
 """Seconds a starting adapter may take to answer `hello` (an interpreter starting on a loaded
 machine), whatever the per-request timeout."""
+HANG_GRACE = 2.0
+"""Seconds after which a request the client declared it loops on counts as that hang."""
 Answer = Message | ClientFailure
 
 
@@ -60,11 +68,14 @@ class PooledClient:
         """Every request's answer, in order (see `send`)."""
         return self.send(requests)()
 
-    def send(self, requests: list[Message]) -> Callable[[], list[Answer]]:
+    def send(
+        self, requests: list[Message], hangs: Callable[[Message], bool] | None = None
+    ) -> Callable[[], list[Answer]]:
         """Start sending `requests`; the returned call collects every answer, in order.
 
         Unsupported ops are answered `skipped` unsent. The caller may work while the adapter
-        answers (the campaign asks the spec meanwhile).
+        answers (the campaign asks the oracle meanwhile). `hangs` says of a late request
+        whether the client declared it loops on it (see `HANG_GRACE`).
         """
         if not self.dead:
             self.in_a_row = 0  # a new batch tries again
@@ -88,9 +99,12 @@ class PooledClient:
                             f"not sent: the client failed {self.in_a_row} times in a row",
                         )
                     break
-                done, failure = self.read(first, len(todo))
+                late = None if hangs is None else functools.partial(declared, requests, todo, hangs)
+                done, failure = self.read(first, len(todo), late)
                 for index, answer in zip(todo, done, strict=False):
                     answers[index] = answer
+                if done:
+                    self.in_a_row = 0  # an answer since the last failure
                 if failure is None:
                     self.in_a_row = 0
                     break
@@ -115,13 +129,17 @@ class PooledClient:
             threading.Thread(target=write_lines, args=(client, lines), daemon=True).start()
         return first
 
-    def read(self, first: int, count: int) -> tuple[list[Message], ClientFailure | None]:
-        """Answers to ids first.. in order, and the failure that ended them early (or None)."""
+    def read(
+        self, first: int, count: int, hangs: Callable[[int], bool] | None = None
+    ) -> tuple[list[Message], ClientFailure | None]:
+        """Answers to ids first.. in order, and the failure that ended them early (or None);
+        `hangs(n)` says whether the n-th may count as a declared hang once `HANG_GRACE` late."""
         started = time.perf_counter()
         answers: list[Message] = []
         try:
-            for expected_id in range(first, first + count):
-                answer = read_answer(self.client, expected_id)
+            for number, expected_id in enumerate(range(first, first + count)):
+                late = None if hangs is None else functools.partial(hangs, number)
+                answer = read_answer(self.client, expected_id, late)
                 if isinstance(answer, ClientFailure):
                     return answers, answer
                 answers.append(answer)
@@ -152,12 +170,24 @@ def write_lines(client: ProcessClient, lines: list[str]) -> None:
         stream.flush()
 
 
-def read_answer(client: ProcessClient, expected_id: int) -> Message | ClientFailure:
-    """The next answer line, judged as `ProcessClient.request` judges it."""
+def declared(
+    requests: list[Message], todo: list[int], hangs: Callable[[Message], bool], number: int
+) -> bool:
+    """`hangs` of the `number`-th request still to answer."""
+    return hangs(requests[todo[number]])
+
+
+def read_answer(
+    client: ProcessClient, expected_id: int, hangs: Callable[[], bool] | None = None
+) -> Message | ClientFailure:
+    """The next answer line, judged as `ProcessClient.request` judges it; a hang the client
+    declared (`hangs()`, asked once the answer is `HANG_GRACE` late) ends the wait early."""
     try:
-        line = client.lines.get(timeout=client.timeout)
+        line = next_line(client, hangs)
     except queue.Empty:
         return ClientFailure("timeout", f"no answer within {client.timeout:g} s")
+    except Declared:
+        return ClientFailure("timeout", f"no answer within {HANG_GRACE:g} s, a declared hang")
     if line is None:
         process = client.process
         code = process.poll() if process is not None else None
@@ -172,6 +202,23 @@ def read_answer(client: ProcessClient, expected_id: int) -> Message | ClientFail
     if answer.get("id") != expected_id:
         return ClientFailure("garbage", f"answer id {answer.get('id')!r} != {expected_id}")
     return answer
+
+
+class Declared(Exception):
+    """A late answer to a request the client declared it loops on."""
+
+
+def next_line(client: ProcessClient, hangs: Callable[[], bool] | None) -> str | None:
+    """The next line (None at the end of the output), within the timeout (`queue.Empty`), or
+    `Declared` when it is `HANG_GRACE` late on a declared hang."""
+    if hangs is None or client.timeout <= HANG_GRACE:
+        return client.lines.get(timeout=client.timeout)
+    try:
+        return client.lines.get(timeout=HANG_GRACE)
+    except queue.Empty:
+        if hangs():
+            raise Declared from None
+    return client.lines.get(timeout=client.timeout - HANG_GRACE)
 
 
 def start(command: str, timeout: float = DEFAULT_TIMEOUT) -> PooledClient:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from swarmconf.conformance.client import ClientFailure, Message
-from swarmconf.conformance.configmerge.deployed import Behaviour, DeployedAdapter
+from swarmconf.conformance.configmerge.deployed import HANG, Behaviour, DeployedAdapter, Stop
 from swarmconf.conformance.runner import FAILURE_BEHAVIOUR, behaves_as_deployed, mismatched_fields
 
 AGREED, DISAGREED, FAILED, SKIPPED, QUIRK = "agreed", "disagreed", "failed", "skipped", "quirk"
@@ -170,13 +170,36 @@ def describe(op: str, expected: Message, answer: Message) -> str:
 _EMULATION: list[DeployedAdapter] = []
 
 
+def emulation() -> DeployedAdapter:
+    if not _EMULATION:
+        _EMULATION.append(DeployedAdapter())
+    return _EMULATION[0]
+
+
+def declared_hang(quirks: frozenset[str]) -> Callable[[Message], bool] | None:
+    """For a client declaring `quirks`: whether the deployed client loops forever on a request
+    by a quirk the client declared (a late answer is then that hang); None when it declared no
+    such quirk."""
+    if not quirks & {"X3"}:
+        return None
+
+    def hangs(request: Message) -> bool:
+        try:
+            emulation().handle(dict(request))
+        except Stop as stop:
+            return stop.result == HANG and stop.quirk in quirks
+        except Exception:
+            return False
+        return False
+
+    return hangs
+
+
 def deployed_behaviour(request: Message, expected: Message) -> Behaviour | None:
     """What the deployed client does on `request` where it differs from swarmconf's `expected`
     answer, and the quirks that make it differ; None where it agrees. Raises
     `deployed.Unexplained` when no quirk of the emulation explains a difference."""
-    if not _EMULATION:
-        _EMULATION.append(DeployedAdapter())
-    return _EMULATION[0].behaviour(dict(request), expected)
+    return emulation().behaviour(dict(request), expected)
 
 
 def declared_behaviour(

@@ -52,9 +52,11 @@ class Recording(PooledClient):
 
     batches: list[list[Message]]
 
-    def send(self, requests: list[Message]) -> Callable[[], list[Answer]]:
+    def send(
+        self, requests: list[Message], hangs: Callable[[Message], bool] | None = None
+    ) -> Callable[[], list[Answer]]:
         self.batches.append(list(requests))
-        return super().send(requests)
+        return super().send(requests, hangs)
 
 
 def cpu_seconds(client: ProcessClient) -> float:

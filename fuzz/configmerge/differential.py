@@ -32,7 +32,17 @@ from swarmconf.spec import configmerge as spec
 from swarmconf.spec.configmerge.message import message_hash
 
 from ..client import DEFAULT_TIMEOUT, PooledClient, pooled
-from ..verdict import AGREED, FAILED, QUIRK, SKIPPED, UNJUDGED, Verdict, asked, judge
+from ..verdict import (
+    AGREED,
+    FAILED,
+    QUIRK,
+    SKIPPED,
+    UNJUDGED,
+    Verdict,
+    asked,
+    declared_hang,
+    judge,
+)
 from .cached_spec import CachedLibrary, LibraryOracle
 from .campaign import row_of
 from .edits import Data
@@ -194,7 +204,7 @@ def send_operations(
     ordered = sorted(keys, key=sort_key)
     requests = [request_of(engine, key) for key in ordered]
     waited = client.waiting
-    pending = client.send(requests)
+    pending = client.send(requests, declared_hang(client.quirks))
     expected = [
         engine.expected(key, request) for key, request in zip(ordered, requests, strict=True)
     ]

@@ -41,7 +41,7 @@ from ..hostile import (
     timed,
     truncate,
 )
-from ..verdict import AGREED, QUIRK, SKIPPED, asked, judge
+from ..verdict import AGREED, QUIRK, SKIPPED, asked, declared_hang, judge
 from .cached_spec import CachedLibrary, LibraryOracle
 from .differential import STATUS_PROPERTY, recording_engine
 from .scenario import generate_scenario
@@ -282,7 +282,8 @@ def run_hostile_task(task: HostileTask) -> tuple[Any, ...]:
     reference_parse: Callable[..., Any] = reference.parse
     if task.client is not None:
         client = pooled(task.client, task.timeout)
-        pending = client.send([parse_request(item) for item in distinct])
+        requests = [parse_request(item) for item in distinct]
+        pending = client.send(requests, declared_hang(client.quirks))
         spec_parse, reference_parse = spec_cache.parse, reference_cache.parse
     with collector_paused():
         for item in distinct:

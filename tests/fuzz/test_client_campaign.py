@@ -133,7 +133,7 @@ class SkippingClient:
     def __init__(self, events: list[str]) -> None:
         self.events = events
 
-    def send(self, requests: list) -> object:
+    def send(self, requests: list, hangs: object = None) -> object:
         def collect() -> list:
             self.events.append("collect")
             return [{"skipped": "not here"} for _ in requests]
