@@ -20,7 +20,7 @@ from __future__ import annotations
 import types
 from typing import Any
 
-from swarmconf.conformance.adapter import Adapter
+from swarmconf.conformance.adapter import Adapter, Request, Result, _bytes, _data, replace_data
 from swarmconf.spec import configmerge as spec
 from swarmconf.spec.configmerge.message import check_lag, message_hash
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason, require
@@ -128,11 +128,35 @@ class CachedLibrary:
 
 
 class LibraryOracle(Adapter):
-    """The library's adapter over a `CachedLibrary`, each message published through its cache."""
+    """The library's adapter over a `CachedLibrary`, each message published through its cache;
+    a message whose hex the campaign wrote (`raw`) is not decoded again."""
 
     def __init__(self, cache: CachedLibrary) -> None:
         super().__init__(cache.module(), cache.library.__name__.rsplit(".", 1)[0])
         self.cache = cache
+        self.raw: dict[str, bytes] = {}
+
+    def _message(self, text: str) -> bytes:
+        found = self.raw.get(text)
+        return bytes.fromhex(text) if found is None else found
+
+    def _parse(self, request: Request, *, verify: bool = True) -> Parsed:
+        verify_key = _bytes(request, "verify_key") if verify else None
+        message = self._message(request["msg"])
+        return self.cache.parse(message, lag=request["lag"], verify_key=verify_key)
+
+    def merge(self, request: Request) -> Result:
+        message = self.cache.merge(
+            [self._message(text) for text in request["msgs"]],
+            lag=request["lag"],
+            verify_key=_bytes(request, "verify_key"),
+            sign_key=_bytes(request, "sign_key"),
+        )
+        if not message.merged:
+            return {"merged": False, **self._serialized(message, None)}
+        if "data" in request:
+            replace_data(message, _data(request, "data"))
+        return {"merged": True, **self._serialized(message, _bytes(request, "sign_key"))}
 
     def _serialized(self, message: Parsed, sign_key: bytes | None) -> dict[str, str]:
         data, hash_ = self.cache.publish(message, sign_key)

@@ -76,8 +76,18 @@ class RecordingEngine(Engine):
     edited: dict[OpKey, Data] = field(default_factory=dict)
     """Each edit's data after its batch, as the spec computed it."""
     answered: dict[OpKey, Message] = field(default_factory=dict)
-    """The spec's answer to an edit's `increment` request, kept from the edit itself: the spec
-    incremented the same message, gave it the same data and signed it with the same key."""
+    """The oracle's answer to an edit's `increment` request, kept from the edit itself: the
+    library incremented the same message, gave it the same data and signed it with the same
+    key."""
+    hexes: dict[bytes, str] = field(default_factory=dict)
+    """Each message's hex, written once however many requests carry it."""
+
+    def hex_of(self, message: bytes) -> str:
+        found = self.hexes.get(message)
+        if found is None:
+            found = self.hexes[message] = message.hex()
+            self.oracle.raw[found] = message
+        return found
 
     @functools.cached_property
     def oracle(self) -> LibraryOracle:
@@ -167,14 +177,14 @@ def request_of(engine: RecordingEngine, key: OpKey) -> Message:
         sign_key = engine.sign_key if signer else engine.forged_key
         sign = {"sign_key": sign_key.hex()} if sign_key else {}
         data = bt_hex(engine.edited[key])
-        request = {"op": "increment", "msg": base.hex(), "lag": scenario.lag, "data": data}
+        request = {"op": "increment", "msg": engine.hex_of(base), "lag": scenario.lag, "data": data}
         return request | keys | sign
     if key[0] == "merge":
         _, inputs, signer = key
         sign = {"sign_key": engine.sign_key.hex()} if signer and engine.sign_key else {}
-        msgs = [message.hex() for message in sorted(inputs)]
+        msgs = [engine.hex_of(message) for message in sorted(inputs)]
         return {"op": "merge", "msgs": msgs, "lag": scenario.lag} | keys | sign
-    return {"op": key[0], "msg": key[1].hex(), "lag": scenario.lag} | keys
+    return {"op": key[0], "msg": engine.hex_of(key[1]), "lag": scenario.lag} | keys
 
 
 def sort_key(key: OpKey) -> OpKey:
@@ -232,7 +242,12 @@ def client_violations(touched: set[OpKey], verdicts: dict[OpKey, Verdict]) -> li
     """R1, C1, C2 and C3 violations of one interleaving, from the verdicts on the operations it
     used (a swarmconf bug first)."""
     noted: dict[str, list[str]] = {name: [] for name in PROPERTIES}
-    for key in sorted(touched, key=sort_key):
+    flagged = [
+        key
+        for key in touched
+        if verdicts[key].oracle_wrong or verdicts[key].status not in (AGREED, SKIPPED, QUIRK)
+    ]
+    for key in sorted(flagged, key=sort_key):
         verdict = verdicts[key]
         found = []
         if verdict.oracle_wrong:
