@@ -4,7 +4,8 @@ A Spark Python worker is reused across tasks (`spark.python.worker.reuse`), so `
 keeps its adapter alive from one task to the next. `PooledClient.exchange` writes a whole batch
 of requests ahead on a writer thread and reads the answers in order, each within the timeout: a
 crash, a hang (the process is killed) or a garbled line is that request's answer, the adapter is
-restarted (sending `hello` again) and the rest of the batch is sent to the new process. After
+restarted (sending `hello` again) and the rest of the batch is sent to the new process (one
+started ahead once a process has failed, so that a client failing often is not waited for). After
 `MAX_CONSECUTIVE_CLIENT_FAILURES` failures in a row the rest of the batch fails unsent, as the
 conformance runner gives up on a run; the next batch tries again.
 
@@ -17,6 +18,7 @@ is `HANG_GRACE` seconds late then counts as the hang it declared.
 from __future__ import annotations
 
 import atexit
+import concurrent.futures
 import contextlib
 import functools
 import json
@@ -33,7 +35,7 @@ DEFAULT_TIMEOUT = 10.0
 START_TIMEOUT = 60.0
 """Seconds a starting adapter may take to answer `hello` (an interpreter starting on a loaded
 machine), whatever the per-request timeout."""
-HANG_GRACE = 2.0
+HANG_GRACE = 0.25
 """Seconds after which a request the client declared it loops on counts as that hang."""
 Answer = Message | ClientFailure
 
@@ -53,6 +55,8 @@ class PooledClient:
     """Failures in a row; at `MAX_CONSECUTIVE_CLIENT_FAILURES` the rest of a batch is not sent."""
     dead: bool = False
     """The adapter could not be restarted: nothing more is sent."""
+    spare: concurrent.futures.Future[tuple[ProcessClient, Message]] | None = None
+    """A process started ahead, to replace the next one that fails."""
 
     @property
     def ops(self) -> frozenset[str] | None:
@@ -148,15 +152,44 @@ class PooledClient:
             self.waiting += time.perf_counter() - started
 
     def restart(self) -> None:
+        """Replace the failed process by the spare started after the last restart (a client
+        that failed once may fail again: its next process starts while this one works), or by
+        a new one; then start the next spare."""
         self.restarts += 1
+        stop(self.client)
+        spare, self.spare = self.spare, None
         try:
-            self.hello = started(self.client, self.client.restart)
+            self.client, self.hello = spare.result() if spare is not None else self.fresh()
         except ClientFailure:
             self.dead = True
             self.in_a_row = MAX_CONSECUTIVE_CLIENT_FAILURES
+            return
+        self.spare = SPARES.submit(self.fresh)
+
+    def fresh(self) -> tuple[ProcessClient, Message]:
+        """A newly started process of the adapter, and its `hello`."""
+        client = make_client(self.command, self.timeout)
+        assert isinstance(client, ProcessClient)
+        return client, started(client, client.start)
 
     def close(self) -> None:
         self.client.close()
+        spare, self.spare = self.spare, None
+        if spare is not None:
+            with contextlib.suppress(ClientFailure):
+                spare.result()[0].close()
+
+
+SPARES = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="spare-adapter")
+"""Starts spare adapter processes in the background."""
+
+
+def stop(client: ProcessClient) -> None:
+    """Kill a failed adapter process at once (it may be looping)."""
+    process = client.process
+    if process is not None and process.poll() is None:
+        process.kill()
+        process.wait()
 
 
 def write_lines(client: ProcessClient, lines: list[str]) -> None:
