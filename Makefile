@@ -44,9 +44,11 @@ unit: $(READY) tree debian-packages
 unit-interpreted: $(READY)
 	SWARMCONF_PURE_PYTHON=1 $(BIN)/pytest -p no:cacheprovider tests/reference/configmerge
 
-# Debian packages the tests run for real: `serf` (the K/V Gossip node's integration tests) and,
-# for `make docs-browser`, `chromium`. Installed with apt-get (as root, or through sudo) if missing.
-DEBIAN_PACKAGES ?= serf
+# Debian packages the tests run for real: `serf` (the K/V Gossip node's integration tests),
+# `faketime` (clock skew in its fault tests), `zstd` (whose libzstd the compressed payloads are
+# compared against) and, for `make docs-browser`, `chromium`. Installed with apt-get (as root, or
+# through sudo) if missing.
+DEBIAN_PACKAGES ?= serf faketime zstd
 APT := $(if $(filter 0,$(shell id -u)),,sudo )apt-get
 .PHONY: debian-packages
 debian-packages:
@@ -73,25 +75,30 @@ clean:
 	rm -rf $(VENV) build site *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
 	find src/ reference/ -name "*.so" -delete
 
-# The K/V Gossip vectors under vectors/v1 (byte-for-byte reproducible).
-.PHONY: vectors-kv
-vectors-kv: $(READY)
-	$(BIN)/python -m swarmconf.conformance.kvgossip vectors/v1
-
-# Every conformance vector file under vectors/v1, its schema and COVERAGE.md (byte-for-byte
-# reproducible; the K/V Gossip files are included).
+# Every conformance vector file of every registered design under vectors/v1, its schema and
+# COVERAGE.md (byte-for-byte reproducible).
 .PHONY: vectors
 vectors: $(READY)
 	$(BIN)/swarmconf vectors generate -o vectors/v1
 
-# K/V Gossip node on real Serf agents: write propagation to two peers at 0, 2,000 and 100,000
-# keys, the backup path alone, a fresh node pulling 100,000 keys, reconciliation traffic; then
-# the same writes while 200 hostile connections of each kind hit one node. A benchmark, not a
-# test: it prints what it measures. Serf agents run under the shared lock.
+# K/V Gossip: what sealing the sync wire costs in one process; then the node on real Serf agents:
+# write propagation to two peers at 0, 2,000 and 100,000 keys, the backup path alone, a fresh node
+# pulling 100,000 keys, reconciliation traffic; then the same writes while 200 hostile connections
+# of each kind hit one node. A benchmark, not a test: it prints what it measures. Serf agents run
+# under the shared lock.
 .PHONY: bench-kv
 bench-kv: $(READY)
+	nice $(BIN)/python -m bench.kvgossip.wire
 	flock /tmp/serf.lock nice $(BIN)/python -m bench.kvgossip.propagation
 	flock /tmp/serf.lock nice $(BIN)/python -m bench.kvgossip.attack
+
+# K/V Gossip under real faults (root): 50 fault schedules on five nodes in network namespaces
+# (partitions, pauses, crashes, clock skew), then a 30 s majority/minority partition with writes
+# on both sides, three times; Markdown reports with the timelines in kv-faults-out/.
+.PHONY: bench-kv-faults
+bench-kv-faults: $(READY) debian-packages
+	nice $(BIN)/python -m bench.kvgossip.faults --schedules 50
+	nice $(BIN)/python -m bench.kvgossip.faults --schedules 3 --partition 30 --out kv-faults-out/partition
 
 # K/V Gossip simulation throughput on one core: 500 schedules of campaign 1.
 .PHONY: bench-kvsim
@@ -119,6 +126,12 @@ bench-fuzz: $(READY)
 .PHONY: bench
 bench: $(READY)
 	nice $(BIN)/python -m bench.configmerge.run --output bench/configmerge/results.md
+
+# The command line's latency: `swarmconf --version`, `--help` and `kv get` against a running node,
+# median wall time of 10 runs each (CLI_AGAINST=OLD/src also times an older checkout, alternating).
+.PHONY: bench-cli
+bench-cli: $(READY) debian-packages
+	$(BIN)/python -m bench.cli --runs 10 $(if $(CLI_AGAINST),--against $(CLI_AGAINST))
 
 # How strong the config-merge vectors are: 120 mutants of the spec (fixed seed), each run
 # through builtin:spec over vectors/v1; prints the mutants killed and every survivor.

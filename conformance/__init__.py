@@ -2,6 +2,7 @@
 
 The runner drives any client through the JSON-lines adapter protocol described in
 `PROTOCOL.md`; `builtin:spec` and `builtin:reference` are adapters over this project's own
-implementations. Each design's vector generator is a subpackage:
-`swarmconf.conformance.configmerge` and `swarmconf.conformance.kvgossip`.
+implementations. Each design is a subpackage that registers its suites, operations and
+handlers with `registry` (the `swarmconf.conformance` entry points); the modules here serve
+every design alike.
 """

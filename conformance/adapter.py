@@ -1,9 +1,8 @@
-"""The built-in adapter: the protocol's operations over any module implementing the API contract.
+"""The built-in adapter: the protocol's operations answered by handler tables, one per design.
 
-`Adapter(module).handle(request)` answers one request; `swarmconf.spec.configmerge` and
-`swarmconf.reference.configmerge` both implement the contract, so `builtin:spec` and
-`builtin:reference` are
-this class over each. Run as a process it speaks the JSON-lines protocol on stdin/stdout:
+Each registered design gives the handler of each of its operations over `spec` or `reference`
+(`registry.Design.handlers`); `builtin:spec` and `builtin:reference` are `Adapter`s over the
+tables of every design. Run as a process it speaks the JSON-lines protocol on stdin/stdout:
 
     python -m swarmconf.conformance.adapter --impl spec
 """
@@ -11,93 +10,50 @@ this class over each. Run as a process it speaks the JSON-lines protocol on stdi
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 import traceback
-from collections.abc import Callable
-from types import ModuleType
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from swarmconf import __version__
-from swarmconf.conformance import btcodec
-from swarmconf.conformance.protocol import KV_OPS, PROTOCOL_VERSION
-from swarmconf.spec.configmerge.encryption import PROFILES
+from swarmconf.conformance.protocol import PROTOCOL_VERSION
+from swarmconf.conformance.registry import Handler, Request, Result, all_profiles, designs
 
-Request = dict[str, Any]
-Result = dict[str, Any]
-
-IMPLEMENTATIONS = {
-    "spec": "swarmconf.spec.configmerge",
-    "reference": "swarmconf.reference.configmerge",
-}
+IMPLEMENTATIONS = ("spec", "reference")
+"""The implementations a built-in adapter runs on: this project's spec, or its reference."""
 
 
-def to_api_value(value: Any) -> Any:
-    """Data from bt to the API's types: lists of scalars become sets, dicts recurse.
+class Refusal(Exception):
+    """A handler refuses the input: its reason code, and the state the refusal leaves where the
+    operation describes one."""
 
-    A list holding a list or a dict stays a list, which the implementation must refuse.
-    """
-    if isinstance(value, dict):
-        return {key: to_api_value(item) for key, item in value.items()}
-    if isinstance(value, list):
-        if all(isinstance(item, (int, bytes)) for item in value):
-            return set(value)
-        return [to_api_value(item) for item in value]
-    return value
+    def __init__(self, reason: str, result: Result | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.result = result
 
-
-def bt_hex(value: Any) -> str:
-    """API values (sets, lagged entries, set diffs) bt-encoded, as hex: `btcodec` writes sets
-    in set order and tuples as lists."""
-    return btcodec.encode(value).hex()
-
-
-def _bytes(request: Request, name: str) -> bytes | None:
-    text = request.get(name)
-    return None if text is None else bytes.fromhex(text)
-
-
-def _data(request: Request, name: str) -> Any:
-    return to_api_value(btcodec.decode(bytes.fromhex(request[name])))
-
-
-def encode_extra(extra: dict[bytes, bytes]) -> str:
-    """Unknown top-level keys and their raw bt values, as one bt dict (D9)."""
-    items = (btcodec.encode(key) + value for key, value in sorted(extra.items()))
-    return (b"d" + b"".join(items) + b"e").hex()
-
-
-def replace_data(message: Any, data: dict[bytes, Any]) -> None:
-    """Edit `message.data` in place into `data` (the message tracks the edit as its diff)."""
-    message.data.clear()
-    message.data.update(data)
+    def answer(self) -> Result:
+        answer: Result = {"reason": self.reason}
+        if self.result is not None:
+            answer["result"] = self.result
+        return answer
 
 
 class Adapter:
-    """Answers protocol requests with an implementation of the API contract."""
+    """Answers protocol requests with a handler per operation."""
 
-    def __init__(self, impl: ModuleType, name: str) -> None:
-        self.impl = impl
+    def __init__(
+        self,
+        name: str,
+        handlers: Mapping[str, Handler],
+        profiles: Iterable[str] = (),
+        quirks: Iterable[str] = (),
+    ) -> None:
         self.name = name
-        self.handlers: dict[str, Callable[[Request], Result]] = {
-            "parse": self.parse,
-            "hash": self.hash,
-            "new": self.new,
-            "serialize": self.serialize,
-            "diff": self.diff,
-            "increment": self.increment,
-            "merge": self.merge,
-            "sign": self.sign,
-            "verify": self.verify,
-            "encrypt": self.encrypt,
-            "decrypt": self.decrypt,
-            "pad": self.pad,
-            "unpad": self.unpad,
-            **dict.fromkeys(KV_OPS, self.kv),
-        }
-        self.profiles = list(PROFILES)
-        self.quirks: list[str] = []
+        self.handlers = dict(handlers)
+        self.profiles = list(profiles)
+        self.quirks = list(quirks)
 
     def handle(self, request: Request) -> Result:
         """One response: `result`, `reason` (a refusal), or `errored` (a bug in the client)."""
@@ -117,133 +73,27 @@ class Adapter:
             return {"skipped": f"unknown op {op!r}"}
         try:
             return {"result": handler(request)}
-        except KvRefusal as refusal:
-            return refusal.answer
+        except Refusal as refusal:
+            return refusal.answer()
         except Exception as error:
             reason = getattr(error, "reason", None)
             if isinstance(reason, str):
                 return {"reason": str(reason)}
             return {"errored": "".join(traceback.format_exception(error))}
 
-    def _parse(self, request: Request, *, verify: bool = True) -> Any:
-        verify_key = _bytes(request, "verify_key") if verify else None
-        return self.impl.parse(_bytes(request, "msg"), lag=request["lag"], verify_key=verify_key)
-
-    def _serialized(self, message: Any, sign_key: bytes | None) -> Result:
-        data = message.serialize(sign_key)
-        return {"msg": data.hex(), "hash": message.hash.hex()}
-
-    def parse(self, request: Request) -> Result:
-        message = self._parse(request)
-        lagged = [[entry.seqno, entry.hash, entry.diff] for entry in message.lagged]
-        return {
-            "seqno": message.seqno,
-            "hash": message.hash.hex(),
-            "data": bt_hex(message.data),
-            "diff": bt_hex(message.diff),
-            "lagged": bt_hex(lagged),
-            "extra": encode_extra(message.extra),
-            "signature": None if message.signature is None else message.signature.hex(),
-        }
-
-    def hash(self, request: Request) -> Result:
-        return {"hash": self._parse(request).hash.hex()}
-
-    def new(self, request: Request) -> Result:
-        message = self.impl.ConfigMessage.new(request["seqno"], lag=request["lag"])
-        replace_data(message, _data(request, "data"))
-        result = self._serialized(message, _bytes(request, "sign_key"))
-        return {**result, "diff": bt_hex(message.diff)}
-
-    def serialize(self, request: Request) -> Result:
-        return self._serialized(self._parse(request), _bytes(request, "sign_key"))
-
-    def diff(self, request: Request) -> Result:
-        base = self.impl.ConfigMessage.new(0)
-        replace_data(base, _data(request, "old"))
-        message = self.impl.parse(base.serialize()).increment()
-        replace_data(message, _data(request, "new"))
-        return {"diff": bt_hex(message.diff)}
-
-    def increment(self, request: Request) -> Result:
-        message = self._parse(request).increment()
-        if "data" in request:
-            replace_data(message, _data(request, "data"))
-        return self._serialized(message, _bytes(request, "sign_key"))
-
-    def merge(self, request: Request) -> Result:
-        message = self.impl.merge(
-            [bytes.fromhex(text) for text in request["msgs"]],
-            lag=request["lag"],
-            verify_key=_bytes(request, "verify_key"),
-            sign_key=_bytes(request, "sign_key"),
-        )
-        if not message.merged:
-            return {"merged": False, **self._serialized(message, None)}
-        if "data" in request:
-            replace_data(message, _data(request, "data"))
-        return {"merged": True, **self._serialized(message, _bytes(request, "sign_key"))}
-
-    def sign(self, request: Request) -> Result:
-        return self._serialized(self._parse(request, verify=False), _bytes(request, "sign_key"))
-
-    def verify(self, request: Request) -> Result:
-        message = self._parse(request)
-        return {"seqno": message.seqno, "hash": message.hash.hex()}
-
-    def encrypt(self, request: Request) -> Result:
-        ciphertext = self.impl.encrypt(
-            _bytes(request, "plaintext"),
-            _bytes(request, "key"),
-            profile=request["profile"],
-            domain=_bytes(request, "domain"),
-        )
-        return {"ciphertext": ciphertext.hex()}
-
-    def decrypt(self, request: Request) -> Result:
-        plaintext = self.impl.decrypt(
-            _bytes(request, "ciphertext"),
-            _bytes(request, "key"),
-            profile=request["profile"],
-            domain=_bytes(request, "domain"),
-        )
-        return {"plaintext": plaintext.hex()}
-
-    def pad(self, request: Request) -> Result:
-        return {"padded": self.impl.pad(_bytes(request, "plaintext"), request["overhead"]).hex()}
-
-    def unpad(self, request: Request) -> Result:
-        return {"plaintext": self.impl.unpad(_bytes(request, "padded")).hex()}
-
-    def kv(self, request: Request) -> Result:
-        """A K/V Gossip operation, answered by `swarmconf.spec.kvgossip` (the K/V node judges
-        records with the same functions)."""
-        from swarmconf.conformance.kvgossip import runner  # only K/V runs pay for its import
-
-        outcome = runner.run(request["op"], request, request)
-        if outcome.reason is None:
-            return outcome.expected or {}
-        answer: Result = {"reason": outcome.reason}
-        if outcome.expected is not None:
-            answer["result"] = outcome.expected
-        raise KvRefusal(answer)
-
-
-class KvRefusal(Exception):
-    """A K/V refusal: its reason, and the state the refusal leaves where the op describes one."""
-
-    def __init__(self, answer: Result) -> None:
-        super().__init__(answer["reason"])
-        self.answer = answer
-
 
 def builtin_adapter(impl: str) -> Adapter:
-    """`Adapter` over `swarmconf.spec.configmerge` or `swarmconf.reference.configmerge`."""
-    return Adapter(importlib.import_module(IMPLEMENTATIONS[impl]), f"swarmconf.{impl}")
+    """`Adapter` over every design's handlers for `impl` (`spec` or `reference`)."""
+    if impl not in IMPLEMENTATIONS:
+        raise ValueError(f"no built-in implementation {impl!r}: use {', '.join(IMPLEMENTATIONS)}")
+    handlers: dict[str, Handler] = {}
+    for design in designs().values():
+        handlers.update(design.handlers(impl))
+    return Adapter(f"swarmconf.{impl}", handlers, all_profiles())
 
 
-def serve(adapter: Adapter, stdin: Any = sys.stdin, stdout: Any = sys.stdout) -> None:
-    """Answer JSON-lines requests until `stop` or end of input."""
+def serve(adapter: Any, stdin: Any = sys.stdin, stdout: Any = sys.stdout) -> None:
+    """Answer JSON-lines requests with `adapter.handle` until `stop` or end of input."""
     for line in stdin:
         request = json.loads(line)
         if request.get("op") == "stop":
@@ -255,7 +105,7 @@ def serve(adapter: Adapter, stdin: Any = sys.stdin, stdout: Any = sys.stdout) ->
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="The built-in conformance adapter.")
-    parser.add_argument("--impl", choices=sorted(IMPLEMENTATIONS), default="spec")
+    parser.add_argument("--impl", choices=IMPLEMENTATIONS, default="spec")
     args = parser.parse_args(argv)
     serve(builtin_adapter(args.impl))
 

@@ -1,4 +1,5 @@
-"""`swarmconf conformance run` and `swarmconf vectors generate`: the command lines."""
+"""`swarmconf conformance run` and `swarmconf vectors generate`: the command lines (the runner
+and the generator are imported when their command runs, not when the command line is built)."""
 
 from __future__ import annotations
 
@@ -15,18 +16,12 @@ from swarmconf.cliutil import (
     output_dir,
     write_file,
 )
-from swarmconf.conformance.client import ClientFailure, make_client
-from swarmconf.conformance.configmerge import generate as generate_vectors
-from swarmconf.conformance.configmerge.coverage import missing
-from swarmconf.conformance.report import failure_lines, json_report, junit_xml, summary_lines
-from swarmconf.conformance.runner import run_cases
-from swarmconf.conformance.vectors import DESIGNS, bundled_vectors, load_cases
 
 GENERATE_EXAMPLE = "swarmconf vectors generate -o my-vectors"
 RUN_EXAMPLES = (
     "swarmconf conformance run --client builtin:reference",
-    "swarmconf conformance run --client 'node my-adapter.js' --category merges --junit out.xml",
-    "swarmconf conformance run --client ./kv-adapter --design kvgossip --json report.json",
+    "swarmconf conformance run --client 'node my-adapter.js' --suite merges --junit out.xml",
+    "swarmconf conformance run --client ./adapter --suite merges --suite diffs --json report.json",
     "swarmconf conformance run --client ./adapter --lenient-reasons --show 5",
 )
 
@@ -70,17 +65,20 @@ def register(subparsers: Any) -> None:
         help="builtin:spec, builtin:reference, or the command line of an adapter process",
     )
     run.add_argument(
-        "--category",
+        "--suite",
         action="append",
         default=[],
-        help="run only this category (repeatable); default: all",
+        metavar="ID",
+        help="run only this suite, by the id its file is named after (repeatable); default: all",
     )
+    # The option's former name, still accepted.
+    run.add_argument("--category", action="append", dest="suite", help=argparse.SUPPRESS)
     run.add_argument(
         "--design",
         action="append",
         default=[],
-        choices=sorted(DESIGNS),
-        help="run only this design's vectors (repeatable); default: both",
+        metavar="NAME",
+        help="run only this design's vectors (repeatable); default: every design's",
     )
     run.add_argument(
         "--vectors",
@@ -108,9 +106,19 @@ def register(subparsers: Any) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
+    from .client import ClientFailure, make_client
+    from .registry import designs
+    from .report import failure_lines, json_report, junit_xml, summary_lines
+    from .runner import run_cases
+    from .vectors import bundled_vectors, load_cases
+
+    unknown = sorted(set(args.design) - set(designs()))
+    if unknown:
+        detail = f"unknown designs {unknown}: use {' or '.join(designs())}"
+        raise CommandError(CliReason.BAD_VECTORS, detail, Exit.USAGE)
     try:
         vectors = bundled_vectors() if args.vectors is None else args.vectors
-        cases = load_cases(vectors, args.category, args.design)
+        cases = load_cases(vectors, args.suite, args.design)
     except (OSError, ValueError) as error:
         raise CommandError(CliReason.BAD_VECTORS, str(error), Exit.USAGE) from error
     try:
@@ -152,11 +160,15 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def generate_command(args: argparse.Namespace) -> int:
-    suites = generate_vectors(output_dir(args.output))
+    from .coverage import missing
+    from .generate import generate
+
+    built = generate(output_dir(args.output))
+    suites = [suite for _, design_suites in built.values() for suite in design_suites]
     for suite in suites:
-        print(f"{suite.category:<28} {len(suite.cases):>6} cases")
+        print(f"{suite.id:<28} {len(suite.cases):>6} cases")
     print(f"{'total':<28} {sum(len(suite.cases) for suite in suites):>6} cases in {args.output}")
-    gaps = missing(suites)
+    gaps = missing(built)
     if gaps:
         raise CommandError(CliReason.COVERAGE_GAP, f"not covered by any case: {', '.join(gaps)}")
     return Exit.OK

@@ -1,4 +1,4 @@
-"""Presenting a run: the client, per-category counts of every grade, readable failure details,
+"""Presenting a run: the client, per-suite counts of every grade, readable failure details,
 JUnit XML and a JSON report."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ElementTree
 from typing import Any
 
 from swarmconf.conformance import btcodec
-from swarmconf.conformance.protocol import OPS
+from swarmconf.conformance.registry import all_ops
 from swarmconf.conformance.runner import (
     ACCEPTABLE,
     FAILED,
@@ -36,9 +36,9 @@ def _counts_line(label: str, counts: dict[str, int]) -> str:
 
 
 def summary_lines(report: RunReport) -> list[str]:
-    """The client, one line per category and a total line."""
+    """The client, one line per suite and a total line."""
     lines = [client_line(report.hello)]
-    lines += [_counts_line(name, counts) for name, counts in report.by_category().items()]
+    lines += [_counts_line(name, counts) for name, counts in report.by_suite().items()]
     lines.append(_counts_line("total", report.totals()))
     if report.client_failures:
         lines.append(f"client crashed or hung {report.client_failures} time(s) and was restarted")
@@ -72,7 +72,8 @@ def _side_lines(outcome: Outcome, side: str) -> list[str]:
         answer = answer.get("result")
         if not isinstance(answer, dict):
             return ["(no answer)"]
-    kinds = OPS[case.op].result if case.op in OPS else {}
+    op = all_ops().get(case.op)
+    kinds = op.result if op is not None else {}
     names = case.expected if case.expected is not None else kinds
     lines = []
     for name in names:
@@ -96,7 +97,8 @@ def failure_lines(outcome: Outcome) -> list[str]:
     ]
     if case.deployed is not None:
         lines.append(f"  the deployed client ({', '.join(case.quirks)}): {case.deployed['result']}")
-    kinds = OPS[case.op].request_kinds() if case.op in OPS else {}
+    op = all_ops().get(case.op)
+    kinds = op.request_kinds() if op is not None else {}
     lines.append(f"  request ({case.op}):")
     for name, value in case.request.items():
         if name == "op":
@@ -117,19 +119,19 @@ def failure_lines(outcome: Outcome) -> list[str]:
 
 
 def junit_xml(report: RunReport) -> bytes:
-    """JUnit XML: one test suite per category, one test case per vector case."""
+    """JUnit XML: a JUnit test suite per vector suite, a test case per vector case."""
     root = ElementTree.Element("testsuites", name="swarmconf conformance")
     suites: dict[str, ElementTree.Element] = {}
     for outcome in report.outcomes:
         case = outcome.case
-        suite = suites.get(case.category)
+        suite = suites.get(case.suite)
         if suite is None:
-            suite = ElementTree.SubElement(root, "testsuite", name=case.category)
-            suites[case.category] = suite
+            suite = ElementTree.SubElement(root, "testsuite", name=case.suite)
+            suites[case.suite] = suite
         element = ElementTree.SubElement(
             suite,
             "testcase",
-            classname=f"conformance.{case.category}",
+            classname=f"conformance.{case.suite}",
             name=f"{case.tc_id} {case.name}",
         )
         if outcome.status == FAILED:
@@ -139,7 +141,7 @@ def junit_xml(report: RunReport) -> bytes:
             ElementTree.SubElement(element, "skipped", message=outcome.message)
         elif outcome.status == ACCEPTABLE:
             ElementTree.SubElement(element, "system-out").text = outcome.message
-    table = report.by_category()
+    table = report.by_suite()
     for name, suite in suites.items():
         counts = table[name]
         suite.set("tests", str(sum(counts.values())))
@@ -151,16 +153,16 @@ def junit_xml(report: RunReport) -> bytes:
 
 
 def json_report(report: RunReport) -> bytes:
-    """The client's `hello`, the counts per category and every case's grade, as JSON."""
+    """The client's `hello`, the counts per suite and every case's grade, as JSON."""
     document = {
         "client": report.hello,
         "ok": bool(report.ok),
         "totals": report.totals(),
-        "categories": report.by_category(),
+        "suites": report.by_suite(),
         "clientFailures": report.client_failures,
         "cases": [
             {
-                "category": outcome.case.category,
+                "suite": outcome.case.suite,
                 "tcId": outcome.case.tc_id,
                 "name": outcome.case.name,
                 "grade": outcome.status,

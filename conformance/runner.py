@@ -12,7 +12,8 @@ The grades:
 - `skipped`: the client answered `skipped` to an operation it claims (never checked, so the run
   fails);
 - `not applicable`: the client's `hello` lists the operations or encryption profiles it
-  supports, and the case needs another one.
+  supports, and the case needs another one, or declares in `limits` that its API cannot
+  express the case's input.
 
 A client that crashes or hangs is restarted for the next case. Hex is compared
 case-insensitively.
@@ -25,9 +26,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from swarmconf.conformance.client import Client, ClientFailure, Message
-from swarmconf.conformance.protocol import OPS, PROTOCOL_VERSION
+from swarmconf.conformance.protocol import PROTOCOL_VERSION
+from swarmconf.conformance.registry import all_ops, all_profiles
 from swarmconf.conformance.vectors import Case
-from swarmconf.spec.configmerge.encryption import PROFILES
 
 PASSED, ACCEPTABLE, FAILED, SKIPPED, NOT_APPLICABLE = (
     "passed",
@@ -50,6 +51,8 @@ class Declarations:
     ops: frozenset[str] | None = None
     profiles: frozenset[str] | None = None
     quirks: frozenset[str] = frozenset()
+    limits: frozenset[str] = frozenset()
+    """What the client's typed API cannot express (flags' `limit`)."""
 
     @classmethod
     def of(cls, hello: Message) -> Declarations:
@@ -57,15 +60,23 @@ class Declarations:
             value = hello.get(key)
             return frozenset(map(str, value)) if isinstance(value, list) else None
 
-        return cls(names("ops"), names("profiles"), names("quirks") or frozenset())
+        return cls(
+            names("ops"),
+            names("profiles"),
+            names("quirks") or frozenset(),
+            names("limits") or frozenset(),
+        )
 
     def not_applicable(self, case: Case) -> str:
         """Why the client cannot take the case, or "" when it can."""
         if self.ops is not None and case.op not in self.ops:
             return f"client does not support op {case.op!r}"
         profile = case.request.get("profile")
-        if self.profiles is not None and profile in PROFILES and profile not in self.profiles:
+        if self.profiles is not None and profile in all_profiles() and profile not in self.profiles:
             return f"client does not support profile {profile!r}"
+        beyond = sorted(self.limits.intersection(case.limits))
+        if beyond:
+            return f"client's API cannot express this input ({', '.join(beyond)})"
         return ""
 
     def excuses(self, case: Case) -> bool:
@@ -100,11 +111,11 @@ class RunReport:
         checked = counts[PASSED] + counts[ACCEPTABLE]
         return not counts[FAILED] and not counts[SKIPPED] and checked > 0
 
-    def by_category(self) -> dict[str, dict[str, int]]:
-        """Counts of every grade per category, in first-seen order."""
+    def by_suite(self) -> dict[str, dict[str, int]]:
+        """Counts of every grade per suite, in first-seen order."""
         table: dict[str, dict[str, int]] = {}
         for outcome in self.outcomes:
-            counts = table.setdefault(outcome.case.category, dict.fromkeys(GRADES, 0))
+            counts = table.setdefault(outcome.case.suite, dict.fromkeys(GRADES, 0))
             counts[outcome.status] += 1
         return table
 
@@ -118,14 +129,15 @@ class RunReport:
 def _normal(kind: str, value: Any) -> Any:
     if kind in ("hex", "hex?", "bt") and isinstance(value, str):
         return value.lower()
-    if kind == "btlist" and isinstance(value, list):
+    if kind in ("btlist", "hexlist") and isinstance(value, list):
         return [_normal("bt", item) for item in value]
     return value
 
 
 def mismatched_fields(op: str, expected: dict[str, Any], result: Message) -> list[str]:
     """Names of expected fields the result gets wrong (missing counts as wrong)."""
-    kinds = OPS[op].result if op in OPS else {}
+    declared = all_ops().get(op)
+    kinds = declared.result if declared is not None else {}
     return [
         name
         for name, value in expected.items()

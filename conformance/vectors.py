@@ -1,11 +1,13 @@
 """The vector format of both designs, in Wycheproof's shape: building, writing, reading, checking.
 
-A file `<category>_test.json` (`merges_test.json`, `kvgossip_chains_test.json`) holds:
+Each design's vectors come in suites, one file per suite: `<suite id>_test.json`, the id being
+the design's prefix (which may be empty) and the suite's name. A file holds:
 
 - `schema`: its JSON Schema's file name, under `schemas/`;
-- `header`: `schemaVersion`, `design` (`configmerge` or `kvgossip`), `suite`, `description`;
+- `header`: `schemaVersion`, `design` (the design's registered name), `suite` (its name),
+  `description`;
 - `notes`: every flag its cases use, once: `bugType`, `description`, and `effect` (what a client
-  that gets the case wrong breaks) or `quirk` (the deployed client's decision X1..X10) if any;
+  that gets the case wrong breaks) or `quirk` (the deployed client's decision X1..X14) if any;
 - `numberOfTests`, and `testGroups`: each group's `type` is the adapter protocol's operation,
   its other fields are request fields shared by its `tests` (Wycheproof's hoisted parameters).
 
@@ -32,8 +34,6 @@ from typing import Any
 
 SCHEMA_VERSION = 2
 VECTOR_SUFFIX = "_test.json"
-DESIGNS = {"configmerge": "", "kvgossip": "kvgossip_"}
-"""Each design and the prefix of its files' categories."""
 
 BUG_TYPES = (
     "BASIC",
@@ -49,12 +49,14 @@ BUG_TYPES = (
     "DESIGN_TEXT_EXAMPLE",
     "DEPLOYED_QUIRK",
     "EXHAUSTIVE",
+    "API_LIMIT",
 )
 RESULTS = ("valid", "invalid", "acceptable")
 DEPLOYED_RESULTS = ("valid", "invalid", "hang", "abort")
 NAME_PATTERN = "^[a-z0-9][a-z0-9_.-]*$"
 FLAG_PATTERN = "^[A-Z][A-Za-z0-9]*$"
-QUIRK_PATTERN = "^X(10|[1-9])$"
+QUIRK_PATTERN = "^X[1-9][0-9]*$"
+LIMIT_PATTERN = "^[a-z][a-z0-9-]*$"
 REASON_PATTERN = "^[A-Z][A-Z0-9_]*$"
 
 Json = dict[str, Any]
@@ -87,8 +89,11 @@ class Flag:
     description: str
     effect: str = ""
     quirk: str = ""
-    """For a `DEPLOYED_QUIRK` flag, the decision it cites (X1..X10): a case so flagged says in
+    """For a `DEPLOYED_QUIRK` flag, the decision it cites (X1..X14): a case so flagged says in
     `deployed` what the deployed client does with it."""
+    limit: str = ""
+    """For an `API_LIMIT` flag, what a typed client's API cannot express, by the name it
+    declares in `hello`'s `limits`: a case so flagged is not applicable to such a client."""
 
     def as_json(self) -> Json:
         note = {"bugType": self.bug_type, "description": self.description}
@@ -96,6 +101,8 @@ class Flag:
             note["effect"] = self.effect
         if self.quirk:
             note["quirk"] = self.quirk
+        if self.limit:
+            note["limit"] = self.limit
         return note
 
 
@@ -130,11 +137,11 @@ class Suite:
         *,
         rule_pattern: str,
         reasons: Iterable[str] = (),
+        prefix: str = "",
     ) -> None:
-        if design not in DESIGNS:
-            raise ValueError(f"unknown design {design!r}")
         self.design = design
         self.name = name
+        self.prefix = prefix
         self.description = description
         self.flags = flags
         self.kinds = kinds
@@ -144,9 +151,9 @@ class Suite:
         self.names: set[str] = set()
 
     @property
-    def category(self) -> str:
-        """The file's category: the suite's name after its design's prefix."""
-        return DESIGNS[self.design] + self.name
+    def id(self) -> str:
+        """The suite's id, its file's stem: its name after its design's prefix."""
+        return self.prefix + self.name
 
     @property
     def cases(self) -> list[Json]:
@@ -155,7 +162,7 @@ class Suite:
     def group(self, type_: str, **params: Any) -> Group:
         """The group of `type_` with exactly these shared fields, created on first use."""
         if type_ not in self.kinds or set(params) != set(self.kinds[type_].params):
-            raise ValueError(f"{self.category}: no group {type_} with fields {sorted(params)}")
+            raise ValueError(f"{self.id}: no group {type_} with fields {sorted(params)}")
         for group in self.groups:
             if group.type == type_ and group.params == params:
                 return group
@@ -179,14 +186,14 @@ class Suite:
         """Add one case: names unique, flags defined, `reason` iff invalid, `expected` iff not."""
         flags, rules = list(flags), list(rules)
         if name in self.names:
-            raise ValueError(f"{self.category}: duplicate case name {name}")
+            raise ValueError(f"{self.id}: duplicate case name {name}")
         undefined = [flag for flag in flags if flag not in self.flags]
         if undefined:
-            raise ValueError(f"{self.category}/{name}: undefined flags {undefined}")
+            raise ValueError(f"{self.id}/{name}: undefined flags {undefined}")
         if (reason is not None) != (result == "invalid"):
-            raise ValueError(f"{self.category}/{name}: a reason goes with an invalid result")
+            raise ValueError(f"{self.id}/{name}: a reason goes with an invalid result")
         if expected is None and result != "invalid":
-            raise ValueError(f"{self.category}/{name}: a {result} case needs `expected`")
+            raise ValueError(f"{self.id}/{name}: a {result} case needs `expected`")
         case: Json = {
             "name": name,
             "comment": comment,
@@ -219,7 +226,7 @@ class Suite:
             groups.append({"type": group.type, **group.params, "tests": tests})
         used = sorted({flag for case in self.cases for flag in case["flags"]})
         return {
-            "schema": schema_file_name(self.category),
+            "schema": schema_file_name(self.id),
             "header": {
                 "schemaVersion": SCHEMA_VERSION,
                 "design": self.design,
@@ -252,16 +259,17 @@ class Suite:
                 "description": {"type": "string", "minLength": 1},
                 "effect": {"type": "string", "minLength": 1},
                 "quirk": {"type": "string", "pattern": QUIRK_PATTERN},
+                "limit": {"type": "string", "pattern": LIMIT_PATTERN},
             },
-            optional=("effect", "quirk"),
+            optional=("effect", "quirk", "limit"),
         )
         return {
             "$schema": DRAFT,
-            "$id": schema_file_name(self.category),
-            "title": f"swarmconf conformance vectors: {self.category}",
+            "$id": schema_file_name(self.id),
+            "title": f"swarmconf conformance vectors: {self.id}",
             **obj(
                 {
-                    "schema": {"const": schema_file_name(self.category)},
+                    "schema": {"const": schema_file_name(self.id)},
                     "header": obj(
                         {
                             "schemaVersion": {"const": SCHEMA_VERSION},
@@ -325,12 +333,12 @@ def _deployed_schema(expected: Json, reason: Json) -> Json:
     return deployed
 
 
-def schema_file_name(category: str) -> str:
-    return f"{category}_schema_v{SCHEMA_VERSION}.json"
+def schema_file_name(suite: str) -> str:
+    return f"{suite}_schema_v{SCHEMA_VERSION}.json"
 
 
-def vector_file_name(category: str) -> str:
-    return category + VECTOR_SUFFIX
+def vector_file_name(suite: str) -> str:
+    return suite + VECTOR_SUFFIX
 
 
 def dump(document: Json) -> str:
@@ -364,7 +372,8 @@ def dump_schema(schema: Json) -> str:
 class Case:
     """One test case as a runner sees it: the request to send and what to judge the answer by."""
 
-    category: str
+    suite: str
+    """The id of the case's suite (its file's stem)."""
     design: str
     tc_id: int
     name: str
@@ -379,14 +388,17 @@ class Case:
     deployed: Json | None = None
     """What the deployed client does, on a case flagged with one of its quirks."""
     quirks: tuple[str, ...] = ()
-    """The deployed client's quirks (X1..X10) the case's flags name."""
+    """The deployed client's quirks (X1..X14) the case's flags name."""
+    limits: tuple[str, ...] = ()
+    """What a typed API must express to take the case: the limits its flags name."""
 
     @property
     def label(self) -> str:
-        return f"{self.category}#{self.tc_id} {self.name}"
+        return f"{self.suite}#{self.tc_id} {self.name}"
 
 
-def category_of(path: Path | Traversable) -> str:
+def suite_of(path: Path | Traversable) -> str:
+    """The id of the suite a vector file holds."""
     return path.name.removesuffix(VECTOR_SUFFIX)
 
 
@@ -395,15 +407,16 @@ def read_document(path: Path | Traversable) -> Json:
     return document
 
 
-def cases_of(document: Json, category: str) -> Iterator[Case]:
+def cases_of(document: Json, suite: str) -> Iterator[Case]:
     """The document's cases, each with its full request."""
     design = document["header"]["design"]
     quirk_of = {name: note.get("quirk", "") for name, note in document["notes"].items()}
+    limit_of = {name: note.get("limit", "") for name, note in document["notes"].items()}
     for group in document["testGroups"]:
         shared = {key: value for key, value in group.items() if key not in ("type", "tests")}
         for raw in group["tests"]:
             yield Case(
-                category=category,
+                suite=suite,
                 design=design,
                 tc_id=raw["tcId"],
                 name=raw["name"],
@@ -417,6 +430,7 @@ def cases_of(document: Json, category: str) -> Iterator[Case]:
                 reason=raw.get("reason"),
                 deployed=raw.get("deployed"),
                 quirks=tuple(quirk_of[flag] for flag in raw["flags"] if quirk_of.get(flag)),
+                limits=tuple(limit_of[flag] for flag in raw["flags"] if limit_of.get(flag)),
             )
 
 
@@ -433,33 +447,26 @@ def vector_files(root: Path | Traversable) -> list[Path | Traversable]:
     return sorted(files, key=lambda path: path.name)
 
 
-def design_of(category: str) -> str:
-    """The design a category belongs to, by its prefix."""
-    return next(
-        design
-        for design, prefix in sorted(DESIGNS.items(), key=lambda item: -len(item[1]))
-        if category.startswith(prefix)
-    )
-
-
 def load_cases(
-    root: Path | Traversable, categories: Iterable[str] = (), designs: Iterable[str] = ()
+    root: Path | Traversable, suites: Iterable[str] = (), designs: Iterable[str] = ()
 ) -> list[Case]:
-    """The cases under `root`: all, or those of the named categories and designs."""
-    files = {category_of(path): path for path in vector_files(root)}
+    """The cases under `root`: all, or those of the named suites (ids) and designs."""
+    files = {suite_of(path): path for path in vector_files(root)}
     if not files:
         raise ValueError(f"no vector files in {root} (use --vectors DIR)")
-    wanted_designs = set(designs)
-    unknown = sorted(wanted_designs - set(DESIGNS))
-    if unknown:
-        raise ValueError(f"unknown designs {unknown}: use {' or '.join(DESIGNS)}")
-    wanted = list(categories) or list(files)
+    wanted = list(suites) or list(files)
     unknown = sorted(set(wanted) - set(files))
     if unknown:
-        raise ValueError(f"no vector file for categories {unknown} in {root}")
+        raise ValueError(f"no vector file for suites {unknown} in {root}")
+    documents = {name: read_document(files[name]) for name in wanted}
+    wanted_designs = set(designs)
     if wanted_designs:
-        wanted = [name for name in wanted if design_of(name) in wanted_designs]
-    return [case for name in wanted for case in cases_of(read_document(files[name]), name)]
+        found = {document["header"]["design"] for document in documents.values()}
+        unknown = sorted(wanted_designs - found)
+        if unknown:
+            raise ValueError(f"no vector file of designs {unknown} in {root}")
+        wanted = [name for name in wanted if documents[name]["header"]["design"] in wanted_designs]
+    return [case for name in wanted for case in cases_of(documents[name], name)]
 
 
 def check_document(document: Json) -> list[str]:

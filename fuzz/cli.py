@@ -1,10 +1,14 @@
-"""`swarmconf fuzz`: run a campaign, replay a case, shrink a case."""
+"""`swarmconf fuzz`: run a campaign, replay a case, shrink a case.
+
+Every command drives the campaign record its `--system` (or a case file's `system`) names
+(`campaigns`): which campaigns exist, their mutants, how a case replays and shrinks, and what a
+run prints are the designs' to say.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,12 +22,10 @@ from swarmconf.cliutil import (
     output_dir,
 )
 
-from .configmerge.campaign import DEFAULT_PER_SCENARIO
-from .configmerge.case import Case, parse_case_id, read_case, write_case
-from .configmerge.case import replay as replay_case
-from .configmerge.mutants import MUTANTS
+from .config import DEFAULT_PER_SCENARIO
 
 if TYPE_CHECKING:
+    from .campaigns import Campaign, CaseOptions
     from .client import PooledClient
 
 
@@ -37,23 +39,29 @@ def positive(text: str) -> int:
 CAMPAIGN_EXAMPLES = (
     "swarmconf fuzz --interleavings 2000 -o fuzz-out",
     "swarmconf fuzz --mutant ties --interleavings 2000",
-    "swarmconf fuzz --system kvgossip --interleavings 500",
-    "swarmconf fuzz --system kvgossip-parser --interleavings 1000000",
+    "swarmconf fuzz --system NAME --mutant MUTANT --interleavings 500 -o fuzz-out",
     "swarmconf fuzz replay fuzz-out/counterexamples/case-1-0-0.json",
 )
 CASE_EXAMPLES = {
     "replay": ("swarmconf fuzz replay case.json", "swarmconf fuzz replay 1:0:0 --mutant ties"),
     "shrink": ("swarmconf fuzz shrink case.json -o small.json",),
 }
+SYSTEM_HELP = (
+    "the campaign to run, by the name its design registers (default: the interleavings of "
+    "config-merge clients; an unknown name lists them); --interleavings counts its cases "
+    "or inputs"
+)
 
 
 def register(subparsers: Any) -> None:
     fuzz = subparsers.add_parser(
         "fuzz",
-        help="run a convergence campaign on Spark",
-        description="Simulate clients racing to update one config through a swarm and check "
-        "P1-P6 on every interleaving. Without a sub-command, runs a campaign (it needs the "
-        "`fuzz` extra: pip install 'swarmconf[fuzz]').",
+        help="run a fuzz campaign on Spark",
+        description="Run a fuzz campaign on Spark and check its properties on every case: by "
+        "default clients racing to update one config through a swarm, checked for P1-P6 on "
+        "every interleaving; `--system` picks another campaign a design registers. Without a "
+        "sub-command, runs a campaign (it needs the `fuzz` extra: pip install "
+        "'swarmconf[fuzz]').",
         **examples(*CAMPAIGN_EXAMPLES),
     )
     fuzz.add_argument("--interleavings", type=positive, default=200_000)
@@ -67,15 +75,10 @@ def register(subparsers: Any) -> None:
         metavar="DIR|URI",
         help="output directory, or a Hadoop URI (file:///..., hdfs://..., s3a://...)",
     )
-    fuzz.add_argument("--mutant", help=f"run a broken merger: {', '.join(sorted(MUTANTS))}")
     fuzz.add_argument(
-        "--system",
-        choices=("config", "kvgossip", "parser", "kvgossip-parser"),
-        default="config",
-        help="what to fuzz (kvgossip: K/V Gossip's simulated network; parser: hostile inputs "
-        "to the config-merge parsers; kvgossip-parser: hostile K/V Gossip objects, frames, "
-        "sessions, Serf payloads and handshakes; --interleavings counts inputs for both)",
+        "--mutant", help="run a broken variant of the design (an unknown name lists them)"
     )
+    fuzz.add_argument("--system", metavar="NAME", help=SYSTEM_HELP)
     fuzz.add_argument(
         "--client",
         metavar="CMD",
@@ -100,8 +103,13 @@ def register(subparsers: Any) -> None:
         command = commands.add_parser(
             name, help=text, description=text, **examples(*CASE_EXAMPLES[name])
         )
-        command.add_argument("case", help="a counterexample JSON file, or SEED:SCENARIO:SCHEDULE")
-        command.add_argument("--mutant", choices=sorted(MUTANTS), dest="case_mutant")
+        command.add_argument(
+            "case", help="a counterexample JSON file, or the id of a case (SEED:SCENARIO:SCHEDULE)"
+        )
+        command.add_argument(
+            "--system", metavar="NAME", dest="case_system", help="the campaign of a case id"
+        )
+        command.add_argument("--mutant", dest="case_mutant", help="replay under this mutant")
         command.add_argument("--client", metavar="CMD", dest="case_client", help="through it")
         command.add_argument("--client-timeout", type=float, default=10.0, dest="case_timeout")
         command.set_defaults(handler=guarded(handler))
@@ -110,15 +118,29 @@ def register(subparsers: Any) -> None:
     )
 
 
-def run_campaign(args: argparse.Namespace) -> int:
-    known = {"kvgossip": kv_mutants, "kvgossip-parser": kv_decoder_mutants}.get(
-        args.system, lambda: sorted(MUTANTS)
-    )()
-    if args.mutant is not None and args.mutant not in known:
-        detail = f"{args.mutant!r}; known: {', '.join(known)}"
+def campaign(system: str | None, client: str | None) -> Campaign:
+    """The campaign `--system` names, run with or without a client, or USAGE / BAD_CLIENT."""
+    from .campaigns import UnknownCampaign, campaign_for, systems
+
+    if system is not None and system not in systems():
+        detail = f"no campaign is called {system!r}; known: {', '.join(systems())}"
+        raise CommandError(CliReason.USAGE, detail, Exit.USAGE)
+    try:
+        return campaign_for(system, client is not None)
+    except UnknownCampaign as error:
+        raise CommandError(CliReason.BAD_CLIENT, str(error), Exit.USAGE) from error
+
+
+def check_mutant(chosen: Campaign, mutant: str | None) -> None:
+    known = sorted(chosen.mutants())
+    if mutant is not None and mutant not in known:
+        detail = f"{mutant!r}; known: {', '.join(known)}"
         raise CommandError(CliReason.BAD_MUTANT, detail, Exit.USAGE)
-    if args.client is not None and args.system in ("kvgossip", "kvgossip-parser"):
-        raise CommandError(CliReason.BAD_CLIENT, "--client checks config-merge clients", Exit.USAGE)
+
+
+def run_campaign(args: argparse.Namespace) -> int:
+    chosen = campaign(args.system, args.client)
+    check_mutant(chosen, args.mutant)
     if args.client is not None:
         started_client(args.client, args.client_timeout).close()
     import_extra("fuzz", ("pyspark", "matplotlib"))
@@ -136,42 +158,16 @@ def run_campaign(args: argparse.Namespace) -> int:
         out_uri=where.uri,
         mutant=args.mutant,
         per_scenario=args.per_scenario,
-        system=args.system,
+        system=chosen.system,
         client=args.client,
         client_timeout=args.client_timeout,
     )
-    summary = run(config)
-    if args.system in ("parser", "kvgossip-parser"):
-        return report_hostile(summary, where.show("report.html"))
-    failing = summary["failing_cases"]
-    found = summary.get("violations")
-    swarmconf_bugs = found.get("R1", 0) if isinstance(found, dict) else 0
-    if swarmconf_bugs:
-        print(
-            f"fuzz: SWARMCONF BUG: the reference contradicts the spec in {swarmconf_bugs} "
-            "interleavings (R1, first in the report)"
-        )
-    violations = f"; violations {summary['violations']}" if "violations" in summary else ""
-    print(
-        f"fuzz: {summary['cases']} cases in {summary['seconds']} s "
-        f"({summary['interleavings_per_second']}/s){violations}; {failing} failing cases"
-    )
+    closing = chosen.closing(run(config))
+    for line in closing.lines:
+        print(line)
     print(f"fuzz: report {where.show('report.html')}")
-    if failing:
-        raise CommandError(CliReason.FUZZ_FAILED, f"{failing} failing cases (see the report)")
-    return Exit.OK
-
-
-def report_hostile(summary: dict[str, Any], report: str) -> int:
-    violations = ", ".join(f"{name} {count}" for name, count in summary["violations"].items())
-    print(
-        f"fuzz: {summary['inputs']:,} inputs ({summary['distinct_inputs']:,} distinct) in "
-        f"{summary['seconds']} s ({summary['inputs_per_second']:,}/s); violations {violations}"
-    )
-    print(f"fuzz: report {report}")
-    if summary["failing_inputs"]:
-        detail = f"{summary['failing_inputs']} failing inputs (see the report)"
-        raise CommandError(CliReason.FUZZ_FAILED, detail)
+    if closing.failure is not None:
+        raise CommandError(CliReason.FUZZ_FAILED, closing.failure)
     return Exit.OK
 
 
@@ -187,114 +183,81 @@ def started_client(command: str, timeout: float) -> PooledClient:
         raise CommandError(CliReason.CLIENT_FAILED, str(failure), Exit.USAGE) from failure
 
 
-def kv_mutants() -> list[str]:
-    from swarmconf.fuzz.kvgossip.mutants import MUTANTS as KV_MUTANTS
-
-    return sorted(KV_MUTANTS)
+def bad_case(detail: str) -> CommandError:
+    return CommandError(CliReason.BAD_CASE, detail, Exit.USAGE)
 
 
-def kv_decoder_mutants() -> list[str]:
-    from swarmconf.fuzz.kvgossip.decoder_mutants import MUTANTS as DECODER_MUTANTS
+def load_case(args: argparse.Namespace) -> tuple[Campaign, Any, CaseOptions]:
+    """The campaign of a case (a file's `system`, or `--system` for an id), the case, and the
+    options it runs with; or BAD_CASE, BAD_MUTANT, BAD_CLIENT."""
+    from .campaigns import CaseOptions
 
-    return sorted(DECODER_MUTANTS)
-
-
-def load_case(args: argparse.Namespace) -> Case:
-    """The case of a file or of `SEED:SCENARIO:SCHEDULE`, or BAD_CASE."""
+    options = CaseOptions(
+        mutant=args.case_mutant,
+        client=args.case_client,
+        client_timeout=args.case_timeout,
+        output=getattr(args, "output", None),
+    )
     try:
         if Path(args.case).is_file():
-            case = read_case(Path(args.case))
-            return replace(case, mutant=args.case_mutant) if args.case_mutant else case
-        return parse_case_id(args.case, args.case_mutant)
-    except (ValueError, KeyError, json.JSONDecodeError) as error:
-        raise CommandError(CliReason.BAD_CASE, str(error), Exit.USAGE) from error
+            obj = json.loads(Path(args.case).read_text())
+            if not isinstance(obj, dict):
+                raise ValueError(f"{args.case} holds no counterexample")
+            chosen = campaign(obj.get("system"), options.client)
+            cases = chosen.cases
+            if cases is None:
+                raise bad_case(f"--system {chosen.system} writes no case files")
+            check_mutant(chosen, options.mutant)
+            return chosen, cases.load(obj, options), options
+        chosen = campaign(args.case_system, options.client)
+        if chosen.cases is None or chosen.cases.parse is None:
+            raise bad_case(f"--system {chosen.system} has no case ids; give a case file")
+        check_mutant(chosen, options.mutant)
+        return chosen, chosen.cases.parse(args.case, options), options
+    except (ValueError, KeyError, TypeError, OSError) as error:
+        raise bad_case(str(error)) from error
 
 
 def replay_command(args: argparse.Namespace) -> int:
     """Exit status 1 when the case still fails, 0 when it passes."""
-    case = load_case(args)
-    if args.case_client is not None:
-        violations = replay_through_client(case, args.case_client, args.case_timeout)
-    else:
-        violations = replay_case(case).violations
-    print(
-        f"{case.name}: {len(case.scenario.clients)} clients, {case.scenario.edit_count} edits, "
-        f"{len(case.schedule.events)} events, lag {case.scenario.lag}"
-    )
-    for violation in violations:
-        print(f"  {violation}")
-    properties = sorted({violation.split(" ", 1)[0] for violation in violations})
-    print("  passes" if not violations else f"  fails: {' '.join(properties)}")
-    if violations:
-        raise CommandError(CliReason.FUZZ_FAILED, f"{case.name} still fails")
-    return Exit.OK
+    from swarmconf.conformance.client import ClientFailure
 
-
-def replay_through_client(case: Case, command: str, timeout: float) -> list[str]:
-    """The case's violations with its operations checked through `command`."""
-    from .configmerge.differential import replay_with_client
-
-    client = started_client(command, timeout)
+    chosen, case, options = load_case(args)
+    assert chosen.cases is not None
+    if options.client is not None:
+        started_client(options.client, options.client_timeout).close()
     try:
-        outcome, counts = replay_with_client(case.scenario, case.schedule, client)
-    finally:
-        client.close()
-    print(
-        f"client {client.hello.get('name', '?')}: {counts['requests']} requests, "
-        f"{counts['skipped']} skipped, {counts['quirk']} as declared quirks"
-    )
-    return outcome.violations
+        replayed = chosen.cases.replay(case, options)
+    except ClientFailure as failure:
+        raise CommandError(CliReason.CLIENT_FAILED, str(failure), Exit.USAGE) from failure
+    for line in replayed.lines:
+        print(line)
+    for violation in replayed.violations:
+        print(f"  {violation}")
+    if not replayed.violations:
+        print("  passes")
+        return Exit.OK
+    print(f"  fails: {' '.join(replayed.properties)}")
+    raise CommandError(CliReason.FUZZ_FAILED, f"{replayed.name} still fails")
 
 
 def shrink_command(args: argparse.Namespace) -> int:
-    from .configmerge.shrink import shrink
+    from swarmconf.conformance.client import ClientFailure
 
-    case = load_case(args)
-    if args.case_client is not None:
-        return shrink_through_client(args, case)
+    chosen, case, options = load_case(args)
+    assert chosen.cases is not None
+    if options.client is not None:
+        started_client(options.client, options.client_timeout).close()
     try:
-        scenario, schedule = shrink((case.scenario, case.schedule), case.mutant)
+        shrunk = chosen.cases.shrink(case, options)
+    except ClientFailure as failure:
+        raise CommandError(CliReason.CLIENT_FAILED, str(failure), Exit.USAGE) from failure
     except (ValueError, KeyError) as error:
-        raise CommandError(CliReason.BAD_CASE, str(error), Exit.USAGE) from error
-    small = replace(case, scenario=scenario, schedule=schedule, shrunk=True)
-    output = args.output or Path(f"{case.name}-shrunk.json")
-    outcome = replay_case(small)
-    try:
-        write_case(small, outcome, output)
+        raise bad_case(str(error)) from error
     except OSError as error:
-        detail = f"cannot write {output}: {error.strerror or error}"
+        detail = f"cannot write {error.filename or options.output}: {error.strerror or error}"
         raise CommandError(CliReason.OUTPUT_UNWRITABLE, detail, Exit.USAGE) from error
-    print(
-        f"{case.name}: {len(case.scenario.clients)} -> {len(scenario.clients)} clients, "
-        f"{case.scenario.edit_count} -> {scenario.edit_count} edits, "
-        f"{len(case.schedule.events)} -> {len(schedule.events)} events; wrote {output}"
-    )
-    print(f"replay: swarmconf fuzz replay {output}")
-    return 0
-
-
-def shrink_through_client(args: argparse.Namespace, case: Case) -> int:
-    """Shrink a case that fails through a client; each candidate replays on a fresh adapter."""
-    from .config import Config
-    from .report import replay_command, write_counterexample
-
-    output = args.output or Path(f"{case.name}-shrunk.json")
-    config = Config(
-        interleavings=1,
-        mutant=case.mutant,
-        client=args.case_client,
-        client_timeout=args.case_timeout,
-    )
-    started_client(args.case_client, args.case_timeout).close()
-    try:
-        write_counterexample(case, config, output, shrunk=True)
-    except ValueError as error:
-        raise CommandError(CliReason.BAD_CASE, str(error), Exit.USAGE) from error
-    small = read_case(output)
-    print(
-        f"{case.name}: {len(case.scenario.clients)} -> {len(small.scenario.clients)} clients, "
-        f"{case.scenario.edit_count} -> {small.scenario.edit_count} edits, "
-        f"{len(case.schedule.events)} -> {len(small.schedule.events)} events; wrote {output}"
-    )
-    print(f"replay: {replay_command(str(output), args.case_client)}")
+    for line in shrunk.lines:
+        print(line)
+    print(f"replay: {shrunk.replay}")
     return Exit.OK

@@ -1,11 +1,12 @@
-"""A campaign's settings, shared by the Spark job, its reports and both designs' campaigns."""
+"""A campaign's settings, shared by the Spark job, its reports and every design's campaigns."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from .configmerge.campaign import DEFAULT_PER_SCENARIO
+DEFAULT_PER_SCENARIO = 500
+"""Interleavings of one scenario a task runs, unless `--per-scenario` says otherwise."""
 
 
 @dataclass(frozen=True)
@@ -18,10 +19,8 @@ class Config:
     mutant: str | None = None
     per_scenario: int = DEFAULT_PER_SCENARIO
     differential: bool = True
-    system: str = "config"
-    """`config` (the config-merge design), `kvgossip` (K/V Gossip's simulation), `parser`
-    (hostile inputs to the config-merge parsers) or `kvgossip-parser` (hostile inputs to K/V
-    Gossip's decoders, sessions and the node's own readers)."""
+    system: str | None = None
+    """The `--system` name of the campaign to run (see `campaigns`); None runs the default."""
     client: str | None = None
     """A foreign client's adapter command: its answers are checked against the spec's."""
     client_timeout: float = 10.0

@@ -13,7 +13,12 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from .rows import schema_of
+
+if TYPE_CHECKING:
+    from pyspark.sql.types import StructType
 
 SLOW_SECONDS = 2.0
 """An input taking a decoder longer than this (CPU time) is a hang (H3)."""
@@ -121,9 +126,9 @@ class Tally:
         distinct: int,
         started: float,
         client: tuple[int, int, int] = (0, 0, 0),
-    ) -> tuple[Any, ...]:
-        """The task's row in `HOSTILE_FIELDS` order; `client` is (requests, skipped, quirks)."""
-        return (
+    ) -> HostileRow:
+        """The task's row; `client` is (requests, skipped, quirks)."""
+        return HostileRow(
             campaign_seed,
             task,
             inputs,
@@ -138,32 +143,31 @@ class Tally:
         )
 
 
-HOSTILE_FIELDS = (
-    ("campaign_seed", "long"),
-    ("task", "long"),
-    ("inputs", "long"),
-    ("distinct", "long"),
-    ("outcomes", "string"),
-    ("violations", "string"),
-    ("examples", "string"),
-    ("client_requests", "long"),
-    ("client_skipped", "long"),
-    ("client_quirks", "long"),
-    ("client_quirk_counts", "string"),
-    ("seconds", "double"),
-    ("slowest", "double"),
-)
-"""A task's row: `outcomes` maps an outcome ("valid", "raised" or a reason code, prefixed by the
-decoder in K/V Gossip's campaign) to its count, `violations` a property to its count,
-`client_quirk_counts` a declared quirk to the answers it made acceptable (all three JSON),
-`examples` the first failing inputs."""
+class HostileRow(NamedTuple):
+    """A task's row."""
+
+    campaign_seed: int
+    task: int
+    inputs: int
+    distinct: int
+    outcomes: str
+    """JSON: each outcome ("valid", "raised" or a reason code, prefixed by the decoder in K/V
+    Gossip's campaign) to its count."""
+    violations: str
+    """JSON: each violated property to its count."""
+    examples: str
+    """JSON: the first failing inputs."""
+    client_requests: int
+    client_skipped: int
+    client_quirks: int
+    client_quirk_counts: str
+    """JSON: each declared quirk to the client's answers it made acceptable."""
+    seconds: float
+    slowest: float
 
 
-def hostile_schema() -> Any:
-    from pyspark.sql.types import DoubleType, LongType, StringType, StructField, StructType
-
-    types = {"long": LongType(), "string": StringType(), "double": DoubleType()}
-    return StructType([StructField(name, types[kind], False) for name, kind in HOSTILE_FIELDS])
+def hostile_schema() -> StructType:
+    return schema_of(HostileRow)
 
 
 def task_sizes(inputs: int, per_task: int) -> list[int]:

@@ -1,8 +1,10 @@
-"""The Spark campaign: extract scenario tasks, transform them with the pure core, load results.
+"""The Spark campaign: extract a campaign's tasks, transform them with its pure core, load the
+rows.
 
-`main()` only wires the three steps. The transform is `campaign.run_task`, a pure function
-tested without Spark; each of its tasks runs one scenario, so its schedules share cached merges.
-A Spark partition holds several such tasks (see `partitions`).
+`run()` only wires the three steps for the campaign record the config names (`campaigns`): its
+`plan` gives the tasks, its `run` turns a partition's tasks into rows (a pure function, tested
+without Spark), its `schema` types them and its `write` makes the outputs. A Spark partition
+holds several tasks (see `partitions`).
 Runs on `local[*]` by default and unchanged on a cluster (`--master spark://...`, or under
 `spark-submit`, which sets the master).
 """
@@ -10,22 +12,18 @@ Runs on `local[*]` by default and unchanged on a cluster (`--master spark://...`
 from __future__ import annotations
 
 import heapq
-import itertools
 import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from .campaigns import Campaign, campaign_for, campaign_of, unit_cost
 from .config import Config
-from .configmerge.campaign import Row, Task, estimated_cost, plan, run_task
-from .configmerge.differential import ClientTask, client_schema, plan_client, run_client_tasks
-from .configmerge.hostile import plan_hostile, run_hostile_task
-from .hostile import hostile_schema
-from .kvgossip.campaign import kv_schema, plan_kv, run_kv_task, write_kv_outputs
-from .kvgossip.hostile import plan_kv_hostile, run_kv_hostile_task
 from .storage import Destination, publish
+
+__all__ = ["balanced", "extract", "load", "partitions", "run", "transform", "unit_cost"]
 
 if TYPE_CHECKING:
     from pyspark import RDD
@@ -101,42 +99,13 @@ def partitions(tasks: int, cores: int) -> int:
 
 
 def extract(spark: SparkSession, config: Config) -> RDD[Any]:
-    """The tasks (a scenario's schedules, a run of K/V Gossip cases, a batch of hostile inputs
-    of either design) in `partitions` partitions."""
-    tasks: list[Any]
-    if config.system == "kvgossip":
-        tasks = plan_kv(config.seed, config.interleavings, config.mutant)
-    elif config.system == "parser":
-        tasks = plan_hostile(
-            config.seed, config.interleavings, config.client, config.client_timeout
-        )
-    elif config.system == "kvgossip-parser":
-        tasks = plan_kv_hostile(config.seed, config.interleavings, config.mutant)
-    elif config.client is not None:
-        tasks = plan_client(
-            config.seed,
-            config.interleavings,
-            config.per_scenario,
-            config.client,
-            config.client_timeout,
-        )
-    else:
-        tasks = plan(
-            config.seed,
-            config.interleavings,
-            config.per_scenario,
-            config.mutant,
-            config.differential,
-        )
+    """The campaign's tasks in `partitions` partitions, dealt by the campaign's cost."""
+    campaign = campaign_of(config)
+    tasks = campaign.plan(config)
     count = partitions(len(tasks), spark.sparkContext.defaultParallelism)
-    cost = estimated_cost if config.system == "config" and config.client is None else unit_cost
     # One group per partition (a list of `count` elements is cut into `count` slices of one)
-    groups = spark.sparkContext.parallelize(balanced(tasks, count, cost), numSlices=count)
+    groups = spark.sparkContext.parallelize(balanced(tasks, count, campaign.cost), numSlices=count)
     return groups.flatMap(lambda group: group)
-
-
-def unit_cost(task: object) -> int:
-    return 1
 
 
 def balanced(tasks: list[Any], count: int, cost: Callable[[Any], int]) -> list[list[Any]]:
@@ -154,41 +123,20 @@ def balanced(tasks: list[Any], count: int, cost: Callable[[Any], int]) -> list[l
     return groups
 
 
-def transform(tasks: RDD[Any], system: str = "config") -> RDD[Any]:
-    """Run every task with its pure core: `run_task` (or `run_client_tasks` for a partition's
-    tasks checked through a client), `run_kv_task` for K/V Gossip, `run_hostile_task` and
-    `run_kv_hostile_task` for either design's decoders."""
-    if system == "kvgossip":
-        return tasks.flatMap(run_kv_task)
-    if system == "parser":
-        return tasks.map(run_hostile_task)
-    if system == "kvgossip-parser":
-        return tasks.map(run_kv_hostile_task)
-    return tasks.mapPartitions(run_config_tasks)
-
-
-def run_config_tasks(tasks: Iterable[Task | ClientTask]) -> Iterator[Any]:
-    queue = iter(tasks)
-    first = next(queue, None)
-    if isinstance(first, ClientTask):
-        yield from run_client_tasks(itertools.chain([first], queue))  # type: ignore[arg-type]
-    elif first is not None:
-        for task in itertools.chain([first], queue):
-            yield from run_task(task)  # type: ignore[arg-type]
+def transform(tasks: RDD[Any], campaign: Campaign | str | None = None) -> RDD[Any]:
+    """Every partition's tasks turned into rows by the campaign's `run`; the campaign is given,
+    or named by its system (run without a client; None: the default campaign)."""
+    if not isinstance(campaign, Campaign):
+        campaign = campaign_for(campaign)
+    return tasks.mapPartitions(campaign.run)
 
 
 def load(spark: SparkSession, rows: RDD[Any], config: Config) -> DataFrame:
     """Write the per-case results as Parquet (to `out`, or to `out_uri`) and return them, read
     back."""
-    from .configmerge.schema import row_schema
-
-    schemas = {"kvgossip": kv_schema, "parser": hostile_schema, "kvgossip-parser": hostile_schema}
-    schema = schemas.get(config.system, row_schema)()
-    if config.system == "config" and config.client is not None:
-        schema = client_schema()
     path = Destination(config.out, config.out_uri).cases
     # The rows are built to the schema; checking each one again costs the workers time
-    frame = spark.createDataFrame(rows, schema, verifySchema=False)
+    frame = spark.createDataFrame(rows, campaign_of(config).schema(), verifySchema=False)
     frame.write.mode("overwrite").parquet(path)
     return spark.read.parquet(path)
 
@@ -230,9 +178,8 @@ class Progress:
 
 
 def run(config: Config) -> dict[str, object]:
-    """Extract, transform, load; then the summary, counterexamples and report."""
-    from .report import write_hostile_outputs, write_outputs
-
+    """Extract, transform, load; then the campaign's summary, counterexamples and report."""
+    campaign = campaign_of(config)
     spark = start_spark(config)
     try:
         print(
@@ -242,15 +189,10 @@ def run(config: Config) -> dict[str, object]:
         )
         started = time.monotonic()
         with Progress(spark, config):
-            cases = load(spark, transform(extract(spark, config), config.system), config)
+            rows = transform(extract(spark, config), campaign)
+            cases = load(spark, rows, config)
         seconds = time.monotonic() - started
-        master = str(spark.sparkContext.master)
-        if config.system == "kvgossip":
-            summary = write_kv_outputs(cases, config, seconds, master)
-        elif config.system in ("parser", "kvgossip-parser"):
-            summary = write_hostile_outputs(cases, config, seconds, master)
-        else:
-            summary = write_outputs(cases, config, seconds, master)
+        summary = campaign.write(cases, config, seconds, str(spark.sparkContext.master))
         if config.out_uri is not None:
             publish(spark, config.out, config.out_uri)
         return summary
@@ -259,18 +201,9 @@ def run(config: Config) -> dict[str, object]:
 
 
 def extract_count(config: Config) -> int:
-    if config.system == "kvgossip":
-        return len(plan_kv(config.seed, config.interleavings))
-    if config.system == "parser":
-        return len(plan_hostile(config.seed, config.interleavings, config.client, 0.0))
-    if config.system == "kvgossip-parser":
-        return len(plan_kv_hostile(config.seed, config.interleavings))
-    return len(plan(config.seed, config.interleavings, config.per_scenario))
+    return len(campaign_of(config).plan(config))
 
 
-def rows_locally(config: Config) -> Iterator[Row]:
+def rows_locally(config: Config) -> Iterator[Any]:
     """The same rows as the Spark job, from a plain loop (for tests and small runs)."""
-    for task in plan(
-        config.seed, config.interleavings, config.per_scenario, config.mutant, config.differential
-    ):
-        yield from run_task(task)
+    yield from campaign_of(config).run(campaign_of(config).plan(config))

@@ -3,42 +3,44 @@
     python -m swarmconf.fuzz.mutant_adapter ties
     python -m swarmconf.fuzz.mutant_adapter unbound-chain
 
-A config-merge mutant (`swarmconf.fuzz.configmerge.mutants`) breaks the merge; a K/V Gossip
-mutant (`swarmconf.fuzz.kvgossip.mutants`, the Go holes) swaps one spec function for the whole
-process. Differential campaigns and the conformance runner are proven on them: each mutant must
-be caught through the adapter protocol as it is caught in-process.
+Every campaign that registers a `mutant_adapter` (see `campaigns`) offers its mutants here: a
+merge that breaks one rule, or one spec function swapped for the whole process. Differential
+campaigns and the conformance runner are proven on them: each mutant must be caught through the
+adapter protocol as it is caught in-process.
 """
 
 from __future__ import annotations
 
 import argparse
-import types
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING
 
-from swarmconf.conformance.adapter import Adapter, serve
-from swarmconf.spec import configmerge as spec
+from swarmconf.conformance.adapter import serve
 
-from .configmerge.impl import mutated
-from .configmerge.mutants import MUTANTS
-from .kvgossip.mutants import MUTANTS as KV_MUTANTS
-from .kvgossip.mutants import active
+from .campaigns import campaigns
+
+if TYPE_CHECKING:
+    from swarmconf.conformance.adapter import Adapter
 
 
-def mutant_adapter(name: str) -> Adapter:
-    module = types.ModuleType(spec.__name__)
-    module.__dict__.update(vars(spec))
-    module.merge = mutated(name, spec.merge)  # type: ignore[attr-defined]
-    return Adapter(module, f"swarmconf.spec+{name}")
+def mutant_adapters() -> dict[str, Callable[[str], AbstractContextManager[Adapter]]]:
+    """Each mutant served as an adapter, by name, to the hook of the campaign it breaks."""
+    return {
+        name: campaign.mutant_adapter
+        for campaign in campaigns()
+        if campaign.mutant_adapter is not None
+        for name in campaign.mutants()
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mutant", choices=sorted({*MUTANTS, *KV_MUTANTS}))
+    adapters = mutant_adapters()
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("mutant", choices=sorted(adapters))
     name = parser.parse_args(argv).mutant
-    if name in KV_MUTANTS:
-        with active(name):
-            serve(Adapter(spec, f"swarmconf.spec+{name}"))
-    else:
-        serve(mutant_adapter(name))
+    with adapters[name](name) as adapter:
+        serve(adapter)
 
 
 if __name__ == "__main__":

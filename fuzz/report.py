@@ -1,40 +1,33 @@
-"""The campaign's outputs: summary.json, counterexamples with replay commands, report.html.
-
-Aggregates are computed by Spark SQL from the per-case Parquet; the page is drawn by
-`report_page`. A campaign through a client (`--client`) adds the client's name and version, its
-C1 and C2 counts, and the requests it skipped or answered as a declared quirk; its
-counterexamples replay and shrink through the same command.
-"""
+"""What every campaign's outputs share: counts by value, the client's line, replay commands,
+the closing lines of a run, and the hostile-input campaigns' summary and page (the page is
+drawn by `report_page`, the title and properties are the campaign record's)."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
-from pathlib import Path
+from collections import Counter
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from .configmerge.case import Case, case_to_json, generate_case, replay
-from .configmerge.impl import choose
-from .configmerge.shrink import shrink
+from .campaigns import Closing, campaign_of
 from .report_page import Counterexample, Page, Property, chart, duration, number, render
 from .report_page import bar_png as bar_chart
-from .verdict import quirk_totals
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
     from .config import Config
 
-PROPERTIES = {
-    "P1": "every client ends with the same bytes, and the swarm collapses to that message",
-    "P2": "a merge gives the same bytes in any order, with duplicates or included messages",
-    "P3": "the spec and the reference produce identical bytes (on a sample of operations)",
-    "P4": "no update inside the lag window is lost",
-    "P5": "merge rounds quiesce within the bound",
-    "P6": "every published message parses and is in normal form",
-}
-PER_PROPERTY = 5
-__all__ = ["bar_chart", "counts", "summarize", "write_hostile_outputs", "write_outputs"]
+__all__ = [
+    "bar_chart",
+    "client_hello",
+    "counts",
+    "hostile_closing",
+    "interleavings_closing",
+    "quirk_totals",
+    "replay_command",
+    "write_hostile_outputs",
+]
 
 
 def counts(cases: DataFrame, column: str) -> dict[int, int]:
@@ -42,155 +35,13 @@ def counts(cases: DataFrame, column: str) -> dict[int, int]:
     return {int(row[column]): int(row["count"]) for row in sorted(rows, key=lambda r: r[column])}
 
 
-def properties_of(config: Config) -> dict[str, str]:
-    from .configmerge.differential import PROPERTIES as CLIENT_PROPERTIES
-
-    if config.client is None:
-        return PROPERTIES
-    # The spec runs the interleavings: its own P2, P3 and P6 are left to campaigns without a client
-    spec_only = {name: text for name, text in PROPERTIES.items() if name in ("P1", "P4", "P5")}
-    return {"R1": CLIENT_PROPERTIES["R1"], **spec_only, **CLIENT_PROPERTIES}
-
-
-def summarize(cases: DataFrame, names: list[str]) -> dict[str, Any]:
-    """Totals and distributions over all cases."""
-    from pyspark.sql import functions as f
-
-    totals = cases.agg(
-        f.count("*").alias("cases"),
-        f.sum(f.when(f.col("violations") != "", 1).otherwise(0)).alias("failing"),
-        f.sum("checked").alias("checked"),
-        f.sum("lost_dropped").alias("lost_dropped"),
-        f.sum("lost_overwritten").alias("lost_overwritten"),
-        f.sum(f.when(f.col("lost_dropped") + f.col("lost_overwritten") > 0, 1).otherwise(0)).alias(
-            "cases_with_losses"
-        ),
-        f.sum("merges").alias("merges"),
-    ).first()
-    assert totals is not None
-    exploded = cases.filter(f.col("violations") != "").select(
-        f.explode(f.split("violations", " ")).alias("property")
-    )
-    by_property = {
-        row["property"]: row["count"] for row in exploded.groupBy("property").count().collect()
-    }
-    lost = cases.withColumn("lost", f.col("lost_dropped") + f.col("lost_overwritten"))
-
-    def rate(column: str) -> dict[int, float]:
-        rows = cases.groupBy(column).agg(f.count("*").alias("n"), f.sum("seconds").alias("s"))
-        found = {int(r[column]): r["n"] / r["s"] for r in rows.collect() if r["s"]}
-        return dict(sorted(found.items()))
-
-    summary = {
-        "cases": int(totals["cases"]),
-        "failing_cases": int(totals["failing"] or 0),
-        "violations": {name: int(by_property.get(name, 0)) for name in names},
-        "merges": int(totals["merges"] or 0),
-        "p4": {
-            "atoms_checked": int(totals["checked"] or 0),
-            "lost_beyond_window_dropped": int(totals["lost_dropped"] or 0),
-            "lost_beyond_window_overwritten": int(totals["lost_overwritten"] or 0),
-            "cases_with_losses": int(totals["cases_with_losses"] or 0),
-            "lost_per_case": counts(lost, "lost"),
-        },
-        "conflict_width": counts(cases, "max_width"),
-        "merge_depth": counts(cases, "max_depth"),
-        "core_rate_by_clients": rate("clients"),
-        "core_rate_by_edits": rate("edits"),
-    }
-    if "client_requests" in cases.columns:
-        sums = cases.agg(
-            *(f.sum(name).alias(name) for name in ("client_requests", "client_skipped")),
-            *(f.sum(name).alias(name) for name in ("client_quirks", "client_failures")),
-            f.sum("client_seconds").alias("client_seconds"),
-        ).first()
-        assert sums is not None
-        summary["client_counts"] = {
-            "requests": int(sums["client_requests"] or 0),
-            "skipped": int(sums["client_skipped"] or 0),
-            "declared_quirks": int(sums["client_quirks"] or 0),
-            "failures": int(sums["client_failures"] or 0),
-            "seconds_waiting": round(float(sums["client_seconds"] or 0.0), 3),
-            "by_quirk": quirk_totals(
-                row[0]
-                for row in cases.filter(f.col("client_quirk_counts") != "{}")
-                .select("client_quirk_counts")
-                .collect()
-            ),
-        }
-    return summary
-
-
-def client_case(case: Case, config: Config, shrunk: bool) -> tuple[Case, list[str]]:
-    """The case replayed (and shrunk, if asked) through the campaign's client."""
-    from .client import start
-    from .configmerge.differential import replay_with_client, shrink_through_client
-
-    assert config.client is not None
-    if shrunk:
-        scenario, schedule = shrink_through_client(
-            (case.scenario, case.schedule), config.client, config.client_timeout
-        )
-        case = replace(case, scenario=scenario, schedule=schedule, shrunk=True)
-    client = start(config.client, config.client_timeout)
-    try:
-        outcome = replay_with_client(case.scenario, case.schedule, client)[0]
-    finally:
-        client.close()
-    return case, outcome.violations
-
-
-def write_counterexample(case: Case, config: Config, path: Path, shrunk: bool = False) -> bool:
-    """Write the case (shrunk first if asked) with its violations and replay command; True when
-    it still fails."""
-    if config.client is None:
-        if shrunk:
-            scenario, schedule = shrink((case.scenario, case.schedule), config.mutant)
-            case = replace(case, scenario=scenario, schedule=schedule, shrunk=True)
-        outcome = replay(case)
-        obj = case_to_json(case, outcome, path)
-        violations = outcome.violations
-    else:
-        case, violations = client_case(case, config, shrunk)
-        obj = case_to_json(case, replay(case), path)
-        obj["client"] = config.client
-        obj["violations"] = violations
-        obj["properties"] = sorted({v.split(" ", 1)[0] for v in violations})
-        obj["replay"] = replay_command(str(path), config.client)
-    path.write_text(json.dumps(obj, indent=1) + "\n")
-    return bool(violations)
-
-
-def write_counterexamples(cases: DataFrame, config: Config, names: list[str]) -> list[str]:
-    """For each violated property, its first PER_PROPERTY failing cases as JSON, the first of
-    them also minimized (a `-shrunk` file)."""
-    from pyspark.sql import functions as f
-
-    folder = config.out / "counterexamples"
-    folder.mkdir(parents=True, exist_ok=True)
-    paths: list[str] = []
-    written: set[tuple[int, int]] = set()
-    for name in names:
-        failing = (
-            cases.filter(f.array_contains(f.split("violations", " "), name))
-            .orderBy("scenario", "schedule")
-            .limit(PER_PROPERTY)
-            .collect()
-        )
-        for number_, row in enumerate(failing):
-            key = (row["scenario"], row["schedule"])
-            if key in written:
-                continue
-            written.add(key)
-            case = generate_case(row["campaign_seed"], *key, config.mutant)
-            path = folder / f"{case.name}.json"
-            fails = write_counterexample(case, config, path)
-            paths.append(str(path))
-            if number_ == 0 and fails:
-                shrunk_path = folder / f"{case.name}-shrunk.json"
-                write_counterexample(case, config, shrunk_path, shrunk=True)
-                paths.append(str(shrunk_path))
-    return paths
+def quirk_totals(counts: Iterable[str]) -> dict[str, int]:
+    """The sum of per-quirk counts (each a JSON object), in the quirks' order (X1, X2, ...,
+    X10)."""
+    total: Counter[str] = Counter()
+    for text in counts:
+        total.update(json.loads(text))
+    return dict(sorted(total.items(), key=lambda item: (len(item[0]), item[0])))
 
 
 def client_line(hello: dict[str, Any] | None) -> str:
@@ -204,133 +55,6 @@ def client_line(hello: dict[str, Any] | None) -> str:
 
 def replay_command(path: str, client: str | None) -> str:
     return f"swarmconf fuzz replay {path}" + (f" --client {json.dumps(client)}" if client else "")
-
-
-def write_report(summary: dict[str, Any], config: Config) -> None:
-    names = properties_of(config)
-    p4 = summary["p4"]
-    client = summary.get("client_counts")
-    what = f"{number(summary['cases'])} interleavings in {duration(summary['seconds'])}"
-    headline = [
-        f"{what} ({number(summary['interleavings_per_second'])} per second), "
-        f"{number(summary['failing_cases'])} failing.",
-    ]
-    if config.client is not None:
-        headline.append(f"Client: {client_line(summary.get('client'))}, run as {config.client}.")
-    elif config.mutant is not None:
-        headline.append(f"Mutant merger: {config.mutant}.")
-    facts = [
-        ("seed", str(summary["campaign_seed"])),
-        ("schedules per scenario", number(summary["per_scenario"])),
-        ("Spark master", summary["master"]),
-        ("runs the clients", summary["primary"]),
-        ("merges made", number(summary["merges"])),
-        ("winning writes checked (P4)", number(p4["atoms_checked"])),
-        (
-            "updates lost beyond the lag window (expected)",
-            f"{number(p4['lost_beyond_window_dropped'])} dropped as too old, "
-            f"{number(p4['lost_beyond_window_overwritten'])} overwritten after leaving the window,"
-            f" in {number(p4['cases_with_losses'])} interleavings",
-        ),
-    ]
-    notes = []
-    if client is not None:
-        facts += [
-            ("requests sent to the client", number(client["requests"])),
-            ("skipped by the client", number(client["skipped"])),
-            ("acceptable as a declared quirk", number(client["declared_quirks"])),
-            *((f"acceptable as {name}", number(n)) for name, n in client["by_quirk"].items()),
-            ("time waiting for the client", duration(client["seconds_waiting"])),
-        ]
-        if client["skipped"]:
-            notes.append(
-                f"The client skipped {number(client['skipped'])} requests: those operations "
-                "were not checked."
-            )
-    out = config.out.resolve()
-    examples = [
-        Counterexample(
-            Path(path).resolve().relative_to(out).as_posix(),
-            Path(path).stem,
-            replay_command(path, config.client),
-        )
-        for path in summary["counterexample_files"]
-    ]
-    violations = summary["violations"]
-    page = Page(
-        "swarmconf fuzz campaign",
-        summary["failing_cases"] == 0,
-        headline,
-        [Property(name, text, violations.get(name, 0)) for name, text in names.items()],
-        facts,
-        examples,
-        [
-            chart(
-                "Violations by property",
-                violations,
-                "property",
-                "interleavings",
-                empty=f"No property was violated in {number(summary['cases'])} interleavings.",
-            ),
-            chart(
-                "Conflict width (most messages merged at once)",
-                summary["conflict_width"],
-                "messages",
-                "interleavings",
-            ),
-            chart(
-                "Merge depth (merges of merges)", summary["merge_depth"], "depth", "interleavings"
-            ),
-            chart(
-                "Updates lost beyond the lag window, per interleaving",
-                p4["lost_per_case"],
-                "updates",
-                "interleavings",
-            ),
-            chart(
-                "Core throughput by clients (one core)",
-                summary["core_rate_by_clients"],
-                "clients",
-                "interleavings per second",
-            ),
-            chart(
-                "Core throughput by edits per scenario (one core)",
-                summary["core_rate_by_edits"],
-                "edits",
-                "interleavings per second",
-            ),
-        ],
-        notes,
-    )
-    (config.out / "report.html").write_text(render(page))
-
-
-def write_outputs(cases: DataFrame, config: Config, seconds: float, master: str) -> dict[str, Any]:
-    if config.client is not None:
-        primary, checker = "swarmconf.spec (the oracle)", None
-    else:
-        impl, check = choose(config.mutant, config.differential)
-        primary, checker = impl.name, check.name if check else None
-    summary: dict[str, Any] = {
-        "campaign_seed": config.seed,
-        "interleavings": config.interleavings,
-        "per_scenario": config.per_scenario,
-        "mutant": config.mutant,
-        "master": master,
-        "primary": primary,
-        "checker": checker,
-        "seconds": round(seconds, 3),
-        "interleavings_per_second": round(config.interleavings / seconds, 1),
-    }
-    if config.client is not None:
-        summary["client_command"] = config.client
-        summary["client"] = client_hello(config)
-    names = list(properties_of(config))
-    summary.update(summarize(cases, names))
-    summary["counterexample_files"] = write_counterexamples(cases, config, names)
-    (config.out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
-    write_report(summary, config)
-    return summary
 
 
 def client_hello(config: Config) -> dict[str, Any]:
@@ -357,10 +81,7 @@ def write_hostile_outputs(
     """summary.json (the outcome tally, violations, first failing inputs) and report.html."""
     from collections import Counter
 
-    from .configmerge.hostile import PROPERTIES as PARSER_PROPERTIES
-    from .kvgossip.hostile import PROPERTIES as KV_PROPERTIES
-
-    properties = KV_PROPERTIES if config.system == "kvgossip-parser" else PARSER_PROPERTIES
+    campaign = campaign_of(config)
     rows = cases.collect()
     outcomes: Counter[str] = Counter()
     violations: Counter[str] = Counter()
@@ -371,12 +92,12 @@ def write_hostile_outputs(
         examples += json.loads(row["examples"])
     names = {
         name: text
-        for name, text in properties.items()
+        for name, text in campaign.properties.items()
         if config.client is not None or not name.startswith("C")
     }
     inputs = sum(row["inputs"] for row in rows)
     summary: dict[str, Any] = {
-        "system": config.system,
+        "system": campaign.system,
         "campaign_seed": config.seed,
         "master": master,
         "client_command": config.client,
@@ -406,9 +127,7 @@ def write_hostile_outputs(
         headline.append(f"Client: {client_line(summary['client'])}, run as {config.client}.")
     top = dict(outcomes.most_common(24))
     page = Page(
-        "swarmconf K/V Gossip hostile-input campaign"
-        if config.system == "kvgossip-parser"
-        else "swarmconf hostile-input campaign",
+        campaign.title,
         summary["failing_inputs"] == 0,
         headline,
         [Property(name, text, violations.get(name, 0)) for name, text in names.items()],
@@ -428,3 +147,25 @@ def write_hostile_outputs(
     )
     (config.out / "report.html").write_text(render(page))
     return summary
+
+
+def interleavings_closing(summary: dict[str, Any]) -> Closing:
+    """A campaign of cases: their count, time, rate, violations and failing cases."""
+    failing = summary["failing_cases"]
+    violations = f"; violations {summary['violations']}" if "violations" in summary else ""
+    line = (
+        f"fuzz: {summary['cases']} cases in {summary['seconds']} s "
+        f"({summary['interleavings_per_second']}/s){violations}; {failing} failing cases"
+    )
+    return Closing([line], f"{failing} failing cases (see the report)" if failing else None)
+
+
+def hostile_closing(summary: dict[str, Any]) -> Closing:
+    """A campaign of hostile inputs: their count, distinct inputs, time, rate, violations."""
+    violations = ", ".join(f"{name} {count}" for name, count in summary["violations"].items())
+    line = (
+        f"fuzz: {summary['inputs']:,} inputs ({summary['distinct_inputs']:,} distinct) in "
+        f"{summary['seconds']} s ({summary['inputs_per_second']:,}/s); violations {violations}"
+    )
+    failing = summary["failing_inputs"]
+    return Closing([line], f"{failing} failing inputs (see the report)" if failing else None)

@@ -127,3 +127,44 @@ def test_no_command_prints_usage_and_fails(capsys: pytest.CaptureFixture[str]) -
     err = capsys.readouterr().err
     assert err.startswith("usage: swarmconf")
     assert ERROR_LINE.fullmatch(err.splitlines()[-1])
+
+
+def _loaded_after(code: str) -> set[str]:
+    """The modules a fresh interpreter has loaded after running `code`."""
+    shown = subprocess.run(
+        [sys.executable, "-c", f"{code}\nimport sys\nprint(' '.join(sys.modules))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return set(shown.stdout.split())
+
+
+def test_building_the_command_line_loads_no_machinery() -> None:
+    """Each group imports its machinery when its command runs: not Spark, not the node, not the
+    vector tables, not the campaign job."""
+    loaded = _loaded_after("from swarmconf.cli import build_parser\nbuild_parser()")
+    assert {"swarmconf.cli", "swarmconf.reference.kvgossip.cli", "swarmconf.fuzz.cli"} <= loaded
+    heavy = {
+        name
+        for name in loaded
+        if name.split(".")[0] == "pyspark"
+        or name.startswith(("swarmconf.conformance.configmerge", "swarmconf.conformance.kvgossip"))
+        or name
+        in {
+            "swarmconf.reference.kvgossip.node",
+            "swarmconf.reference.kvgossip.commands",
+            "swarmconf.conformance.vectors",
+            "swarmconf.conformance.runner",
+            "swarmconf.fuzz.job",
+            "swarmconf.spec.configmerge",
+            "swarmconf.reference.configmerge.merge",
+            "swarmconf.reference.configmerge.commands",
+        }
+    }
+    assert not heavy, sorted(heavy)
+
+
+def test_the_version_loads_no_command_group() -> None:
+    loaded = _loaded_after("from swarmconf.cli import main\nmain(['--version'])")
+    assert not any(name.endswith(".cli") for name in loaded if name != "swarmconf.cli"), loaded

@@ -6,6 +6,7 @@ decoder reports the first violation met reading left to right, whatever the posi
 
 from __future__ import annotations
 
+from swarmconf.conformance.catalogue import Catalogue
 from swarmconf.conformance.configmerge.suite import Suite
 from swarmconf.conformance.configmerge.values import HASH_A, minimal
 from swarmconf.spec.configmerge import examples
@@ -79,31 +80,56 @@ def _positions(fragment: bytes) -> list[tuple[str, bytes, list[str]]]:
     ]
 
 
-def build() -> Suite:
-    suite = Suite(
-        "bt_encoding",
-        "Canonical bt encoding (D10): each canonical and non-canonical fragment placed in the"
-        " data, a set, the seqno, a diff, a lagged entry, an unknown top-level key and the top"
-        " level; truncated and over-long messages.",
-    )
+class Parsing:
+    """The bt_encoding suite: every case parses one message."""
+
+    def __init__(self) -> None:
+        self.suite = Suite(
+            "bt_encoding",
+            "Canonical bt encoding (D10): each canonical and non-canonical fragment placed in the"
+            " data, a set, the seqno, a diff, a lagged entry, an unknown top-level key and the top"
+            " level; truncated and over-long messages.",
+        )
+
+    def parse(
+        self,
+        name: str,
+        comment: str,
+        message: bytes,
+        flags: list[str],
+        rules: list[str],
+        expect: str | None,
+    ) -> None:
+        """`message` parsed: valid (`expect` None) or refused with `expect`."""
+        inputs = {"msg": message.hex()}
+        self.suite.add(name, comment, "parse", inputs, flags=flags, rules=rules, expect=expect)
+
+
+case = Catalogue[Parsing]()
+
+
+@case
+def fragments_in_every_position(p: Parsing) -> None:
     for name, fragment, reason in FRAGMENTS:
         for place, message, rules in _positions(fragment):
             if fragment == b"e" and place in ("set", "diff", "lagged"):
                 continue  # `le` closes the list: an empty list, not a bt error
             if place == "unknown-key" and name in ("int-over-int64", "int-uint64-max"):
                 continue  # allowed there (D9): the wide-int cases below cover it
-            flags = ["CanonicalEncoding"] if reason is None else ["NonCanonicalEncoding"]
-            suite.add(
+            p.parse(
                 f"{name}-in-{place}",
                 f"fragment {fragment[:40]!r} in the {place}"
                 + ("" if reason is None else f": the first violation is {reason}"),
-                "parse",
-                {"msg": message.hex()},
-                flags=flags,
-                rules=["D10", *rules],
-                expect=None if reason is None else reason,
+                message,
+                ["CanonicalEncoding"] if reason is None else ["NonCanonicalEncoding"],
+                ["D10", *rules],
+                reason,
             )
-    # Integers in unknown top-level values may range over [-2^63, 2^64-1] (D9).
+
+
+@case
+def wide_ints_in_unknown_keys(p: Parsing) -> None:
+    """Integers in unknown top-level values may range over [-2^63, 2^64-1] (D9)."""
     for name, number, reason in [
         ("uint64-max", 2**64 - 1, None),
         ("int64-max-plus-one", 2**63, None),
@@ -116,17 +142,19 @@ def build() -> Suite:
             ("list", b"li1ei%dee"),
             ("nested-dict", b"d1:xd1:yi%deee"),
         ]:
-            message = b"d1:#i1e1:&de1:<le1:=de1:_" + wrap % number + b"e"
-            suite.add(
+            p.parse(
                 f"wide-int-{name}-in-unknown-{place}",
                 f"integer {number} inside an unknown top-level key's {place} (D9 allows"
                 " [-2^63, 2^64-1] there)",
-                "parse",
-                {"msg": message.hex()},
-                flags=["UnknownTopLevelKey", "EdgeInteger"],
-                rules=["D9", "D10"],
-                expect=reason,
+                b"d1:#i1e1:&de1:<le1:=de1:_" + wrap % number + b"e",
+                ["UnknownTopLevelKey", "EdgeInteger"],
+                ["D9", "D10"],
+                reason,
             )
+
+
+@case
+def wide_ints_outside_unknown_keys(p: Parsing) -> None:
     for name, number in [("uint64-max", 2**64 - 1), ("int64-max-plus-one", 2**63)]:
         wide = b"i%de" % number
         for place, message in [
@@ -134,83 +162,87 @@ def build() -> Suite:
             ("seqno", b"d1:#" + wide + b"1:&de1:<le1:=dee"),
             ("lagged-seqno", b"d1:#i1e1:&de1:<ll" + wide + b"eee1:=dee"),
         ]:
-            suite.add(
+            p.parse(
                 f"wide-int-{name}-outside-unknown-keys-{place}",
                 f"integer {number} in the {place}: outside unknown top-level keys only signed"
                 " 64 bits are allowed",
-                "parse",
-                {"msg": message.hex()},
-                flags=["EdgeInteger"],
-                rules=["D9", "D10"],
-                expect="BT_INTEGER_RANGE",
+                message,
+                ["EdgeInteger"],
+                ["D9", "D10"],
+                "BT_INTEGER_RANGE",
             )
+
+
+@case
+def nesting_depth(p: Parsing) -> None:
     for depth, reason in [(63, None), (64, None), (65, "BT_TOO_DEEP"), (200, "BT_TOO_DEEP")]:
-        message = b"d1:#i1e1:&de1:<le1:=de1:_" + _deep(depth - 1) + b"e"
-        suite.add(
+        p.parse(
             f"nesting-depth-{depth}",
             f"lists nested {depth} levels deep counting the top-level dict (limit 64)",
-            "parse",
-            {"msg": message.hex()},
-            flags=["NestingLimit"],
-            rules=["D10"],
-            expect=reason,
+            b"d1:#i1e1:&de1:<le1:=de1:_" + _deep(depth - 1) + b"e",
+            ["NestingLimit"],
+            ["D10"],
+            reason,
         )
     for depth, reason in [(64, "DATA_EMPTY_DICT"), (65, "BT_TOO_DEEP")]:
         # dicts nested in the data: the top level and `&` are the first two levels
         message = b"d1:#i1e1:&" + b"d1:k" * (depth - 2) + b"de" + b"e" * (depth - 2)
-        suite.add(
+        p.parse(
             f"nesting-depth-{depth}-data-dicts",
             f"dicts nested {depth} levels deep inside the data",
-            "parse",
-            {"msg": (message + b"1:=dee").hex()},
-            flags=["NestingLimit"],
-            rules=["D10", "D11"],
-            expect=reason,
+            message + b"1:=dee",
+            ["NestingLimit"],
+            ["D10", "D11"],
+            reason,
         )
-    message = b"d1:#i1e1:&de1:=" + b"d1:k" * 70 + b"0:" + b"e" * 70 + b"e"
-    suite.add(
+    p.parse(
         "nesting-depth-72-diff",
         "a diff nested 72 levels deep",
-        "parse",
-        {"msg": message.hex()},
-        flags=["NestingLimit"],
-        rules=["D10", "D12"],
-        expect="BT_TOO_DEEP",
+        b"d1:#i1e1:&de1:=" + b"d1:k" * 70 + b"0:" + b"e" * 70 + b"e",
+        ["NestingLimit"],
+        ["D10", "D12"],
+        "BT_TOO_DEEP",
     )
+
+
+@case
+def numbers_too_long_to_read(p: Parsing) -> None:
+    """An integer or a string length with too many digits is refused before it is read."""
     for digits in (21, 5000):
-        # an integer too long for any range, refused before it is read as a number
-        message = b"d1:#i1e1:&d1:ki" + b"7" * digits + b"ee1:<le1:=dee"
-        suite.add(
+        p.parse(
             f"integer-{digits}-digits",
             f"a data integer of {digits} digits",
-            "parse",
-            {"msg": message.hex()},
-            flags=["EdgeInteger"],
-            rules=["D10"],
-            expect="BT_INTEGER_RANGE",
+            b"d1:#i1e1:&d1:ki" + b"7" * digits + b"ee1:<le1:=dee",
+            ["EdgeInteger"],
+            ["D10"],
+            "BT_INTEGER_RANGE",
         )
-        # a length too long to be present, refused before it is read as a number
-        message = b"d1:#i1e1:&d" + b"9" * digits + b":xe1:<le1:=dee"
-        suite.add(
+        p.parse(
             f"string-length-{digits}-digits",
             f"a data key whose length has {digits} digits: more bytes than any message holds",
-            "parse",
-            {"msg": message.hex()},
-            flags=["Truncated"],
-            rules=["D10"],
-            expect="BT_TRUNCATED",
+            b"d1:#i1e1:&d" + b"9" * digits + b":xe1:<le1:=dee",
+            ["Truncated"],
+            ["D10"],
+            "BT_TRUNCATED",
         )
+
+
+@case
+def every_truncation_of_m124(p: Parsing) -> None:
     base = examples.m124()
     for length in range(len(base)):
-        suite.add(
+        p.parse(
             f"truncated-m124-at-{length}",
             f"the design text's m124 cut after {length} of {len(base)} bytes",
-            "parse",
-            {"msg": base[:length].hex()},
-            flags=["Truncated"],
-            rules=["D10"],
-            expect="BT_TRUNCATED",
+            base[:length],
+            ["Truncated"],
+            ["D10"],
+            "BT_TRUNCATED",
         )
+
+
+@case
+def trailing_bytes(p: Parsing) -> None:
     for name, suffix in [
         ("newline", b"\n"),
         ("zero-byte", b"\x00"),
@@ -220,13 +252,15 @@ def build() -> Suite:
         ("int", b"i0e"),
     ]:
         for source_name, source in [("m118", examples.m118()), ("minimal", minimal())]:
-            suite.add(
+            p.parse(
                 f"trailing-{name}-after-{source_name}",
                 f"a valid message ({source_name}) followed by {suffix[:20]!r}",
-                "parse",
-                {"msg": (source + suffix).hex()},
-                flags=["TrailingBytes"],
-                rules=["D10"],
-                expect="BT_TRAILING_BYTES",
+                source + suffix,
+                ["TrailingBytes"],
+                ["D10"],
+                "BT_TRAILING_BYTES",
             )
-    return suite
+
+
+def build() -> Suite:
+    return case.fill(Parsing()).suite

@@ -6,8 +6,10 @@ copied from examples.md and checked against the spec's answer while generating.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from swarmconf.conformance.catalogue import Catalogue
 from swarmconf.conformance.configmerge.suite import GeneratorMismatch, Suite
 from swarmconf.conformance.configmerge.values import data_hex
 from swarmconf.spec import configmerge as spec
@@ -39,20 +41,18 @@ def _data(message: bytes) -> Any:
     return spec.parse(message).data
 
 
-def _check(suite: Suite, name: str, answer: dict[str, Any], fact: str) -> None:
-    got = answer["result"]["hash"]
-    if got != HASHES[fact]:
-        raise GeneratorMismatch(f"{suite.category}/{name}: hash {got}, examples.md {fact}")
+class Examples:
+    """The design_examples suite: each case names its example and the corrections it needs."""
 
-
-def build() -> Suite:
-    suite = Suite(
-        "design_examples",
-        "The design text's examples (section Examples) as examples.md pins them, with the"
-        " corrections D2..D6; lag 5, no signatures.",
-    )
+    def __init__(self) -> None:
+        self.suite = Suite(
+            "design_examples",
+            "The design text's examples (section Examples) as examples.md pins them, with the"
+            " corrections D2..D6; lag 5, no signatures.",
+        )
 
     def add(
+        self,
         name: str,
         example: str,
         corrections: list[str],
@@ -60,36 +60,78 @@ def build() -> Suite:
         op: str,
         inputs: dict[str, Any],
         fact: str | None = None,
-        **extra: Any,
+        rules: tuple[str, ...] = (),
     ) -> dict[str, Any]:
+        """Add the case; where examples.md pins its hash (`fact`), the spec must give it."""
         applied = ", ".join(corrections) if corrections else "no correction"
-        answer = suite.add(
+        answer = self.suite.add(
             name,
             f'example "{example}" ({applied}): {comment}',
             op,
             inputs,
             flags=["DesignTextExample"],
-            rules=sorted({*corrections, *extra.pop("rules", [])}, key=lambda r: int(r[1:])),
+            rules=sorted({*corrections, *rules}, key=lambda r: int(r[1:])),
             expect="valid",
         )
-        if fact is not None:
-            _check(suite, name, answer, fact)
+        if fact is not None and answer["result"]["hash"] != HASHES[fact]:
+            got = answer["result"]["hash"]
+            raise GeneratorMismatch(f"{self.suite.id}/{name}: hash {got}, examples.md {fact}")
         return answer
 
-    m118_data = _data(ex.m118())
-    answer = add(
+    def edit(
+        self,
+        name: str,
+        example: str,
+        corrections: list[str],
+        comment: str,
+        parent: bytes,
+        result: bytes,
+        fact: str | None,
+        rules: tuple[str, ...],
+    ) -> None:
+        """`parent` incremented and its data edited into `result`'s."""
+        inputs = {"msg": parent.hex(), "data": data_hex(_data(result))}
+        self.add(name, example, corrections, comment, "increment", inputs, fact, rules)
+
+    def merge(
+        self,
+        name: str,
+        example: str,
+        corrections: list[str],
+        comment: str,
+        messages: list[bytes],
+        fact: str,
+        rules: tuple[str, ...],
+    ) -> None:
+        inputs = {"msgs": [m.hex() for m in messages]}
+        self.add(name, example, corrections, comment, "merge", inputs, fact, rules)
+
+
+case = Catalogue[Examples]()
+
+
+# Ordinary update
+
+
+@case
+def m118_new(e: Examples) -> None:
+    answer = e.add(
         "m118-new",
         ORDINARY,
         [],
         "m118: a new message with seqno 118 and the data the example starts from",
         "new",
-        {"seqno": 118, "data": data_hex(m118_data)},
-        rules=["D12"],
+        {"seqno": 118, "data": data_hex(_data(ex.m118()))},
+        rules=("D12",),
     )
     if answer["result"]["msg"] != ex.m118().hex():
         raise GeneratorMismatch("design_examples/m118-new differs from examples.m118()")
+
+
+@case
+def m119_to_m122_increments(e: Examples) -> None:
     for seqno in range(119, 123):
-        add(
+        e.add(
             f"m{seqno}-increment",
             ORDINARY,
             [],
@@ -97,20 +139,24 @@ def build() -> Suite:
             "increment",
             {"msg": ex.chain_to(seqno - 1).hex()},
             str(seqno),
-            rules=["D1", "D13"],
+            rules=("D1", "D13"),
         )
-    add(
+
+
+@case
+def m123(e: Examples) -> None:
+    e.edit(
         "m123-increment-and-edit",
         ORDINARY,
         ["D2"],
-        "m123 sets int1 = 1, int2 = 2, removes"
-        " int0, sets string1 to its own value (not in the diff)",
-        "increment",
-        {"msg": ex.chain_to(122).hex(), "data": data_hex(_data(ex.m123()))},
+        "m123 sets int1 = 1, int2 = 2, removes int0, sets string1 to its own value (not in the"
+        " diff)",
+        ex.chain_to(122),
+        ex.m123(),
         "123",
-        rules=["D12", "D13"],
+        ("D12", "D13"),
     )
-    add(
+    e.add(
         "m123-incremented-no-change",
         ORDINARY,
         [],
@@ -118,96 +164,125 @@ def build() -> Suite:
         "increment",
         {"msg": ex.m123().hex()},
         "123-incremented",
-        rules=["D7", "D13"],
+        rules=("D7", "D13"),
     )
-    add(
+
+
+# Large, but still ordinary, update
+
+
+@case
+def m124(e: Examples) -> None:
+    e.edit(
         "m124-increment-and-edit",
         LARGE,
         ["D2"],
         "m124: the large update (nested {a: 1} per D2)",
-        "increment",
-        {"msg": ex.m123().hex(), "data": data_hex(_data(ex.m124()))},
+        ex.m123(),
+        ex.m124(),
         "124",
-        rules=["D12", "D13"],
+        ("D12", "D13"),
     )
-    add(
+
+
+# Simple conflict resolution
+
+
+@case
+def m125_forks(e: Examples) -> None:
+    e.edit(
         "m125a-increment-and-edit",
         SIMPLE,
         [],
         "m125a removes dictB.foo",
-        "increment",
-        {"msg": ex.m124().hex(), "data": data_hex(_data(ex.m125a()))},
+        ex.m124(),
+        ex.m125a(),
         "125a",
-        rules=["D13"],
+        ("D13",),
     )
-    add(
+    e.edit(
         "m125b-increment-and-edit",
         SIMPLE,
         [],
         "m125b sets int1 = 5",
-        "increment",
-        {"msg": ex.m124().hex(), "data": data_hex(_data(ex.m125b()))},
+        ex.m124(),
+        ex.m125b(),
         "125b",
-        rules=["D13"],
+        ("D13",),
     )
-    merges_126 = {
+
+
+@case
+def m126_merges_in_any_order(e: Examples) -> None:
+    merges = {
         "125a-125b": [ex.m125a(), ex.m125b()],
         "125b-125a": [ex.m125b(), ex.m125a()],
         "with-124": [ex.m124(), ex.m125b(), ex.m125a()],
         "with-120b": [ex.m125a(), ex.m120b(), ex.m125b()],
         "with-124-and-120b": [ex.m120b(), ex.m125b(), ex.m124(), ex.m125a()],
     }
-    for name, inputs in merges_126.items():
-        add(
-            f"m126-merge-{name}",
-            SIMPLE,
-            [],
-            f"merging {name.replace('-', ', ')}: m126",
-            "merge",
-            {"msgs": [m.hex() for m in inputs]},
-            "126",
-            rules=["D14", "D15"],
-        )
-    add(
+    for name, messages in merges.items():
+        comment = f"merging {name.replace('-', ', ')}: m126"
+        e.merge(f"m126-merge-{name}", SIMPLE, [], comment, messages, "126", ("D14", "D15"))
+
+
+@case
+def m120b_stale(e: Examples) -> None:
+    e.edit(
         "m120b-stale",
         SIMPLE,
         [],
         "120b: new at 118, incremented twice, `too old` set",
-        "increment",
-        {"msg": _m119_empty().hex(), "data": data_hex(_data(ex.m120b()))},
-        rules=["D13"],
+        _m119_empty(),
+        ex.m120b(),
+        None,
+        ("D13",),
     )
-    add(
+
+
+# Complex conflict resolution
+
+
+@case
+def m124a(e: Examples) -> None:
+    e.edit(
         "m124a-increment-and-edit",
         COMPLEX,
         ["D3"],
         "124a sets dictB.foo = 66 and dictB.answer = 42 (its diff is its whole change, D3)",
-        "increment",
-        {"msg": ex.m123().hex(), "data": data_hex(_data(ex.m124a()))},
-        rules=["D13"],
+        ex.m123(),
+        ex.m124a(),
+        None,
+        ("D13",),
     )
-    add(
+
+
+@case
+def m126b_merge(e: Examples) -> None:
+    e.merge(
         "m126b-merge",
         COMPLEX,
         ["D2", "D3", "D4"],
-        "126b = merge {125b, 124a, 125a, m123,"
-        " 120b}: m123 included, 120b too old; dictA.hello survives (D3), good keeps 99 (D4)",
-        "merge",
-        {"msgs": [m.hex() for m in (ex.m125b(), ex.m124a(), ex.m125a(), ex.m123(), ex.m120b())]},
+        "126b = merge {125b, 124a, 125a, m123, 120b}: m123 included, 120b too old; dictA.hello"
+        " survives (D3), good keeps 99 (D4)",
+        [ex.m125b(), ex.m124a(), ex.m125a(), ex.m123(), ex.m120b()],
         "126b",
-        rules=["D14", "D15"],
+        ("D14", "D15"),
     )
-    add(
+
+
+@case
+def m127_merges(e: Examples) -> None:
+    e.merge(
         "m127-merge-before-edit",
         COMPLEX,
         ["D2", "D5"],
         "merge {126a, 126b} before any edit: seqno 127 with an empty `=`",
-        "merge",
-        {"msgs": [ex.m126a().hex(), ex.m126b().hex()]},
+        [ex.m126a(), ex.m126b()],
         "127-before-edit",
-        rules=["D15"],
+        ("D15",),
     )
-    add(
+    e.add(
         "m127-merge-and-edit",
         COMPLEX,
         ["D2", "D3", "D4", "D5", "D6"],
@@ -215,51 +290,53 @@ def build() -> Suite:
         "merge",
         {"msgs": [ex.m126b().hex(), ex.m126a().hex()], "data": data_hex(_data(ex.m127()))},
         "127",
-        rules=["D12", "D15"],
+        rules=("D12", "D15"),
     )
-    add(
+    e.merge(
         "m127-absorbs-older",
         COMPLEX,
         ["D6"],
         "merge {127, 125a, 126b}: 127 back unchanged",
-        "merge",
-        {"msgs": [ex.m127().hex(), ex.m125a().hex(), ex.m126b().hex()]},
+        [ex.m127(), ex.m125a(), ex.m126b()],
         "127",
-        rules=["D14"],
+        ("D14",),
     )
-    published = {
-        "m118": ex.m118(),
-        "m122": ex.chain_to(122),
-        "m123": ex.m123(),
-        "m124": ex.m124(),
-        "m124a": ex.m124a(),
-        "m125a": ex.m125a(),
-        "m125b": ex.m125b(),
-        "m120b": ex.m120b(),
-        "m126a": ex.m126a(),
-        "m126b": ex.m126b(),
-        "m127": ex.m127(),
-    }
-    for name, message in published.items():
-        corrections = {
-            "m126b": ["D2", "D3", "D4"],
-            "m127": ["D2", "D3", "D4", "D5", "D6"],
-            "m124": ["D2"],
-            "m124a": ["D3"],
-        }.get(name, [])
-        example = {"m118": ORDINARY, "m122": ORDINARY, "m123": ORDINARY, "m124": LARGE}.get(
-            name, SIMPLE if name in ("m125a", "m125b", "m120b", "m126a") else COMPLEX
-        )
-        add(
+
+
+# Every published message parses.
+
+PUBLISHED: dict[str, tuple[Callable[[], bytes], str, list[str]]] = {
+    "m118": (ex.m118, ORDINARY, []),
+    "m122": (lambda: ex.chain_to(122), ORDINARY, []),
+    "m123": (ex.m123, ORDINARY, []),
+    "m124": (ex.m124, LARGE, ["D2"]),
+    "m124a": (ex.m124a, COMPLEX, ["D3"]),
+    "m125a": (ex.m125a, SIMPLE, []),
+    "m125b": (ex.m125b, SIMPLE, []),
+    "m120b": (ex.m120b, SIMPLE, []),
+    "m126a": (ex.m126a, SIMPLE, []),
+    "m126b": (ex.m126b, COMPLEX, ["D2", "D3", "D4"]),
+    "m127": (ex.m127, COMPLEX, ["D2", "D3", "D4", "D5", "D6"]),
+}
+"""Each published message, its example and the corrections it needs."""
+
+
+@case
+def published_messages_parse(e: Examples) -> None:
+    for name, (message, example, corrections) in PUBLISHED.items():
+        e.add(
             f"{name}-parse",
             example,
             corrections,
             f"parse {name} as published",
             "parse",
-            {"msg": message.hex()},
-            rules=["D1", "D7", "D8"],
+            {"msg": message().hex()},
+            rules=("D1", "D7", "D8"),
         )
-    return suite
+
+
+def build() -> Suite:
+    return case.fill(Examples()).suite
 
 
 def _m119_empty() -> bytes:

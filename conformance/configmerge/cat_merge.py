@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from swarmconf.conformance.catalogue import Catalogue
 from swarmconf.conformance.configmerge.history import random_history, recent
 from swarmconf.conformance.configmerge.suite import Suite
 from swarmconf.conformance.configmerge.values import (
@@ -48,131 +49,150 @@ def _chain(length: int, lag: int = 5) -> list[bytes]:
     return chain
 
 
-def ignore_rules() -> Suite:
-    suite = Suite(
-        "ignore_rules",
-        "Ignored updates (D14): too old (seqno + lag <= max), included in another message's"
-        " lagged list, exact duplicates, invalid inputs skipped; one survivor is returned"
-        " unchanged; no valid input is NO_VALID_MESSAGE.",
+class Ignoring:
+    """The ignore_rules suite: every case merges a list of messages (lag 5 unless told)."""
+
+    def __init__(self) -> None:
+        self.suite = Suite(
+            "ignore_rules",
+            "Ignored updates (D14): too old (seqno + lag <= max), included in another message's"
+            " lagged list, exact duplicates, invalid inputs skipped; one survivor is returned"
+            " unchanged; no valid input is NO_VALID_MESSAGE.",
+        )
+        self.rng = random.Random("swarmconf ignore_rules v1")
+        self.chain = _chain(12)
+        """m1..m12, each setting `n` to its seqno."""
+        self.fork_a = edited(self.chain[9], {b"n": 100})
+        self.fork_b = edited(self.chain[9], {b"n": 200, b"w": b"b"})
+        """Two forks of m10 at seqno 11."""
+
+    def merge(
+        self,
+        name: str,
+        comment: str,
+        inputs: list[bytes],
+        rules: list[str],
+        flags: list[str],
+        reason: str | None = None,
+        lag: int | None = None,
+    ) -> None:
+        """A merge of `inputs` that is valid, or refused with `reason`."""
+        request: dict[str, object] = {"msgs": [blob.hex() for blob in inputs]}
+        if lag is not None:
+            request["lag"] = lag
+        self.suite.add(
+            name, comment, "merge", request, flags=flags, rules=rules, expect=reason or "valid"
+        )
+
+
+ignore_case = Catalogue[Ignoring]()
+
+
+@ignore_case
+def survivors(i: Ignoring) -> None:
+    chain = i.chain
+    i.merge("single", "one message: returned unchanged", [chain[5]], ["D14"], ["Survivor"])
+    i.merge(
+        "included-older",
+        "m5 is in m6's lagged list: m6 survives",
+        [chain[4], chain[5]],
+        ["D14"],
+        ["Included"],
     )
-    chain = _chain(12)
-    fork_a = edited(chain[9], {b"n": 100})
-    fork_b = edited(chain[9], {b"n": 200, b"w": b"b"})
-    cases: list[tuple[str, str, list[bytes], list[str], list[str], str | None]] = [
-        ("single", "one message: returned unchanged", [chain[5]], ["D14"], ["Survivor"], None),
-        (
-            "included-older",
-            "m5 is in m6's lagged list: m6 survives",
-            [chain[4], chain[5]],
-            ["D14"],
-            ["Included"],
-            None,
-        ),
-        (
-            "included-chain",
-            "m7..m10 each included in m11: m11 survives",
-            chain[6:11],
-            ["D14"],
-            ["Included"],
-            None,
-        ),
-        ("duplicate", "the same message twice", [chain[5], chain[5]], ["D14"], ["Duplicate"], None),
-        (
-            "duplicate-three",
-            "three copies and an included one",
-            [chain[5]] * 3 + [chain[4]],
-            ["D14"],
-            ["Duplicate", "Included"],
-            None,
-        ),
-        (
-            "too-old-boundary",
-            "m6 with max 11: 6 + 5 <= 11, dropped, so m11 survives alone",
-            [chain[5], chain[10]],
-            ["D14"],
-            ["Stale"],
-            None,
-        ),
-        (
-            "fork-with-stale",
-            "two forks at 11 and m5 (5 + 5 <= 11): m5 is dropped",
-            [fork_a, chain[4], fork_b],
-            ["D14", "D15"],
-            ["Stale", "Conflict"],
-            None,
-        ),
-        (
-            "fork-with-included",
-            "two forks at 11 and m10 (included in both)",
-            [chain[9], fork_b, fork_a],
-            ["D14", "D15"],
-            ["Included", "Conflict"],
-            None,
-        ),
-        (
-            "fork-with-duplicates",
-            "two forks given twice each",
-            [fork_a, fork_b, fork_b, fork_a],
-            ["D14", "D15"],
-            ["Duplicate", "Conflict"],
-            None,
-        ),
-        (
-            "example-120b-too-old",
-            "the design text's stale 120b dropped from a merge at 125",
-            [examples.m125a(), examples.m120b(), examples.m125b()],
-            ["D14", "D15"],
-            ["Stale"],
-            None,
-        ),
-        (
-            "all-invalid",
-            "only invalid inputs",
-            [blob for _, blob in INVALID],
-            ["D14"],
-            ["InvalidMixedIn"],
-            "NO_VALID_MESSAGE",
-        ),
-        (
-            "no-input",
-            "an empty list of messages",
-            [],
-            ["D14"],
-            ["InvalidMixedIn"],
-            "NO_VALID_MESSAGE",
-        ),
-        (
-            "single-invalid",
-            "one invalid input",
-            [b"de"],
-            ["D14"],
-            ["InvalidMixedIn"],
-            "NO_VALID_MESSAGE",
-        ),
-    ]
+    i.merge(
+        "included-chain",
+        "m7..m10 each included in m11: m11 survives",
+        chain[6:11],
+        ["D14"],
+        ["Included"],
+    )
+    i.merge("duplicate", "the same message twice", [chain[5], chain[5]], ["D14"], ["Duplicate"])
+    i.merge(
+        "duplicate-three",
+        "three copies and an included one",
+        [chain[5]] * 3 + [chain[4]],
+        ["D14"],
+        ["Duplicate", "Included"],
+    )
+    i.merge(
+        "too-old-boundary",
+        "m6 with max 11: 6 + 5 <= 11, dropped, so m11 survives alone",
+        [chain[5], chain[10]],
+        ["D14"],
+        ["Stale"],
+    )
+
+
+@ignore_case
+def forks_beside_ignored_messages(i: Ignoring) -> None:
+    chain, fork_a, fork_b = i.chain, i.fork_a, i.fork_b
+    i.merge(
+        "fork-with-stale",
+        "two forks at 11 and m5 (5 + 5 <= 11): m5 is dropped",
+        [fork_a, chain[4], fork_b],
+        ["D14", "D15"],
+        ["Stale", "Conflict"],
+    )
+    i.merge(
+        "fork-with-included",
+        "two forks at 11 and m10 (included in both)",
+        [chain[9], fork_b, fork_a],
+        ["D14", "D15"],
+        ["Included", "Conflict"],
+    )
+    i.merge(
+        "fork-with-duplicates",
+        "two forks given twice each",
+        [fork_a, fork_b, fork_b, fork_a],
+        ["D14", "D15"],
+        ["Duplicate", "Conflict"],
+    )
+
+
+@ignore_case
+def example_120b_too_old(i: Ignoring) -> None:
+    i.merge(
+        "example-120b-too-old",
+        "the design text's stale 120b dropped from a merge at 125",
+        [examples.m125a(), examples.m120b(), examples.m125b()],
+        ["D14", "D15"],
+        ["Stale"],
+    )
+
+
+@ignore_case
+def no_valid_message(i: Ignoring) -> None:
+    for name, comment, inputs in [
+        ("all-invalid", "only invalid inputs", [blob for _, blob in INVALID]),
+        ("no-input", "an empty list of messages", []),
+        ("single-invalid", "one invalid input", [b"de"]),
+    ]:
+        i.merge(name, comment, inputs, ["D14"], ["InvalidMixedIn"], "NO_VALID_MESSAGE")
+
+
+@ignore_case
+def invalid_inputs_skipped(i: Ignoring) -> None:
     for name, blob in INVALID:
-        cases.append(
-            (
-                f"invalid-{name}-with-survivor",
-                f"{name} skipped beside m6",
-                [blob, chain[5]],
-                ["D14"],
-                ["InvalidMixedIn"],
-                None,
-            )
+        i.merge(
+            f"invalid-{name}-with-survivor",
+            f"{name} skipped beside m6",
+            [blob, i.chain[5]],
+            ["D14"],
+            ["InvalidMixedIn"],
         )
-        cases.append(
-            (
-                f"invalid-{name}-in-fork",
-                f"{name} skipped in a two-way merge",
-                [fork_a, blob, fork_b],
-                ["D14", "D15"],
-                ["InvalidMixedIn", "Conflict"],
-                None,
-            )
+        i.merge(
+            f"invalid-{name}-in-fork",
+            f"{name} skipped in a two-way merge",
+            [i.fork_a, blob, i.fork_b],
+            ["D14", "D15"],
+            ["InvalidMixedIn", "Conflict"],
         )
-    # The lagged list as filtered at parse decides inclusion (D7, D14): with lag 2, m8 is not
-    # in m11's kept entries, but it is too old anyway; m10 is.
+
+
+@ignore_case
+def lag_2_inclusion(i: Ignoring) -> None:
+    """The lagged list as filtered at parse decides inclusion (D7, D14): with lag 2, m8 is not
+    in m11's kept entries, but it is too old anyway; m10 is."""
     chain2 = _chain(11, lag=2)
     fork2 = edited(chain2[9], {b"n": 300}, lag=2)
     for name, inputs in [
@@ -180,51 +200,40 @@ def ignore_rules() -> Suite:
         ("lag-2-too-old", [chain2[8], chain2[10]]),
         ("lag-2-fork", [chain2[10], fork2, chain2[9]]),
     ]:
-        cases.append(
-            (
-                name,
-                f"{name.replace('-', ' ')} under lag 2",
-                inputs,
-                ["D7", "D14", "D16"],
-                ["LagWindow"],
-                None,
-            )
-        )
-    for name, comment, inputs, rules, flags, reason in cases:
-        lag_inputs = {"lag": 2} if name.startswith("lag-2") else {}
-        suite.add(
-            name,
-            comment,
-            "merge",
-            {"msgs": [blob.hex() for blob in inputs], **lag_inputs},
-            flags=flags,
-            rules=rules,
-            expect=reason or "valid",
-        )
+        comment = f"{name.replace('-', ' ')} under lag 2"
+        i.merge(name, comment, inputs, ["D7", "D14", "D16"], ["LagWindow"], lag=2)
+
+
+@ignore_case
+def seqno_overflow(i: Ignoring) -> None:
     top = new_message(2**63 - 2, {b"n": 0})
     overflow = [edited(top, {b"n": 1}), edited(top, {b"n": 2})]
     for name, inputs in [("two-forks", overflow), ("forks-and-parent", [*overflow, top])]:
-        suite.add(
+        i.merge(
             f"seqno-overflow-{name}",
             "forks at seqno 2^63-1: the merge's seqno would not fit in 64 bits",
-            "merge",
-            {"msgs": [blob.hex() for blob in inputs]},
-            flags=["EdgeInteger", "Conflict"],
-            rules=["D8", "D15"],
-            expect="SEQNO_OVERFLOW",
+            inputs,
+            ["D8", "D15"],
+            ["EdgeInteger", "Conflict"],
+            "SEQNO_OVERFLOW",
         )
+
+
+@ignore_case
+def bad_lag(i: Ignoring) -> None:
     for name, lag in [("zero", 0), ("negative", -3)]:
-        suite.add(
-            f"bad-lag-{name}",
-            f"merge with lag {lag}: a usage error (D16)",
-            "merge",
-            {"msgs": [minimal().hex()], "lag": lag},
-            flags=["BadLag"],
-            rules=["D16"],
-            expect="BAD_LAG",
-        )
-    argument_checks(suite)
-    rng = random.Random("swarmconf ignore_rules v1")
+        comment = f"merge with lag {lag}: a usage error (D16)"
+        i.merge(f"bad-lag-{name}", comment, [minimal()], ["D16"], ["BadLag"], "BAD_LAG", lag)
+
+
+@ignore_case
+def arguments_checked_first(i: Ignoring) -> None:
+    argument_checks(i.suite)
+
+
+@ignore_case
+def random_histories(i: Ignoring) -> None:
+    rng = i.rng
     for index in range(600):
         lag = rng.choice([1, 2, 3, 5, 5, 5, 8])
         history = random_history(rng, writers=rng.randint(1, 3), steps=rng.randint(2, 14), lag=lag)
@@ -233,7 +242,7 @@ def ignore_rules() -> Suite:
             inputs.insert(rng.randrange(len(inputs) + 1), rng.choice(QUIET_INVALID))
         if rng.random() < 0.3:
             inputs.append(rng.choice(inputs))
-        suite.add(
+        i.suite.add(
             f"random-{index}",
             f"messages drawn from a random history of concurrent writers (lag {lag}), old,"
             " included, duplicate and invalid ones among them",
@@ -242,7 +251,10 @@ def ignore_rules() -> Suite:
             flags=["RandomHistory"],
             rules=["D14", "D15", "D16"],
         )
-    return suite
+
+
+def ignore_rules() -> Suite:
+    return ignore_case.fill(Ignoring()).suite
 
 
 def merges() -> Suite:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+from swarmconf.conformance.catalogue import Catalogue
 from swarmconf.conformance.configmerge.suite import Suite
 from swarmconf.conformance.configmerge.values import (
     HASH_A,
@@ -17,18 +18,28 @@ from swarmconf.conformance.configmerge.values import (
 from swarmconf.spec.configmerge import examples
 
 
-def build() -> Suite:
-    suite = Suite(
-        "serialization",
-        "Serialization and hashes: `new` messages written canonically with `<` and `=` always"
-        " present; parsed messages written back with unknown keys in place (D9) and unverified"
-        " signatures dropped (D17); hashes are BLAKE2b-256 of the exact bytes (D1).",
-    )
-    rng = random.Random("swarmconf serialization v1")
+class Serializing:
+    """The serialization suite; the random families draw from one generator, in order."""
+
+    def __init__(self) -> None:
+        self.suite = Suite(
+            "serialization",
+            "Serialization and hashes: `new` messages written canonically with `<` and `=` always"
+            " present; parsed messages written back with unknown keys in place (D9) and unverified"
+            " signatures dropped (D17); hashes are BLAKE2b-256 of the exact bytes (D1).",
+        )
+        self.rng = random.Random("swarmconf serialization v1")
+
+
+case = Catalogue[Serializing]()
+
+
+@case
+def new_random_messages(s: Serializing) -> None:
     for index in range(400):
-        data = random_data(rng)
-        seqno = rng.choice([0, 1, 2, 117, 2**31, 2**63 - 1, -1, -(2**63)])
-        suite.add(
+        data = random_data(s.rng)
+        seqno = s.rng.choice([0, 1, 2, 117, 2**31, 2**63 - 1, -1, -(2**63)])
+        s.suite.add(
             f"new-random-{index}",
             f"a new message with seqno {seqno} and random data: every value recorded as added",
             "new",
@@ -37,14 +48,17 @@ def build() -> Suite:
             rules=["D8", "D12"],
             expect="valid",
         )
+
+
+@case
+def reserialize_handpicked(s: Serializing) -> None:
+    unknown_keys = {b"$": 1, b"*": [3, 1], b">": {}, b"}": b""}
     for name, message, rules in [
         ("no-lagged-key", b"d1:#i0e1:&de1:=dee", ["D8"]),
         ("no-diff-key-but-signature", raw_message(3, sig=bytes(64)), ["D8", "D17"]),
         (
             "unknown-keys-everywhere",
-            raw_message(
-                4, {b"a": 1}, lagged=[], diff={}, extra={b"$": 1, b"*": [3, 1], b">": {}, b"}": b""}
-            ),
+            raw_message(4, {b"a": 1}, lagged=[], diff={}, extra=unknown_keys),
             ["D9"],
         ),
         (
@@ -64,7 +78,7 @@ def build() -> Suite:
         ),
         ("example-m127", examples.m127(), ["D1"]),
     ]:
-        suite.add(
+        s.suite.add(
             f"reserialize-{name}",
             f"parse and serialize again: {name.replace('-', ' ')}",
             "serialize",
@@ -73,10 +87,14 @@ def build() -> Suite:
             rules=rules,
             expect="valid",
         )
+
+
+@case
+def reserialize_random(s: Serializing) -> None:
     for index in range(150):
-        data = random_data(rng)
-        message = new_message(rng.randint(0, 50), data)
-        suite.add(
+        data = random_data(s.rng)
+        message = new_message(s.rng.randint(0, 50), data)
+        s.suite.add(
             f"reserialize-random-{index}",
             "a spec-made message parsed and serialized again: identical bytes",
             "serialize",
@@ -85,7 +103,11 @@ def build() -> Suite:
             rules=["D8"],
             expect="valid",
         )
-    variants = [
+
+
+@case
+def hashes(s: Serializing) -> None:
+    for name, message in [
         ("minimal", minimal()),
         ("minimal-no-lagged", b"d1:#i1e1:&de1:=dee"),
         ("same-data-other-seqno", minimal(2)),
@@ -95,9 +117,8 @@ def build() -> Suite:
         ("example-m118", examples.m118()),
         ("example-m124", examples.m124()),
         ("example-m126b", examples.m126b()),
-    ]
-    for name, message in variants:
-        suite.add(
+    ]:
+        s.suite.add(
             f"hash-{name}",
             f"hash of {name.replace('-', ' ')}: BLAKE2b-256 of the bytes as received (D1)",
             "hash",
@@ -106,13 +127,17 @@ def build() -> Suite:
             rules=["D1"],
             expect="valid",
         )
+
+
+@case
+def hash_large_messages(s: Serializing) -> None:
     for size in (65_537, 200_000):
         # One string value long enough that the whole message has exactly `size` bytes.
         shell = len(minimal(1, {b"big": b""}))
         length = size - shell - len(str(size)) + 1
         big = minimal(1, {b"big": b"x" * length})
         assert len(big) == size
-        suite.add(
+        s.suite.add(
             f"hash-large-message-{size}",
             f"a valid {size}-byte message: a client with a configured input limit may refuse"
             " it with INPUT_TOO_LARGE, any other client hashes it",
@@ -123,7 +148,11 @@ def build() -> Suite:
             acceptable=True,
             expect="valid",
         )
-    suite.add(
+
+
+@case
+def hash_invalid_message(s: Serializing) -> None:
+    s.suite.add(
         "hash-invalid-message",
         "an invalid message has no hash: it is refused",
         "hash",
@@ -132,4 +161,7 @@ def build() -> Suite:
         rules=["D1", "D8"],
         expect="MSG_MISSING_DATA",
     )
-    return suite
+
+
+def build() -> Suite:
+    return case.fill(Serializing()).suite

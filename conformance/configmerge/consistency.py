@@ -226,10 +226,10 @@ def problems_of(case: Case) -> list[str]:
     return [f"{check.__name__}: {problem}" for check in CHECKS for problem in check(checked, lag)]
 
 
-def document_problems(document: dict[str, Any], category: str) -> list[str]:
-    """The problems of every case of a vector file, each labelled `category#tcId name`."""
+def document_problems(document: dict[str, Any], suite: str) -> list[str]:
+    """The problems of every case of a vector file, each labelled `suite#tcId name`."""
     return [
         f"{case.label}: {problem}"
-        for case in cases_of(document, category)
+        for case in cases_of(document, suite)
         for problem in problems_of(case)
     ]

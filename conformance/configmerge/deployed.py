@@ -1,5 +1,5 @@
 """An emulation of the deployed client: `swarmconf.reference.configmerge` with every quirk
-X1..X10 of decisions.md, hangs and aborts included.
+X1..X12 and X14 of decisions.md and the errata, hangs and aborts included.
 
 It serves two ends. Run as an adapter process it is a client that declares its quirks in
 `hello`, against which the runner's grading of declared quirks is tested:
@@ -28,25 +28,28 @@ from typing import Any
 import nacl.bindings
 
 import swarmconf.reference.configmerge as reference
-from swarmconf.conformance.adapter import (
-    Adapter,
-    Request,
-    Result,
+from swarmconf.conformance.adapter import serve
+from swarmconf.conformance.configmerge import deployed_bt
+from swarmconf.conformance.configmerge.adapter import (
+    ApiAdapter,
     _bytes,
     _data,
     bt_hex,
     replace_data,
-    serve,
 )
-from swarmconf.conformance.configmerge import deployed_bt
-from swarmconf.conformance.protocol import CONFIG_OPS
+from swarmconf.conformance.configmerge.ops import OPS
+from swarmconf.conformance.registry import Request, Result
 from swarmconf.reference.configmerge import crypto
 from swarmconf.reference.configmerge import message as reference_message
+from swarmconf.reference.configmerge.merge import _survivors as survivors
 from swarmconf.spec.configmerge.diff import check_diff
-from swarmconf.spec.configmerge.reasons import ConfigError, Reason, UsageError
+from swarmconf.spec.configmerge.reasons import ConfigError, PayloadReason, Reason, UsageError
 
-QUIRKS = ("X1", "X2", "X3", "X4", "X6", "X7", "X8", "X9", "X10")
-"""The quirks this emulation has; X5 (message wording) has no behaviour a vector can show."""
+QUIRKS = ("X1", "X2", "X3", "X4", "X6", "X7", "X8", "X9", "X10", "X11", "X12", "X14")
+"""The quirks this emulation has; X5 (message wording) has no behaviour a vector can show, and
+X13 (a message over 5,000,000 bytes that compresses below it) none a vector of sane size can."""
+LIMITS = ("wide-data-integers", "container-set-elements")
+"""What the deployed client's typed API cannot express (declared in `hello`)."""
 NAME = "deployed-client-emulation"
 VERSION = "libsession-util 8762e9d33f6c (as decisions.md describes it)"
 ABORT_STATUS = 134
@@ -165,13 +168,26 @@ def stream_verdict(top: dict[bytes, Any], lag: int) -> str | None:
     return diff_verdict(diff) if isinstance(diff, dict) else None
 
 
-def without_unreplayable(value: Any) -> Any:
-    """A copy of a diff with every unreplayable set diff emptied."""
+def wide_set_diff(value: Any) -> bool:
+    """A set diff holding an integer beyond int64, which only the deployed parse takes (X14)."""
+    if not (isinstance(value, list) and len(value) == 2):
+        return False
+    if not all(isinstance(part, list) for part in value):
+        return False
+    return any(isinstance(item, int) and item > deployed_bt.INT64_MAX for p in value for item in p)
+
+
+def kept_as_read(value: Any) -> bool:
+    """A set diff the deployed parse keeps as it reads it and swarmconf refuses (X2, X14)."""
+    return unreplayable(value) or wide_set_diff(value)
+
+
+def without_kept(value: Any) -> Any:
+    """A copy of a diff with every set diff kept as read emptied."""
     if not isinstance(value, dict):
         return value
     return {
-        key: [[], []] if unreplayable(item) else without_unreplayable(item)
-        for key, item in value.items()
+        key: [[], []] if kept_as_read(item) else without_kept(item) for key, item in value.items()
     }
 
 
@@ -181,8 +197,14 @@ def has_unreplayable(value: Any) -> bool:
     return any(unreplayable(item) or has_unreplayable(item) for item in value.values())
 
 
+def has_kept(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    return any(kept_as_read(item) or has_kept(item) for item in value.values())
+
+
 def wide_set_element(value: Any, in_set_diff: bool = False) -> bool:
-    """An integer beyond int64 inside a set diff (it aborts a merge: X2)."""
+    """An integer beyond int64 inside a set diff (X14), which a merge cannot replay (X2)."""
     if isinstance(value, int):
         return in_set_diff and value > deployed_bt.INT64_MAX
     if isinstance(value, dict):
@@ -190,6 +212,13 @@ def wide_set_element(value: Any, in_set_diff: bool = False) -> bool:
     if isinstance(value, list):
         return any(wide_set_element(item, True) for item in value)
     return False
+
+
+def unreplayable_message(message: Any) -> bool:
+    """A parsed message whose diffs a merge cannot replay: an unreplayable set diff or an
+    integer beyond int64 in a set diff (X2); the deployed merge aborts when it must replay."""
+    diffs = [message.diff, *(entry.diff for entry in message.lagged)]
+    return any(has_unreplayable(diff) or wide_set_element(diff) for diff in diffs)
 
 
 def message_diffs(top: dict[bytes, Any]) -> list[Any]:
@@ -200,7 +229,18 @@ def message_diffs(top: dict[bytes, Any]) -> list[Any]:
     return [top.get(b"="), *lagged_diffs]
 
 
-class DeployedAdapter(Adapter):
+def d27_obsolete(valid: list[Any], result: Any, lag: int) -> list[bytes]:
+    """What D27 deletes after a merge of the inputs that parse (as the deployed client parses
+    them): all of them but the result, or only those the ignore rules drop when the result is
+    one of them."""
+    absorbed = {message.hash for message in valid}
+    if not result.merged:
+        absorbed -= {message.hash for message in survivors(valid, lag)}
+    absorbed.discard(result.hash)
+    return sorted(absorbed)
+
+
+class DeployedAdapter(ApiAdapter):
     """The protocol's operations as the deployed client performs them."""
 
     def __init__(self) -> None:
@@ -232,9 +272,10 @@ class DeployedAdapter(Adapter):
             return {
                 **super().handle(request),
                 "version": VERSION,
-                "ops": sorted(CONFIG_OPS),
+                "ops": sorted(OPS),
                 "profiles": ["libsession"],
                 "quirks": list(QUIRKS),
+                "limits": list(LIMITS),
             }
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, FRAMES))
@@ -253,9 +294,9 @@ class DeployedAdapter(Adapter):
         return self.parse_message(raw, request["lag"], verify_key)
 
     def parse_message(self, raw: bytes, lag: int, verify_key: bytes | None) -> Any:
-        """A message as the deployed client parses it (X1, X2, X3, X4, X7, X10). It never checks
-        the lag (only merges assert on it: X4), so with a lag below 1 whatever it finds in the
-        key or the message is its answer, where swarmconf refuses the lag first."""
+        """A message as the deployed client parses it (X1, X2, X3, X4, X7, X10, X14). It never
+        checks the lag (only merges assert on it: X4), so with a lag below 1 whatever it finds in
+        the key or the message is its answer, where swarmconf refuses the lag first."""
         if lag < 1:
             self.fired.add("X4")
         if verify_key is not None:
@@ -280,29 +321,33 @@ class DeployedAdapter(Adapter):
             raise strict from None
         if not decoded.canonical:
             self.fired.add("X1")
+        if decoded.unchecked:
+            self.fired.add("X14")
         if decoded.depth > deployed_bt.STRICT_DEPTH:
             self.fired.add("X7")
         return message
 
     def _build(self, raw: bytes, top: Any, lag: int, verify_key: bytes | None) -> Any:
         """The reference's checks on the decoded message, with no nesting limit; a message
-        holding an unreplayable set diff is parsed with it (X2)."""
-        if not (isinstance(top, dict) and any(has_unreplayable(d) for d in message_diffs(top))):
+        holding an unreplayable set diff (X2) or an integer beyond int64 in a set diff (X14) is
+        parsed with it."""
+        if not (isinstance(top, dict) and any(has_kept(d) for d in message_diffs(top))):
             return self._build_any_depth(raw, top, lag, verify_key)
         lagged = [item for item in top.get(b"<", []) if isinstance(item, list) and len(item) == 3]
         originals = {(item[0], item[1]): item[2] for item in lagged}
         cleaned = dict(top)
         if b"=" in top:
-            cleaned[b"="] = without_unreplayable(top[b"="])
+            cleaned[b"="] = without_kept(top[b"="])
         if b"<" in top:
-            cleaned[b"<"] = [[*item[:2], without_unreplayable(item[2])] for item in lagged]
+            cleaned[b"<"] = [[*item[:2], without_kept(item[2])] for item in lagged]
         message = self._build_any_depth(raw, cleaned, lag, verify_key)
         message._diff = top.get(b"=", {})
         message.lagged = [
             reference.LaggedEntry(e.seqno, e.hash, originals[(e.seqno, e.hash)])
             for e in message.lagged
         ]
-        self.fired.add("X2")
+        if any(has_unreplayable(d) for d in message_diffs(top)):
+            self.fired.add("X2")
         return message
 
     def _build_any_depth(self, raw: bytes, top: Any, lag: int, verify_key: bytes | None) -> Any:
@@ -387,44 +432,81 @@ class DeployedAdapter(Adapter):
             crypto.check_verify_key(verify_key)
         if sign_key is not None and not mismatched_secret(sign_key):
             crypto.signing_secret(sign_key)
+        raws = [bytes.fromhex(text) for text in request["msgs"]]
+        if any(not raw.startswith(b"d") for raw in raws):
+            self.fired.add("X2")  # one input fails them all
+            raise ConfigError(Reason.NO_VALID_MESSAGE, "an input is not a dict")
         valid = []
-        for text in request["msgs"]:
-            raw = bytes.fromhex(text)
-            if self.aborts_a_merge(raw):
+        for raw in raws:
+            if raw == b"de":
                 raise Stop("abort", "X2")
             try:
                 valid.append(self.parse_message(raw, lag, verify_key))
             except ConfigError:
                 continue
         if not valid:
-            raise ConfigError(Reason.NO_VALID_MESSAGE, f"none of {len(request['msgs'])}")
+            raise ConfigError(Reason.NO_VALID_MESSAGE, f"none of {len(raws)}")
         if any(message.seqno > deployed_bt.INT64_MAX - lag for message in valid):
             raise Stop("abort", "X6")  # seqno + lag overflows
-        if any(has_unreplayable(d) for m in valid for d in [m.diff, *[e.diff for e in m.lagged]]):
-            raise Stop("abort", "X2")
         result = reference.merge_parsed(
             valid,
             lag=lag,
             verify_key=verify_key,
             sign_key=None if sign_key is None else sign_key[:32],
         )
+        if result.merged and any(unreplayable_message(message) for message in valid):
+            raise Stop("abort", "X2")  # a merge replays what it cannot
+        deleted = {"obsolete": self.obsolete(raws, valid, result, request)}
         if not result.merged:
-            return {"merged": False, **self._serialized(result, None)}
+            return {"merged": False, **self._serialized(result, None), **deleted}
         if "data" in request:
             replace_data(result, _data(request, "data"))
-        return {"merged": True, **self._serialized(result, sign_key)}
+        return {"merged": True, **self._serialized(result, sign_key), **deleted}
 
-    @staticmethod
-    def aborts_a_merge(raw: bytes) -> bool:
-        """An input that is not a dict or is an empty dict, or holds an integer beyond int64
-        in a set diff, aborts the whole merge (X2)."""
-        if not raw.startswith(b"d"):
-            return True
+    def obsolete(self, raws: list[bytes], valid: list[Any], result: Any, request: Request) -> Any:
+        """What the deployed client deletes (X12): every input that parses, but the input at
+        the result's position among those, counted among all inputs, when the result is one."""
+        parsed = {message.hash for message in valid}
+        if not result.merged:
+            position = [message.hash for message in valid].index(result.hash)
+            parsed.discard(blake2b(raws[position]))
+        deleted = sorted(parsed)
+        if deleted != d27_obsolete(valid, result, request["lag"]):
+            self.fired.add("X12")
+        return [digest.hex() for digest in deleted]
+
+    # ---- the payload layer -------------------------------------------------------------------
+
+    def wrap(self, request: Request) -> Result:
+        """The pinned client does not split: a push over one blob is refused (X11)."""
         try:
-            top = deployed_bt.decode_message(raw, wide=True).value
-        except deployed_bt.LenientDecodeError:
-            return False
-        return top == {} or any(wide_set_element(d) for d in message_diffs(top))
+            blobs = reference.wrap(
+                bytes.fromhex(request["message"]),
+                bytes.fromhex(request["key"]),
+                bytes.fromhex(request["domain"]),
+                level=request.get("level"),
+                multipart=False,
+            )
+        except ConfigError as error:
+            if error.reason == PayloadReason.PUSH_TOO_LARGE:
+                self.fired.add("X11")
+            raise
+        return {"blobs": [blob.hex() for blob in blobs]}
+
+    def unwrap(self, request: Request) -> Result:
+        """The pinned client does not join: every part is skipped (X11)."""
+        try:
+            message = reference.unwrap(
+                [bytes.fromhex(text) for text in request["blobs"]],
+                [bytes.fromhex(text) for text in request["keys"]],
+                bytes.fromhex(request["domain"]),
+                multipart=False,
+            )
+        except ConfigError as error:
+            if error.reason == PayloadReason.PAYLOAD_MULTIPART_UNSUPPORTED:
+                self.fired.add("X11")
+            raise
+        return {"msg": message.hex()}
 
 
 class DeployedProcess(DeployedAdapter):

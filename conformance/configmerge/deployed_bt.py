@@ -1,10 +1,12 @@
-"""The deployed client's bt decoding, as decisions.md describes it (X1, X7).
+"""The deployed client's bt decoding, as decisions.md describes it (X1, X7, X14).
 
 It accepts what swarmconf's strict decoder refuses in these ways only: integers with leading
 zeros or `-0`, string lengths with leading zeros, unsorted or duplicate keys inside unknown
 top-level values (the first value of a duplicate wins), bytes after the message's final `e`
 (X1), and any nesting depth (X7). Integers must fit in signed 64 bits, except inside unknown
-top-level values, where they may reach 2^64-1 (D9). Everything else it refuses.
+top-level values, where they may reach 2^64-1 (D9). Inside `=` and `<` it checks neither key
+order nor integer range (X14): keys may repeat or come unsorted, integers reach 2^64-1.
+Everything else it refuses.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 UINT64_MAX = 2**64 - 1
 KNOWN_KEYS = frozenset({b"#", b"&", b"<", b"=", b"~"})
+UNCHECKED_KEYS = frozenset({b"<", b"="})
+"""Top-level keys whose values the deployed client reads without bt's checks (X14)."""
 STRICT_DEPTH = 64
 """swarmconf's nesting limit (D10); the deployed client has none (X7)."""
 
@@ -33,14 +37,17 @@ class Decoded:
     """False when an X1 leniency was used (including trailing bytes)."""
     depth: int
     """The deepest nesting of lists and dicts, the top level counting 1."""
+    unchecked: bool = False
+    """True when `=` or `<` holds what only the X14 leniency lets through."""
 
 
 class _Reader:
-    def __init__(self, data: bytes, wide: bool) -> None:
+    def __init__(self, data: bytes) -> None:
         self.data = data
-        self.wide = wide
         self.pos = 0
         self.canonical = True
+        self.unchecked = False
+        self.in_diff = False
         self.depth = 0
 
     def byte(self) -> int:
@@ -69,7 +76,10 @@ class _Reader:
         if kind == ord("i"):
             self.pos += 1
             number = self.digits(b"e")
-            if not self.wide and not INT64_MIN <= number <= high:
+            in_range = INT64_MIN <= number <= high
+            if self.in_diff and not in_range and INT64_MIN <= number <= UINT64_MAX:
+                self.unchecked = True  # no range check inside `=` and `<` (X14)
+            elif not in_range:
                 raise LenientDecodeError(f"integer {number} out of range")
             return number
         if ord("0") <= kind <= ord("9"):
@@ -102,28 +112,31 @@ class _Reader:
                 raise LenientDecodeError("a dict key is not a string")
             key = self.value(depth + 1, high, lenient_keys)
             if previous is not None and key <= previous:
-                if not lenient_keys:
+                if self.in_diff:
+                    self.unchecked = True  # no key order check inside `=` and `<` (X14)
+                elif not lenient_keys:
                     raise LenientDecodeError(f"key {key!r} out of order")
-                self.canonical = False
+                else:
+                    self.canonical = False
             previous = key if previous is None else max(previous, key)
             unknown = top and key not in KNOWN_KEYS
+            self.in_diff = self.in_diff or (top and key in UNCHECKED_KEYS)
             value = self.value(
                 depth + 1,
                 UINT64_MAX if unknown else high,
                 lenient_keys or unknown,
             )
+            if top:
+                self.in_diff = False
             out.setdefault(key, value)
         self.pos += 1
         return out
 
 
-def decode_message(data: bytes, *, wide: bool = False) -> Decoded:
-    """The message as the deployed client reads it; `LenientDecodeError` if it refuses.
-
-    With `wide`, integers of any size are read, to find where one out of range sits.
-    """
-    reader = _Reader(data, wide)
+def decode_message(data: bytes) -> Decoded:
+    """The message as the deployed client reads it; `LenientDecodeError` if it refuses."""
+    reader = _Reader(data)
     value = reader.value(1, INT64_MAX, False)
     if reader.pos != len(data):
         reader.canonical = False  # trailing bytes are ignored (X1)
-    return Decoded(value, reader.canonical, reader.depth)
+    return Decoded(value, reader.canonical, reader.depth, reader.unchecked)

@@ -16,6 +16,12 @@ FLAGS: dict[str, Flag] = {
         " or with a mismatched public half (BAD_KEY).",
     ),
     "BadLag": Flag("MODIFIED_PARAMETER", "Lag below 1 is a usage error (D16, X4)."),
+    "ContainerInSet": Flag(
+        "API_LIMIT",
+        "Data a client writes holds a set with a list or a dict in it, which a typed API cannot"
+        " even express: not applicable to a client declaring `container-set-elements`.",
+        limit="container-set-elements",
+    ),
     "CanonicalEncoding": Flag(
         "BASIC",
         "A canonical bt value in some position of a message;"
@@ -45,9 +51,11 @@ FLAGS: dict[str, Flag] = {
     ),
     "DeployedClientAborts": Flag(
         "DEPLOYED_QUIRK",
-        "An input that is not a dict, an empty dict, an integer beyond int64 in a set diff or"
-        " an unreplayable set diff aborts the deployed client's whole merge (X2); swarmconf"
-        " skips the input (D14). The deployed parse accepts the unreplayable set diff.",
+        "Some bad inputs fail the deployed client's whole merge instead of being skipped (X2):"
+        " an input that is not a dict (or is empty) makes it refuse every input"
+        " (NO_VALID_MESSAGE); an empty dict aborts it, and so does a merge that must replay an"
+        " unreplayable set diff or an integer beyond int64 in a set diff. swarmconf skips the"
+        " input (D14). The deployed parse accepts the unreplayable set diff.",
         quirk="X2",
     ),
     "DeployedClientLoops": Flag(
@@ -94,6 +102,30 @@ FLAGS: dict[str, Flag] = {
         "Strict reason codes cannot match the deployed client here; it refuses all the same.",
         quirk="X10",
     ),
+    "DeployedClientNoParts": Flag(
+        "DEPLOYED_QUIRK",
+        "The pinned deployed client neither splits nor joins (X11): it refuses a push whose blob"
+        " is over 76,800 bytes (PUSH_TOO_LARGE) and skips every part"
+        " (PAYLOAD_MULTIPART_UNSUPPORTED); swarmconf splits and joins (D25, D26).",
+        quirk="X11",
+    ),
+    "DeployedClientDeletesSurvivor": Flag(
+        "DEPLOYED_QUIRK",
+        "After a merge whose result is one of its inputs, the deployed client keeps the input at"
+        " the result's position among the inputs that parse, counted among all inputs (X12):"
+        " with an unparseable input before the result it deletes the result; swarmconf deletes"
+        " what D27 says.",
+        "A client that deletes the only holder of the current configuration loses it.",
+        quirk="X12",
+    ),
+    "DeployedClientUncheckedDiff": Flag(
+        "DEPLOYED_QUIRK",
+        "Inside `=` and `<` the deployed client checks neither key order nor integer range as it"
+        " does in `&` (X14): unsorted or repeated keys and integers up to 2^64-1 are accepted,"
+        " the message hashed as received; swarmconf refuses them (D10).",
+        "Accepting it makes one logical message have many hashes.",
+        quirk="X14",
+    ),
     "DesignTextExample": Flag(
         "DESIGN_TEXT_EXAMPLE",
         "A fact of the design text's examples as examples.md pins it, with the corrections D2..D6.",
@@ -103,6 +135,13 @@ FLAGS: dict[str, Flag] = {
     "EdgeInteger": Flag(
         "EDGE_CASE",
         "Integers at the limits of signed 64 bits or of the unknown-key range [-2^63, 2^64-1].",
+    ),
+    "Compression": Flag(
+        "BASIC",
+        "zstd at level 1 behind `z`, kept only when strictly shorter; identical bytes need"
+        " libzstd's level-1 output (D21, D24).",
+        "Clients that compress differently push different blobs for one message, which the"
+        " swarm cannot deduplicate.",
     ),
     "Encryption": Flag(
         "BASIC", "Deterministic XChaCha20-Poly1305 in profile spec (D18) or libsession (D19)."
@@ -134,6 +173,11 @@ FLAGS: dict[str, Flag] = {
     "LagWindow": Flag(
         "STALE", "Lagged entries outside the window S-lag < seqno < S are dropped unread (D7, D16)."
     ),
+    "MultiPart": Flag(
+        "FUNCTIONALITY",
+        "A payload over one blob split into parts of at most 76,710 bytes, collected by hash in"
+        " any order, repeats ignored, joined and checked (D25, D26).",
+    ),
     "NestingLimit": Flag("EDGE_CASE", "Lists and dicts nested up to and beyond 64 levels."),
     "NonCanonicalEncoding": Flag(
         "NONCANONICAL_ENCODING",
@@ -141,6 +185,17 @@ FLAGS: dict[str, Flag] = {
         "Accepting it makes messages malleable.",
     ),
     "Ordering": Flag("ORDERING", "Elements or entries out of their required order, or duplicated."),
+    "PartEncoding": Flag(
+        "MODIFIED_PARAMETER",
+        "A part that is not `m` and a list of exactly four byte strings (32-byte hash, one-byte"
+        " index below a one-byte count of at least 2, a non-empty chunk) followed by at most"
+        " four NUL bytes (D26).",
+    ),
+    "Payload": Flag(
+        "BASIC",
+        "What a client stores in the swarm: compressed, padded and encrypted, opened with each"
+        " key in turn (D21..D23).",
+    ),
     "Padding": Flag("EDGE_CASE", "Padding sizes around the chunk boundaries of D19."),
     "RandomData": Flag("BASIC", "Random data from a fixed seed."),
     "RandomHistory": Flag(
@@ -158,6 +213,11 @@ FLAGS: dict[str, Flag] = {
     ),
     "Shuffled": Flag("CONFLICT", "Merge inputs in random order: the result must not depend on it."),
     "Signature": Flag("BASIC", "Ed25519 signatures (D17)."),
+    "SplitBoundary": Flag(
+        "EDGE_CASE",
+        "A padded payload of 76,760 bytes encrypts to exactly 76,800 and is one blob; one byte"
+        " more and it is split (D25).",
+    ),
     "Stale": Flag("STALE", "A message or entry too old to matter (D7, D14)."),
     "Structure": Flag("BASIC", "The outer structure of a message (D8)."),
     "Survivor": Flag(
@@ -173,9 +233,20 @@ FLAGS: dict[str, Flag] = {
     "TypeChange": Flag(
         "EDGE_CASE", "A value changing kind (scalar, set, dict) (D12, D15).", _DIVERGE
     ),
+    "Undecryptable": Flag(
+        "AUTH_BYPASS",
+        "A blob that no key given opens under the domain: the reader tries each key in turn"
+        " and skips it (D23).",
+    ),
     "UnknownTopLevelKey": Flag(
         "FUNCTIONALITY",
         "Top-level keys this version does not know: kept verbatim, dropped by merges (D9).",
+    ),
+    "WideDataInteger": Flag(
+        "API_LIMIT",
+        "Data a client writes holds an integer outside signed 64 bits, which a typed API"
+        " cannot even express: not applicable to a client declaring `wide-data-integers`.",
+        limit="wide-data-integers",
     ),
     "WriterLimit": Flag(
         "EDGE_CASE", "The 128-byte key and 4096-byte string limits bind writers, not parsers (D11)."
@@ -183,6 +254,12 @@ FLAGS: dict[str, Flag] = {
     "WriterType": Flag(
         "MODIFIED_PARAMETER",
         "Data a writer may not write: integers beyond 64 bits, sets holding lists or dicts.",
+    ),
+    "ZstdStream": Flag(
+        "EDGE_CASE",
+        "A `z` payload that is not whole zstd frames, inflates to nothing, or would inflate"
+        " past 5,000,000 bytes: refused before the output is materialised (D24).",
+        "A reader that inflates first can be exhausted by a few hundred bytes.",
     ),
     "WrongKey": Flag(
         "AUTH_BYPASS",
@@ -192,4 +269,4 @@ FLAGS: dict[str, Flag] = {
 }
 
 QUIRK_FLAGS: dict[str, str] = {flag.quirk: name for name, flag in FLAGS.items() if flag.quirk}
-"""The flag of each deployed-client quirk, by decision (X1..X10)."""
+"""The flag of each deployed-client quirk, by decision (X1..X14)."""

@@ -157,20 +157,17 @@ class _MutantLoader(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 def vectors_pass(root: Path) -> bool:
     """Whether `builtin:spec` passes every case, smallest file first; stops at a failure."""
-    from swarmconf.conformance.adapter import builtin_adapter
+    from swarmconf.conformance.configmerge import NAME
+    from swarmconf.conformance.configmerge.adapter import api_adapter
     from swarmconf.conformance.runner import PASSED, judge
-    from swarmconf.conformance.vectors import (
-        DESIGNS,
-        cases_of,
-        category_of,
-        read_document,
-        vector_files,
-    )
+    from swarmconf.conformance.vectors import cases_of, read_document, suite_of, vector_files
 
-    adapter = builtin_adapter("spec")
-    paths = [path for path in vector_files(root) if not path.name.startswith(DESIGNS["kvgossip"])]
-    for path in sorted(paths, key=lambda path: Path(str(path)).stat().st_size):
-        for case in cases_of(read_document(path), category_of(path)):
+    adapter = api_adapter("spec")
+    for path in sorted(vector_files(root), key=lambda path: Path(str(path)).stat().st_size):
+        document = read_document(path)
+        if document["header"]["design"] != NAME:
+            continue
+        for case in cases_of(document, suite_of(path)):
             try:
                 answer = adapter.handle(case.request)
             except RecursionError:

@@ -2,7 +2,7 @@
 
 `Suite.add` sends the case's request to the built-in adapter over `swarmconf.spec.configmerge` (the
 oracle) and records its answer as the expected result or reason. It asks the deployed client's
-emulation too: where a quirk (X1..X10) makes that client differ, the case gets the quirk's flag
+emulation too: where a quirk (X1..X14) makes that client differ, the case gets the quirk's flag
 and rule, and `deployed` says what the deployed client does. A case may state what it is
 meant to show (`expect`: "valid" or a reason code); if the spec answers otherwise the
 generator stops, because either the case or the spec is wrong.
@@ -12,20 +12,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from swarmconf.conformance import vectors
-from swarmconf.conformance.adapter import Adapter, builtin_adapter
+from swarmconf.conformance import btcodec, vectors
+from swarmconf.conformance.configmerge import NAME, PREFIX
+from swarmconf.conformance.configmerge.adapter import ApiAdapter, api_adapter
 from swarmconf.conformance.configmerge.deployed import DeployedAdapter
 from swarmconf.conformance.configmerge.flags import FLAGS, QUIRK_FLAGS
-from swarmconf.conformance.protocol import CONFIG_OPS, HOISTED, OPS
-from swarmconf.spec.configmerge.reasons import Reason
+from swarmconf.conformance.configmerge.ops import HOISTED, OPS
+from swarmconf.spec.configmerge.bt import INT64_MAX, INT64_MIN
+from swarmconf.spec.configmerge.reasons import PayloadReason, Reason
 
-RULE_PATTERN = "^(D(1[0-9]|20|[1-9])|X(10|[1-9]))$"
-"""A config-merge case's rules: the decisions D1..D20 and the deployed client's quirks X1..X10."""
+RULE_PATTERN = "^(D(1[0-9]|2[0-7]|[1-9])|X(1[0-4]|[1-9]))$"
+"""A config-merge case's rules: the decisions D1..D27 and the deployed client's quirks X1..X14."""
 
 
 def _kind(op: str) -> vectors.GroupKind:
     """The schema parts of a config-merge op, its lag and profile hoisted into the group."""
-    spec = CONFIG_OPS[op]
+    spec = OPS[op]
     request = {name: KIND_SCHEMAS[kind] for name, kind in spec.request_kinds().items()}
     params = {name: request.pop(name) for name in HOISTED if name in request}
     return vectors.GroupKind(
@@ -43,16 +45,18 @@ KIND_SCHEMAS: dict[str, vectors.Json] = {
     "hex?": {"anyOf": [vectors.HEX, {"type": "null"}]},
     "bt": vectors.HEX,
     "btlist": vectors.hexlist(),
+    "hexlist": vectors.hexlist(),
 }
-KINDS = {op: _kind(op) for op in CONFIG_OPS}
+KINDS = {op: _kind(op) for op in OPS}
+REASONS = [reason.value for reason in [*Reason, *PayloadReason]]
 
-_ORACLE: list[Adapter] = []
+_ORACLE: list[ApiAdapter] = []
 _DEPLOYED: list[DeployedAdapter] = []
 
 
-def oracle() -> Adapter:
+def oracle() -> ApiAdapter:
     if not _ORACLE:
-        _ORACLE.append(builtin_adapter("spec"))
+        _ORACLE.append(api_adapter("spec"))
     return _ORACLE[0]
 
 
@@ -68,19 +72,20 @@ class GeneratorMismatch(AssertionError):
 
 
 class Suite(vectors.Suite):
-    """The cases of one config-merge category; `lag` and `profile` fill requests that omit them."""
+    """The cases of one config-merge suite; `lag` and `profile` fill requests that omit them."""
 
     def __init__(
-        self, category: str, description: str, lag: int = 5, profile: str | None = None
+        self, name: str, description: str, lag: int = 5, profile: str | None = None
     ) -> None:
         super().__init__(
-            "configmerge",
-            category,
+            NAME,
+            name,
             description,
             FLAGS,
             KINDS,
             rule_pattern=RULE_PATTERN,
-            reasons=[reason.value for reason in Reason],
+            reasons=REASONS,
+            prefix=PREFIX,
         )
         self.lag = lag
         self.profile = profile
@@ -99,17 +104,20 @@ class Suite(vectors.Suite):
     ) -> dict[str, Any]:
         """Add a case; return the spec's answer (`result` or `reason`)."""
         if set(inputs) - set(OPS[op].request_kinds()):
-            raise ValueError(f"{self.category}/{name}: unknown input fields")
+            raise ValueError(f"{self.id}/{name}: unknown input fields")
         defaults = {"lag": self.lag, "profile": self.profile}
         shared = {name: inputs.get(name, defaults[name]) for name in KINDS[op].params}
         request: dict[str, Any] = {"op": op, **inputs, **shared}
         answer = oracle().handle(request)
-        if any(FLAGS[flag].quirk for flag in flags if flag in FLAGS):
-            raise ValueError(f"{self.category}/{name}: quirk flags come from the emulation")
+        if any(FLAGS[flag].quirk or FLAGS[flag].limit for flag in flags if flag in FLAGS):
+            raise ValueError(f"{self.id}/{name}: quirk and limit flags are found, not given")
+        flags = [*flags, *typed_limit_flags(inputs)]
         behaviour = deployed_client().behaviour(request, answer)
         if behaviour is not None:
             flags = [*flags, *(QUIRK_FLAGS[quirk] for quirk in behaviour.quirks)]
             rules = [*rules, *behaviour.quirks]
+        if op == "merge" and "result" in answer:
+            rules = [*rules, "D27"]  # the answer's `obsolete`
         if "result" in answer:
             result, expected, reason, outcome = (
                 "acceptable" if acceptable else "valid",
@@ -121,10 +129,10 @@ class Suite(vectors.Suite):
             result, expected, reason = "invalid", None, answer["reason"]
             outcome = reason
         else:
-            raise GeneratorMismatch(f"{self.category}/{name}: the spec answered {answer}")
+            raise GeneratorMismatch(f"{self.id}/{name}: the spec answered {answer}")
         if expect is not None and expect != outcome:
             raise GeneratorMismatch(
-                f"{self.category}/{name}: meant to be {expect}, the spec says {outcome}"
+                f"{self.id}/{name}: meant to be {expect}, the spec says {outcome}"
                 f"\n  request: {request}\n  answer: {answer}"
             )
         self.case(
@@ -140,6 +148,28 @@ class Suite(vectors.Suite):
             deployed=None if behaviour is None else behaviour.deployed,
         )
         return answer
+
+
+DATA_FIELDS = ("data", "old", "new")
+"""Request fields a client builds through its API rather than reads from bytes."""
+
+
+def typed_limit_flags(inputs: dict[str, Any]) -> list[str]:
+    """The flags of what the case's data asks of a typed API: an integer outside signed 64
+    bits, a set holding a list or a dict (`API_LIMIT` flags, declared in `hello`'s `limits`)."""
+    values = [btcodec.decode(bytes.fromhex(inputs[name])) for name in DATA_FIELDS if name in inputs]
+    found: set[str] = set()
+    while values:
+        value = values.pop()
+        if isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
+            found.add("WideDataInteger")
+        elif isinstance(value, dict):
+            values.extend(value.values())
+        elif isinstance(value, list):
+            if any(isinstance(item, list | dict) for item in value):
+                found.add("ContainerInSet")
+            values.extend(value)
+    return sorted(found)
 
 
 def _rule_order(rule: str) -> tuple[str, int]:

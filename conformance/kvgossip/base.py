@@ -1,6 +1,7 @@
 """Building K/V Gossip vector files in the one vector format (`swarmconf.conformance.vectors`).
 
-Each suite module defines its flags and the schema parts of its case types; `add` runs a case's
+Each suite module defines its flags; the schema parts of its case types come from the
+operations' fields (`kinds.KINDS`). `add` runs a case's
 input through the spec (`runner.run`) and records the spec's verdict, checking it against what
 the case was written to show. Rules cite sections of kv-gossip.md (`design:`), the notes
 (`notes:`), the table of Go holes (`row:`), the attacks (`attack:`) and the sync decisions
@@ -14,6 +15,8 @@ from typing import Any
 from swarmconf.conformance import vectors
 from swarmconf.conformance.vectors import HEX, HEX32, Flag, Group, GroupKind, Json, hexlist, obj
 
+from . import NAME, PREFIX
+from .kinds import KINDS
 from .runner import op_name, run
 
 __all__ = ["HEX", "HEX32", "Flag", "Group", "GroupKind", "Json", "Suite", "add", "hexlist", "obj"]
@@ -27,16 +30,9 @@ class Suite(vectors.Suite):
     """A K/V Gossip suite: its groups are named by the design's case types (`grant-for-key`),
     each the protocol operation `kv_<type>` (`kv_grant_for_key`)."""
 
-    def __init__(
-        self, name: str, header: list[str], flags: dict[str, Flag], kinds: dict[str, GroupKind]
-    ) -> None:
+    def __init__(self, name: str, header: list[str], flags: dict[str, Flag]) -> None:
         super().__init__(
-            "kvgossip",
-            name,
-            " ".join(header),
-            flags,
-            {op_name(type_): kind for type_, kind in kinds.items()},
-            rule_pattern=RULE_PATTERN,
+            NAME, name, " ".join(header), flags, KINDS, rule_pattern=RULE_PATTERN, prefix=PREFIX
         )
 
     def group(self, type_: str, **params: Any) -> Group:

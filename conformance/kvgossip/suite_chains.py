@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from swarmconf.conformance.catalogue import Catalogue
 from swarmconf.spec.kvgossip.encoding import encode
 from swarmconf.spec.kvgossip.fixtures import entity
 from swarmconf.spec.kvgossip.grants import Grant, issue_grant
 from swarmconf.spec.kvgossip.records import make_record
 
-from .base import HEX, HEX32, Flag, GroupKind, Suite, add, hexlist, obj
+from .base import Flag, Suite, add
 from .world import (
     ALICE,
     BOB,
@@ -75,54 +76,50 @@ FLAGS = {
     "GoHole": Flag("DEPLOYED_QUIRK", "The Go implementation accepts this.", "Must be rejected."),
     "DesignExample": Flag("DESIGN_TEXT_EXAMPLE", "The grant example of kv-gossip.md.", "Accepted."),
 }
-KINDS = {
-    "authorize": GroupKind(
-        params={"rootKey": HEX32},
-        input=obj({"record": HEX, "revokedIds": hexlist()}),
-        expected={
-            "oneOf": [
-                obj({"chain": hexlist(), "entryHash": HEX32}),
-                obj({"revokedIds": hexlist()}),
-            ]
-        },
-    )
-}
 
 
-def build(strict: bool = True) -> Suite:
-    suite = Suite(
-        "chains",
-        [
-            "Decode the record, then authorise it under the root and the revoked ids: the root",
-            "signs with the empty chain; otherwise a chain from the root to the signer where every",
-            "grant is valid at the record's ts and matches the key, and every grant but the last",
-            "allows sub-grants. Valid gives the shortest chain (grant ids, root first); REVOKED",
-            "gives the revoked ids found in the pool.",
-        ],
-        FLAGS,
-        KINDS,
-    )
-    group = suite.group("authorize", rootKey=ROOT.pk.hex())
+HEADER = [
+    "Decode the record, then authorise it under the root and the revoked ids: the root",
+    "signs with the empty chain; otherwise a chain from the root to the signer where every",
+    "grant is valid at the record's ts and matches the key, and every grant but the last",
+    "allows sub-grants. Valid gives the shortest chain (grant ids, root first); REVOKED",
+    "gives the revoked ids found in the pool.",
+]
+TS = T0 + 10
+"""The records' timestamp unless a case says otherwise."""
+Pool = Sequence[Grant | bytes]
+
+
+class Authorizing:
+    """The suite and its one group: authorise a record under the root key."""
+
+    def __init__(self, strict: bool) -> None:
+        self.suite = Suite("chains", HEADER, FLAGS)
+        self.group = self.suite.group("authorize", rootKey=ROOT.pk.hex())
+        self.strict = strict
 
     def case(
+        self,
         name: str,
         comment: str,
         flags: list[str],
         seed: bytes,
         key: str,
-        ts: int,
-        pool: Sequence[Grant | bytes],
+        pool: Pool,
         want: str,
         reason: str | None = None,
+        *,
+        ts: int = TS,
         revoked: tuple[bytes, ...] = (),
         rules: tuple[str, ...] = ("notes:2.2",),
     ) -> None:
+        """The record `seed` signs for `key` at `ts`, shipped with the grants of `pool`."""
         wire = [g.encode() if isinstance(g, Grant) else g for g in pool]
         record = make_record(seed, key, ts, b"v")
         data = encode([record.body, record.signature, record.value, wire])
         add(
-            suite,
-            group,
+            self.suite,
+            self.group,
             name,
             comment,
             flags=flags,
@@ -130,170 +127,199 @@ def build(strict: bool = True) -> Suite:
             input={"record": data.hex(), "revokedIds": [x.hex() for x in revoked]},
             want=want,
             reason=reason,
-            strict=strict,
+            strict=self.strict,
         )
 
-    ts = T0 + 10
-    case(
+
+case = Catalogue[Authorizing]()
+
+
+@case
+def root_writes_directly(a: Authorizing) -> None:
+    rules = ("notes:2.2", "row:10", "attack:10")
+    a.case(
         "root-writes-directly",
         "The root signs /z with no grants.",
         ["RootDirect"],
         ROOT.seed,
         "/z",
-        ts,
         [],
         "valid",
-        rules=("notes:2.2", "row:10", "attack:10"),
+        rules=rules,
     )
-    case(
+    a.case(
         "non-root-empty-chain",
         "alice signs /a/x with no grants.",
         ["Valid"],
         ALICE.seed,
         "/a/x",
-        ts,
         [],
         "invalid",
         "UNAUTHORIZED",
-        rules=("notes:2.2", "row:10", "attack:10"),
+        rules=rules,
     )
-    case(
+
+
+@case
+def valid_chains(a: Authorizing) -> None:
+    a.case(
         "one-link",
         "root -> alice /a/**; alice writes /a/x.",
         ["Valid"],
         ALICE.seed,
         "/a/x",
-        ts,
         [G_ALICE],
         "valid",
     )
-    case(
+    a.case(
         "two-links",
         "root -> alice -> bob /a/b/**; bob writes /a/b/x.",
         ["Valid"],
         BOB.seed,
         "/a/b/x",
-        ts,
         [G_ALICE, G_BOB],
         "valid",
     )
-    case(
+    a.case(
         "two-links-pool-reversed",
         "The same pool in reverse order.",
         ["Valid"],
         BOB.seed,
         "/a/b/x",
-        ts,
         [G_BOB, G_ALICE],
         "valid",
     )
-    case(
+
+
+@case
+def signer_bound_to_chain(a: Authorizing) -> None:
+    rules = ("notes:2.2", "row:5", "attack:9")
+    a.case(
         "signer-not-last-issuee",
         "mallory ships root -> alice /a/** and signs /a/k.",
         ["UnboundChain", "GoHole"],
         MALLORY.seed,
         "/a/k",
-        ts,
         [G_ALICE],
         "invalid",
         "UNAUTHORIZED",
-        rules=("notes:2.2", "row:5", "attack:9"),
+        rules=rules,
     )
-    case(
+    a.case(
         "signer-is-intermediate-issuee",
         "alice signs /a/b/x shipping root -> alice -> bob.",
         ["Valid"],
         ALICE.seed,
         "/a/b/x",
-        ts,
         [G_ALICE, G_BOB],
         "valid",
-        rules=("notes:2.2", "row:5", "attack:9"),
+        rules=rules,
     )
-    case(
+
+
+@case
+def escalation(a: Authorizing) -> None:
+    rules = ("notes:2.2", "row:6", "attack:11")
+    a.case(
         "escalation-outside-parent",
         "root -> alice /a/**, alice -> bob /**; bob writes /z.",
         ["Escalation", "GoHole"],
         BOB.seed,
         "/z",
-        ts,
         [G_ALICE, G_BOB_WIDE],
         "invalid",
         "UNAUTHORIZED",
-        rules=("notes:2.2", "row:6", "attack:11"),
+        rules=rules,
     )
-    case(
+    a.case(
         "escalation-inside-parent",
         "The same chain; bob writes /a/q.",
         ["Escalation"],
         BOB.seed,
         "/a/q",
-        ts,
         [G_ALICE, G_BOB_WIDE],
         "valid",
-        rules=("notes:2.2", "row:6", "attack:11"),
+        rules=rules,
     )
-    case(
+
+
+@case
+def subgrant_flag(a: Authorizing) -> None:
+    rules = ("notes:2.2", "row:7", "attack:12")
+    a.case(
         "subgrant-without-flag",
         "root -> carol /c/** (no sub-grant), carol -> bob /c/b.",
         ["NoSubgrantFlag"],
         BOB.seed,
         "/c/b",
-        ts,
         [G_CAROL_LEAF, G_CAROL_TO_BOB],
         "invalid",
         "UNAUTHORIZED",
-        rules=("notes:2.2", "row:7", "attack:12"),
+        rules=rules,
     )
-    case(
+    a.case(
         "leaf-grant-holder-writes",
         "carol herself writes /c/b.",
         ["NoSubgrantFlag"],
         CAROL.seed,
         "/c/b",
-        ts,
         [G_CAROL_LEAF, G_CAROL_TO_BOB],
         "valid",
-        rules=("notes:2.2", "row:7", "attack:12"),
+        rules=rules,
     )
+
+
+@case
+def grant_to_root_no_help(a: Authorizing) -> None:
     to_root = issue_grant(ALICE.seed, ROOT.pk, "/a/**", subgrant=True, issued_at=T0)
-    case(
+    a.case(
         "grant-to-root-no-help",
         "alice -> root ships beside nothing else; alice writes.",
         ["UnboundChain"],
         ALICE.seed,
         "/a/x",
-        ts,
         [to_root],
         "invalid",
         "UNAUTHORIZED",
         rules=("notes:2.2", "row:8", "attack:13"),
     )
+
+
+@case
+def cycles(a: Authorizing) -> None:
     ab = issue_grant(ALICE.seed, BOB.pk, "/a/**", subgrant=True, issued_at=T0)
     ba = issue_grant(BOB.seed, ALICE.pk, "/a/**", subgrant=True, issued_at=T0)
-    case(
+    a.case(
         "cycle-without-root",
         "alice -> bob and bob -> alice, no root grant.",
         ["Cycle"],
         BOB.seed,
         "/a/x",
-        ts,
         [ab, ba],
         "invalid",
         "UNAUTHORIZED",
-        rules=("notes:2.2", "attack:14"),
+        rules=(
+            "notes:2.2",
+            "attack:14",
+        ),
     )
-    case(
+    a.case(
         "cycle-with-root",
         "root -> alice plus the cycle: root -> alice -> bob.",
         ["Cycle"],
         BOB.seed,
         "/a/x",
-        ts,
         [ba, ab, G_ALICE],
         "valid",
-        rules=("notes:2.2", "attack:14"),
+        rules=(
+            "notes:2.2",
+            "attack:14",
+        ),
     )
+
+
+@case
+def dense_pool(a: Authorizing) -> None:
     people = [entity(f"dense{i}") for i in range(15)]
     dense = [
         issue_grant(x.seed, y.pk, "/d/**", subgrant=True, issued_at=T0)
@@ -301,97 +327,117 @@ def build(strict: bool = True) -> Suite:
         for y in people
         if x != y
     ]
-    case(
+    a.case(
         "dense-pool-unreachable-signer",
         "210 mutually sub-granting grants and root -> dense0; mallory signs.",
         ["DensePool"],
         MALLORY.seed,
         "/d/x",
-        ts,
         [root_grant("/d/**", people[0].pk), *dense],
         "invalid",
         "UNAUTHORIZED",
-        rules=("notes:2.2", "attack:14"),
+        rules=(
+            "notes:2.2",
+            "attack:14",
+        ),
     )
-    case(
+    a.case(
         "dense-pool-reachable",
         "The same pool; dense14 signs: two links.",
         ["DensePool"],
         people[14].seed,
         "/d/x",
-        ts,
         [*dense, root_grant("/d/**", people[0].pk)],
         "valid",
-        rules=("notes:2.2", "attack:14"),
+        rules=(
+            "notes:2.2",
+            "attack:14",
+        ),
     )
-    case(
+
+
+@case
+def grant_expiry(a: Authorizing) -> None:
+    rules = ("notes:2.2", "row:11", "attack:15")
+    a.case(
         "expired-grant",
         "root -> bob /t/** expires at T0+1000; record at T0+1000.",
         ["TimeWindow"],
         BOB.seed,
         "/t/x",
-        T0 + 1000,
         [G_TEMP],
         "invalid",
         "UNAUTHORIZED",
-        rules=("notes:2.2", "row:11", "attack:15"),
+        ts=T0 + 1000,
+        rules=rules,
     )
-    case(
+    a.case(
         "before-expiry",
         "The same grant; record at T0+999.",
         ["TimeWindow"],
         BOB.seed,
         "/t/x",
-        T0 + 999,
         [G_TEMP],
         "valid",
-        rules=("notes:2.2", "row:11", "attack:15"),
+        ts=T0 + 999,
+        rules=rules,
     )
-    case(
+
+
+@case
+def records_older_than_their_grants(a: Authorizing) -> None:
+    rules = ("notes:2.2", "row:12", "attack:15")
+    a.case(
         "record-before-grant",
         "alice's record stamped before her grant.",
         ["TimeWindow"],
         ALICE.seed,
         "/a/x",
-        T0 - 1,
         [G_ALICE],
         "invalid",
         "UNAUTHORIZED",
-        rules=("notes:2.2", "row:12", "attack:15"),
+        ts=T0 - 1,
+        rules=rules,
     )
     late = issue_grant(ALICE.seed, BOB.pk, "/a/b/**", subgrant=False, issued_at=T0 + 100)
-    case(
+    a.case(
         "record-before-intermediate-grant",
         "bob's record predates alice -> bob.",
         ["TimeWindow"],
         BOB.seed,
         "/a/b/x",
-        T0 + 50,
         [G_ALICE, late],
         "invalid",
         "UNAUTHORIZED",
-        rules=("notes:2.2", "row:12", "attack:15"),
+        ts=T0 + 50,
+        rules=rules,
     )
+
+
+@case
+def extras_ignored(a: Authorizing) -> None:
     unrelated = root_grant("/u/**", CAROL.pk)
-    case(
+    a.case(
         "extras-ignored",
         "Garbage, a duplicate, an unrelated and a revoked grant beside root -> alice.",
         ["ExtraGrants"],
         ALICE.seed,
         "/a/x",
-        ts,
         [b"\x00garbage", G_ALICE, unrelated, G_ALICE, b""],
         "valid",
         revoked=(unrelated.id,),
         rules=("notes:2.2", "row:31", "attack:16"),
     )
-    case(
+
+
+@case
+def revoked_grants(a: Authorizing) -> None:
+    a.case(
         "only-chain-revoked",
         "root -> alice is revoked.",
         ["Revoked"],
         ALICE.seed,
         "/a/x",
-        ts,
         [G_ALICE],
         "invalid",
         "REVOKED",
@@ -399,97 +445,123 @@ def build(strict: bool = True) -> Suite:
         rules=("notes:2.2", "row:15", "attack:20"),
     )
     alt = root_grant("/a/x", ALICE.pk, subgrant=False)
-    case(
+    a.case(
         "revoked-with-alternative",
         "root -> alice /a/** revoked, root -> alice /a/x not.",
         ["Revoked"],
         ALICE.seed,
         "/a/x",
-        ts,
         [G_ALICE, alt],
         "valid",
         revoked=(G_ALICE.id,),
-        rules=("notes:2.2", "row:15"),
+        rules=(
+            "notes:2.2",
+            "row:15",
+        ),
     )
+
+
+@case
+def shortest_chain(a: Authorizing) -> None:
     direct_bob = root_grant("/a/b/**", BOB.pk, subgrant=False)
-    case(
+    a.case(
         "shortest-chain-wins",
         "root -> alice -> bob and root -> bob: one link kept.",
         ["ShortestChain"],
         BOB.seed,
         "/a/b/x",
-        ts,
         [G_ALICE, G_BOB, direct_bob],
         "valid",
-        rules=("notes:2.2", "row:9"),
+        rules=(
+            "notes:2.2",
+            "row:9",
+        ),
     )
     twin = root_grant("/a/b/*", BOB.pk, subgrant=False)
-    case(
+    a.case(
         "equal-length-tie-by-id",
         "Two one-link chains: the smaller grant id is kept.",
         ["ShortestChain"],
         BOB.seed,
         "/a/b/x",
-        ts,
         [direct_bob, twin],
         "valid",
-        rules=("notes:2.2", "row:9"),
+        rules=(
+            "notes:2.2",
+            "row:9",
+        ),
     )
+
+
+@case
+def limits(a: Authorizing) -> None:
     line = [entity(f"line{i}") for i in range(17)]
     chain16 = [root_grant("/l/**", line[0].pk)] + [
         issue_grant(line[i].seed, line[i + 1].pk, "/l/**", subgrant=True, issued_at=T0)
         for i in range(15)
     ]
-    case(
+    a.case(
         "chain-of-16",
         "A 16-grant chain.",
         ["Limits"],
         line[15].seed,
         "/l/x",
-        ts,
         chain16,
         "valid",
-        rules=("notes:2.2", "row:33"),
+        rules=(
+            "notes:2.2",
+            "row:33",
+        ),
     )
     chain17 = [
         *chain16,
         issue_grant(line[15].seed, line[16].pk, "/l/**", subgrant=True, issued_at=T0),
     ]
-    case(
+    a.case(
         "chain-of-17",
         "A 17-grant chain is beyond the cap.",
         ["Limits"],
         line[16].seed,
         "/l/x",
-        ts,
         chain17,
         "invalid",
         "UNAUTHORIZED",
-        rules=("notes:2.2", "row:33"),
+        rules=(
+            "notes:2.2",
+            "row:33",
+        ),
     )
-    case(
+    a.case(
         "pool-of-257",
         "257 pool entries (empty ones: the count alone is refused).",
         ["Limits"],
         ALICE.seed,
         "/a/x",
-        ts,
         [b""] * 257,
         "invalid",
         "POOL_TOO_LARGE",
-        rules=("notes:2.2", "row:33"),
+        rules=(
+            "notes:2.2",
+            "row:33",
+        ),
     )
-    op = entity("np1-operator")
-    np1 = root_grant("/fusebot.io/r/np1/*", op.pk, subgrant=False)
-    case(
+
+
+@case
+def design_np1_grant(a: Authorizing) -> None:
+    operator = entity("np1-operator")
+    np1 = root_grant("/fusebot.io/r/np1/*", operator.pk, subgrant=False)
+    a.case(
         "design-np1-grant",
         "A root grant /fusebot.io/r/np1/*; its holder writes a key.",
         ["DesignExample"],
-        op.seed,
+        operator.seed,
         "/fusebot.io/r/np1/settings",
-        ts,
         [np1],
         "valid",
         rules=("design:authorization", "notes:2.2"),
     )
-    return suite
+
+
+def build(strict: bool = True) -> Suite:
+    return case.fill(Authorizing(strict)).suite

@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+from swarmconf.conformance.catalogue import Catalogue
 from swarmconf.spec.kvgossip.encoding import encode
 from swarmconf.spec.kvgossip.grants import issue_grant
 
-from .base import HEX, HEX32, Flag, GroupKind, Suite, add, hexlist, obj
+from .base import Flag, Suite, add
 from .craft import grant_body_parts, raw_array, signed
 from .world import ALICE, BOB, G_ALICE, G_TEMP, ROOT, T0
 
@@ -29,35 +30,34 @@ FLAGS = {
         "Invalid.",
     ),
 }
-KINDS = {
-    "grant-for-key": GroupKind(
-        params={"rootKey": HEX32},
-        input=obj(
-            {
-                "grant": HEX,
-                "key": {"type": "string"},
-                "ts": {"type": "integer"},
-                "revokedIds": hexlist(),
-            }
-        ),
-        expected=obj({"grantId": HEX32}),
-    )
-}
 
 
-def build(strict: bool = True) -> Suite:
-    suite = Suite(
-        "grants",
-        [
-            "Decode the grant, then decide whether it may stand on a chain authorising a record",
-            "for `key` stamped `ts`, given the revoked grant ids. Valid gives the grant id.",
-        ],
-        FLAGS,
-        KINDS,
-    )
-    group = suite.group("grant-for-key", rootKey=ROOT.pk.hex())
+HEADER = [
+    "Decode the grant, then decide whether it may stand on a chain authorising a record",
+    "for `key` stamped `ts`, given the revoked grant ids. Valid gives the grant id.",
+]
+ALICES = G_ALICE.encode()
+TEMPORARY = G_TEMP.encode()
+"""root -> bob /t/**, expiring at T0+1000."""
+PARTS = grant_body_parts(G_ALICE)
+"""The encoded fields of root -> alice, to re-sign with one changed."""
+
+
+def with_field(index: int, value: object) -> bytes:
+    """root -> alice with body field `index` replaced by `value`, signed by the root."""
+    return signed(ROOT.seed, raw_array([*PARTS[:index], encode(value), *PARTS[index + 1 :]]))
+
+
+class Granting:
+    """The suite and its one group: may a grant serve a key at a time, under the root key."""
+
+    def __init__(self, strict: bool) -> None:
+        self.suite = Suite("grants", HEADER, FLAGS)
+        self.group = self.suite.group("grant-for-key", rootKey=ROOT.pk.hex())
+        self.strict = strict
 
     def case(
+        self,
         name: str,
         comment: str,
         flags: list[str],
@@ -70,8 +70,8 @@ def build(strict: bool = True) -> Suite:
         rules: tuple[str, ...] = ("notes:2.2",),
     ) -> None:
         add(
-            suite,
-            group,
+            self.suite,
+            self.group,
             name,
             comment,
             flags=flags,
@@ -84,92 +84,113 @@ def build(strict: bool = True) -> Suite:
             },
             want=want,
             reason=reason,
-            strict=strict,
+            strict=self.strict,
         )
 
-    g = G_ALICE.encode()
-    case("serves-matching-key", "root -> alice /a/**, key /a/x.", ["Valid"], g, "/a/x", T0, "valid")
-    case(
+
+case = Catalogue[Granting]()
+
+
+@case
+def serves_matching_key(g: Granting) -> None:
+    g.case(
+        "serves-matching-key",
+        "root -> alice /a/**, key /a/x.",
+        ["Valid"],
+        ALICES,
+        "/a/x",
+        T0,
+        "valid",
+    )
+
+
+@case
+def issue_time(g: Granting) -> None:
+    g.case(
         "issued-at-equals-ts",
         "A record stamped exactly at issue time.",
         ["TimeWindow"],
-        g,
+        ALICES,
         "/a/x",
         T0,
         "valid",
         rules=("notes:2.2", "row:12"),
     )
-    case(
+    g.case(
         "record-before-issue",
         "A record stamped 1 ms before the grant.",
         ["TimeWindow"],
-        g,
+        ALICES,
         "/a/x",
         T0 - 1,
         "invalid",
         "GRANT_NOT_YET_VALID",
         rules=("notes:2.2", "row:12", "attack:15"),
     )
-    t = G_TEMP.encode()
-    case(
+
+
+@case
+def expiry(g: Granting) -> None:
+    g.case(
         "before-expiry",
         "1 ms before expires_at.",
         ["TimeWindow"],
-        t,
+        TEMPORARY,
         "/t/x",
         T0 + 999,
         "valid",
         rules=("notes:2.2", "row:11"),
     )
-    case(
+    g.case(
         "at-expiry",
         "Exactly at expires_at.",
         ["TimeWindow"],
-        t,
+        TEMPORARY,
         "/t/x",
         T0 + 1000,
         "invalid",
         "GRANT_EXPIRED",
         rules=("notes:2.2", "row:11", "attack:15"),
     )
-    case(
+    g.case(
         "after-expiry-far-future-clock-irrelevant",
         "Long after expiry.",
         ["TimeWindow"],
-        t,
+        TEMPORARY,
         "/t/x",
         T0 + 10**9,
         "invalid",
         "GRANT_EXPIRED",
         rules=("notes:2.2", "row:11"),
     )
-    case(
-        "pattern-mismatch",
-        "/a/** does not cover /b.",
-        ["PatternMismatch"],
-        g,
-        "/b",
-        T0,
-        "invalid",
-        "GRANT_PATTERN_MISMATCH",
-        rules=("notes:2.2", "row:6"),
-    )
-    case(
-        "pattern-tail-needs-segment",
-        "/a/** does not cover /a itself.",
-        ["PatternMismatch"],
-        g,
-        "/a",
-        T0,
-        "invalid",
-        "GRANT_PATTERN_MISMATCH",
-        rules=("notes:2.2", "row:6"),
-    )
-    case(
+
+
+@case
+def pattern_mismatch(g: Granting) -> None:
+    for name, comment, key in [
+        ("pattern-mismatch", "/a/** does not cover /b.", "/b"),
+        ("pattern-tail-needs-segment", "/a/** does not cover /a itself.", "/a"),
+    ]:
+        g.case(
+            name,
+            comment,
+            ["PatternMismatch"],
+            ALICES,
+            key,
+            T0,
+            "invalid",
+            "GRANT_PATTERN_MISMATCH",
+            rules=("notes:2.2", "row:6"),
+        )
+
+
+@case
+def revocation(g: Granting) -> None:
+    g.case(
         "revoked",
         "The grant's id is in the revocation set.",
         ["Revoked"],
-        g,
+        ALICES,
         "/a/x",
         T0,
         "invalid",
@@ -178,18 +199,23 @@ def build(strict: bool = True) -> Suite:
         rules=("notes:2.2", "row:15"),
     )
     other = issue_grant(ROOT.seed, BOB.pk, "/a/**", subgrant=False, issued_at=T0)
-    case(
+    g.case(
         "other-grant-revoked",
         "Another grant is revoked, not this one.",
         ["Valid"],
-        g,
+        ALICES,
         "/a/x",
         T0,
         "valid",
         revoked=(other.id,),
     )
+
+
+@case
+def grants_to_the_root_or_self(g: Granting) -> None:
     to_root = issue_grant(ALICE.seed, ROOT.pk, "/a/**", subgrant=True, issued_at=T0)
-    case(
+    rules = ("notes:2.2", "row:8", "attack:13")
+    g.case(
         "grant-to-root",
         "alice grants to the root.",
         ["GrantToRoot"],
@@ -198,11 +224,10 @@ def build(strict: bool = True) -> Suite:
         T0,
         "invalid",
         "GRANT_TO_ROOT",
-        rules=("notes:2.2", "row:8", "attack:13"),
+        rules=rules,
     )
-    parts = grant_body_parts(G_ALICE)
-    self_body = raw_array([*parts[:2], parts[1], *parts[3:]])
-    case(
+    self_body = raw_array([*PARTS[:2], PARTS[1], *PARTS[3:]])
+    g.case(
         "self-issued",
         "root grants to the root.",
         ["SelfIssued"],
@@ -211,53 +236,50 @@ def build(strict: bool = True) -> Suite:
         T0,
         "invalid",
         "GRANT_SELF_ISSUED",
-        rules=("notes:2.2", "row:8", "attack:13"),
+        rules=rules,
     )
-    flags2 = raw_array([*parts[:4], encode(2), *parts[5:]])
-    case(
-        "unknown-flag-bit",
-        "flags = 2.",
-        ["BadFields"],
-        signed(ROOT.seed, flags2),
-        "/a/x",
-        T0,
-        "invalid",
-        "GRANT_UNKNOWN_FLAGS",
-    )
-    exp = raw_array([*parts[:6], encode(T0)])
-    case(
-        "expires-at-issue",
-        "expires_at == issued_at.",
-        ["BadFields"],
-        signed(ROOT.seed, exp),
-        "/a/x",
-        T0,
-        "invalid",
-        "GRANT_EXPIRES_BEFORE_ISSUE",
-        rules=("notes:2.2", "row:11"),
-    )
-    bad = raw_array([*parts[:3], encode("/a**"), *parts[4:]])
-    case(
-        "malformed-pattern",
-        "A pattern outside the grammar.",
-        ["BadFields"],
-        signed(ROOT.seed, bad),
-        "/a/x",
-        T0,
-        "invalid",
-        "PATTERN_DOUBLESTAR_IN_SEGMENT",
-        rules=("notes:2.2", "row:18", "attack:17"),
-    )
-    long_pattern = raw_array([*parts[:3], encode("/" + "p" * 128), *parts[4:]])
-    case(
-        "pattern-too-long",
-        "A 129-byte pattern.",
-        ["BadFields"],
-        signed(ROOT.seed, long_pattern),
-        "/a/x",
-        T0,
-        "invalid",
-        "PATTERN_TOO_LONG",
-        rules=("notes:2.2", "row:33", "attack:17"),
-    )
-    return suite
+
+
+@case
+def bad_fields(g: Granting) -> None:
+    """A field of root -> alice changed and signed again: the grant itself is invalid."""
+    cases = [
+        ("unknown-flag-bit", "flags = 2.", with_field(4, 2), "GRANT_UNKNOWN_FLAGS", ()),
+        (
+            "expires-at-issue",
+            "expires_at == issued_at.",
+            with_field(6, T0),
+            "GRANT_EXPIRES_BEFORE_ISSUE",
+            ("row:11",),
+        ),
+        (
+            "malformed-pattern",
+            "A pattern outside the grammar.",
+            with_field(3, "/a**"),
+            "PATTERN_DOUBLESTAR_IN_SEGMENT",
+            ("row:18", "attack:17"),
+        ),
+        (
+            "pattern-too-long",
+            "A 129-byte pattern.",
+            with_field(3, "/" + "p" * 128),
+            "PATTERN_TOO_LONG",
+            ("row:33", "attack:17"),
+        ),
+    ]
+    for name, comment, grant, reason, rules in cases:
+        g.case(
+            name,
+            comment,
+            ["BadFields"],
+            grant,
+            "/a/x",
+            T0,
+            "invalid",
+            reason,
+            rules=("notes:2.2", *rules),
+        )
+
+
+def build(strict: bool = True) -> Suite:
+    return case.fill(Granting(strict)).suite

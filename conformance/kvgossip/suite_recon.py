@@ -3,9 +3,10 @@ decisions K2-K4)."""
 
 from __future__ import annotations
 
+from swarmconf.conformance.catalogue import Catalogue
 from swarmconf.spec.kvgossip import crypto, recon
 
-from .base import HEX, HEX32, Flag, GroupKind, Suite, add, hexlist, obj
+from .base import Flag, Suite, add
 
 FLAGS = {
     "Basic": Flag("BASIC", "Two item sets reconciled to the end.", "Every message as given."),
@@ -28,20 +29,6 @@ FLAGS = {
         "MODIFIED_PARAMETER", "A message that is not Negentropy V1.", "SESSION_BAD_MESSAGE."
     ),
 }
-ITEM = obj({"ts": {"type": "integer"}, "id": HEX32})
-ITEMS = {"type": "array", "items": ITEM}
-KINDS = {
-    "reconcile": GroupKind(
-        {},
-        obj({"initiator": ITEMS, "responder": ITEMS, "limit": {"type": "integer"}}),
-        obj({"messages": hexlist(), "have": hexlist(), "need": hexlist()}),
-    ),
-    "step": GroupKind(
-        {},
-        obj({"items": ITEMS, "message": HEX, "initiator": {"type": "boolean"}}),
-        obj({"reply": {"type": ["string", "null"]}, "have": hexlist(), "need": hexlist()}),
-    ),
-}
 T = 1_700_000_000_000
 
 
@@ -54,23 +41,28 @@ def as_json(its: list[recon.Item]) -> list[dict[str, object]]:
     return [{"ts": ts, "id": i.hex()} for ts, i in its]
 
 
-def build(strict: bool = True) -> Suite:
-    suite = Suite(
-        "recon",
-        [
-            "reconcile: sort both item lists by (ts, id); the initiator sends initiate(items),",
-            "then the responder and initiator answer with step(items, message, initiator, limit)",
-            "in turn until the initiator's step has no reply. messages: every message in order;",
-            "have/need: the ids the initiator's steps reported, in order.",
-            "step: one call of step on the given items; reply is null when the initiator is done.",
-        ],
-        FLAGS,
-        KINDS,
-    )
-    rc = suite.group("reconcile")
-    rules = ["sync:K2", "sync:K3"]
+HEADER = [
+    "reconcile: sort both item lists by (ts, id); the initiator sends initiate(items),",
+    "then the responder and initiator answer with step(items, message, initiator, limit)",
+    "in turn until the initiator's step has no reply. messages: every message in order;",
+    "have/need: the ids the initiator's steps reported, in order.",
+    "step: one call of step on the given items; reply is null when the initiator is done.",
+]
+RULES = ["sync:K2", "sync:K3"]
+SAMPLE = sorted(items(range(3)))
+"""The items one step runs over."""
+BIG = list(range(600))
+
+
+class Reconciling:
+    """The suite and its groups: whole reconciliations, and single steps over `SAMPLE`."""
+
+    def __init__(self, strict: bool) -> None:
+        self.suite = Suite("recon", HEADER, FLAGS)
+        self.strict = strict
 
     def reconcile(
+        self,
         name: str,
         comment: str,
         flags: list[str],
@@ -78,70 +70,21 @@ def build(strict: bool = True) -> Suite:
         b: list[recon.Item],
         limit: int = recon.MAX_MESSAGE_BYTES,
     ) -> None:
+        """The initiator holding `a` reconciles with the responder holding `b`."""
         add(
-            suite,
-            rc,
+            self.suite,
+            self.suite.group("reconcile"),
             name,
             comment,
             flags=flags,
-            rules=rules + (["sync:K4"] if limit != recon.MAX_MESSAGE_BYTES else []),
+            rules=RULES + (["sync:K4"] if limit != recon.MAX_MESSAGE_BYTES else []),
             input={"initiator": as_json(a), "responder": as_json(b), "limit": limit},
             want="valid",
-            strict=strict,
+            strict=self.strict,
         )
 
-    reconcile("both-empty", "Two empty sets: one round, nothing found.", ["Basic"], [], [])
-    reconcile("equal-small", "Equal sets of 10.", ["Basic"], items(range(10)), items(range(10)))
-    reconcile(
-        "small-difference",
-        "Under 32 items: id lists straight away.",
-        ["Basic"],
-        items(range(0, 20)),
-        items(range(5, 25)),
-    )
-    reconcile(
-        "initiator-empty",
-        "A fresh node: the responder lists every id.",
-        ["Basic"],
-        [],
-        items(range(40)),
-    )
-    reconcile("responder-empty", "The initiator holds everything.", ["Basic"], items(range(40)), [])
-    big = list(range(600))
-    reconcile(
-        "one-difference-in-600",
-        "One item replaced in the middle of 600: buckets narrow it down.",
-        ["Split"],
-        items(big),
-        items([n for n in big if n != 300] + [10_000]),
-    )
-    reconcile(
-        "scattered-differences",
-        "Items missing on each side at several places.",
-        ["Split"],
-        items([n for n in big if n % 97 != 5]),
-        items([n for n in big if n % 89 != 7]),
-    )
-    reconcile(
-        "shared-timestamps",
-        "200 items on 4 timestamps: bounds carry id prefixes.",
-        ["EqualTimestamps", "Split"],
-        items(range(200), ts_step=50),
-        items([n for n in range(200) if n != 123], ts_step=50),
-    )
-    reconcile(
-        "budget-forces-rounds",
-        "A fresh node with a 1,024-byte budget: the id list comes over several rounds.",
-        ["MessageBudget"],
-        [],
-        items(range(100)),
-        limit=1024,
-    )
-
-    st = suite.group("step")
-    sample = sorted(items(range(3)))
-
     def step(
+        self,
         name: str,
         comment: str,
         flags: list[str],
@@ -150,20 +93,95 @@ def build(strict: bool = True) -> Suite:
         want: str,
         reason: str | None = None,
     ) -> None:
+        """One step over `SAMPLE` answering `message`."""
         add(
-            suite,
-            st,
+            self.suite,
+            self.suite.group("step"),
             name,
             comment,
             flags=flags,
-            rules=rules,
-            input={"items": as_json(sample), "message": message.hex(), "initiator": initiator},
+            rules=RULES,
+            input={"items": as_json(SAMPLE), "message": message.hex(), "initiator": initiator},
             want=want,
             reason=reason,
-            strict=strict,
+            strict=self.strict,
         )
 
-    step(
+
+case = Catalogue[Reconciling]()
+
+
+@case
+def small_sets(r: Reconciling) -> None:
+    r.reconcile("both-empty", "Two empty sets: one round, nothing found.", ["Basic"], [], [])
+    r.reconcile("equal-small", "Equal sets of 10.", ["Basic"], items(range(10)), items(range(10)))
+    r.reconcile(
+        "small-difference",
+        "Under 32 items: id lists straight away.",
+        ["Basic"],
+        items(range(0, 20)),
+        items(range(5, 25)),
+    )
+
+
+@case
+def one_side_empty(r: Reconciling) -> None:
+    r.reconcile(
+        "initiator-empty",
+        "A fresh node: the responder lists every id.",
+        ["Basic"],
+        [],
+        items(range(40)),
+    )
+    r.reconcile(
+        "responder-empty", "The initiator holds everything.", ["Basic"], items(range(40)), []
+    )
+
+
+@case
+def large_sets_split(r: Reconciling) -> None:
+    r.reconcile(
+        "one-difference-in-600",
+        "One item replaced in the middle of 600: buckets narrow it down.",
+        ["Split"],
+        items(BIG),
+        items([n for n in BIG if n != 300] + [10_000]),
+    )
+    r.reconcile(
+        "scattered-differences",
+        "Items missing on each side at several places.",
+        ["Split"],
+        items([n for n in BIG if n % 97 != 5]),
+        items([n for n in BIG if n % 89 != 7]),
+    )
+
+
+@case
+def shared_timestamps(r: Reconciling) -> None:
+    r.reconcile(
+        "shared-timestamps",
+        "200 items on 4 timestamps: bounds carry id prefixes.",
+        ["EqualTimestamps", "Split"],
+        items(range(200), ts_step=50),
+        items([n for n in range(200) if n != 123], ts_step=50),
+    )
+
+
+@case
+def budget_forces_rounds(r: Reconciling) -> None:
+    r.reconcile(
+        "budget-forces-rounds",
+        "A fresh node with a 1,024-byte budget: the id list comes over several rounds.",
+        ["MessageBudget"],
+        [],
+        items(range(100)),
+        limit=1024,
+    )
+
+
+@case
+def single_steps(r: Reconciling) -> None:
+    r.step(
         "responder-answers-id-list",
         "An empty id list over everything: the responder lists its ids.",
         ["Basic"],
@@ -171,14 +189,18 @@ def build(strict: bool = True) -> Suite:
         False,
         "valid",
     )
-    step(
+    r.step(
         "initiator-done",
         "The responder's answer lists exactly the initiator's ids: done, nothing found.",
         ["Basic"],
-        recon.step(sample, recon.initiate(sample), False).reply or b"",
+        recon.step(SAMPLE, recon.initiate(SAMPLE), False).reply or b"",
         True,
         "valid",
     )
+
+
+@case
+def malformed_messages(r: Reconciling) -> None:
     for name, comment, message in [
         ("empty-message", "No version byte.", b""),
         ("wrong-version", "Version 0x60.", b"\x60"),
@@ -197,5 +219,8 @@ def build(strict: bool = True) -> Suite:
         ),
         ("varint-too-long", "An 11-byte varint.", b"\x61" + b"\xff" * 10 + b"\x00"),
     ]:
-        step(name, comment, ["Malformed"], message, False, "invalid", "SESSION_BAD_MESSAGE")
-    return suite
+        r.step(name, comment, ["Malformed"], message, False, "invalid", "SESSION_BAD_MESSAGE")
+
+
+def build(strict: bool = True) -> Suite:
+    return case.fill(Reconciling(strict)).suite

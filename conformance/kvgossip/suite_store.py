@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from swarmconf.conformance.catalogue import Catalogue
 from swarmconf.spec.kvgossip.grants import (
     Grant,
     Revocation,
@@ -16,7 +17,7 @@ from swarmconf.spec.kvgossip.grants import (
 from swarmconf.spec.kvgossip.records import Record, make_record
 from swarmconf.spec.kvgossip.state import DEFAULT_SKEW_MS
 
-from .base import HEX, HEX32, Flag, GroupKind, Suite, add, obj
+from .base import Flag, Suite, add
 from .craft import signed
 from .world import ALICE, BOB, G_ALICE, MALLORY, NOW, ROOT, T0, root_grant
 
@@ -44,48 +45,49 @@ FLAGS = {
         "DEPLOYED_QUIRK", "The Go implementation behaves otherwise here.", "Follow the vector."
     ),
 }
-OP = obj({"op": {"enum": ["record", "revocation"]}, "bytes": HEX, "now": {"type": "integer"}})
-OUTCOME = obj(
-    {
-        "outcome": {"enum": ["accepted", "agree", "stale", "rejected", "deferred", "new", "known"]},
-        "reason": {"type": ["string", "null"]},
-        "purged": {"type": "array", "items": {"type": "string"}},
-    }
-)
-KINDS = {
-    "apply": GroupKind(
-        params={"rootKey": HEX32, "skewMs": {"type": "integer"}},
-        input=obj({"ops": {"type": "array", "items": OP}}),
-        expected=obj(
-            {
-                "outcomes": {"type": "array", "items": OUTCOME},
-                "records": {"type": "object", "additionalProperties": HEX32},
-                "treeHash": HEX32,
-                "revsetHash": HEX32,
-            }
-        ),
-    )
-}
 
 Op = Record | Revocation | tuple[Record, int] | bytes
 """A record (applied at NOW or at the given time), a revocation, or raw revocation bytes."""
 
 
-def build(strict: bool = True) -> Suite:
-    suite = Suite(
-        "store",
-        [
-            "Apply each op in order to an empty store (records with their `now`, revocations),",
-            "then report every op's outcome (records: accepted, agree, stale, rejected, deferred;",
-            "revocations: new, known, rejected, with the keys purged) and the final state.",
-        ],
-        FLAGS,
-        KINDS,
-    )
-    group = suite.group("apply", rootKey=ROOT.pk.hex(), skewMs=DEFAULT_SKEW_MS)
+HEADER = [
+    "Apply each op in order to an empty store (records with their `now`, revocations),",
+    "then report every op's outcome (records: accepted, agree, stale, rejected, deferred;",
+    "revocations: new, known, rejected, with the keys purged) and the final state.",
+]
+SKEW = DEFAULT_SKEW_MS
+
+
+def rec(
+    key: str,
+    ts: int,
+    value: bytes | None,
+    seed: bytes = ALICE.seed,
+    chain: list[Grant] | None = None,
+) -> Record:
+    """A record signed by `seed` (alice, through root -> alice, unless told otherwise)."""
+    return make_record(seed, key, ts, value, [G_ALICE] if chain is None else chain)
+
+
+class Applying:
+    """The suite and its one group: ops applied in order to an empty store."""
+
+    def __init__(self, strict: bool) -> None:
+        self.suite = Suite("store", HEADER, FLAGS)
+        self.group = self.suite.group("apply", rootKey=ROOT.pk.hex(), skewMs=SKEW)
+        self.strict = strict
+        # Made when the suite is built (under a mutant, if one is active).
+        self.v1, self.v2 = rec("/a/k", T0 + 1, b"one"), rec("/a/k", T0 + 2, b"two")
+        self.t3 = rec("/a/k", T0 + 3, None)
+        self.v4 = rec("/a/k", T0 + 4, b"back")
+        self.old = rec("/a/k", T0 + 1, b"old")
+        self.g_bob_a = issue_grant(ROOT.seed, BOB.pk, "/a/**", subgrant=False, issued_at=T0)
+        self.new = make_record(BOB.seed, "/a/k", T0 + 9, b"new", [self.g_bob_a])
+        self.revoke_bob = revoke_grant(ROOT.seed, self.g_bob_a, T0 + 20, ROOT.pk)
+        self.revoke_alice = revoke_grant(ROOT.seed, G_ALICE, T0 + 20, ROOT.pk)
 
     def case(
-        name: str, comment: str, flags: list[str], ops: list[Op], rules: tuple[str, ...]
+        self, name: str, comment: str, flags: list[str], ops: list[Op], rules: tuple[str, ...]
     ) -> None:
         encoded: list[dict[str, Any]] = []
         for op in ops:
@@ -96,176 +98,171 @@ def build(strict: bool = True) -> Suite:
                 record, now = op if isinstance(op, tuple) else (op, NOW)
                 encoded.append({"op": "record", "bytes": record.encode().hex(), "now": now})
         add(
-            suite,
-            group,
+            self.suite,
+            self.group,
             name,
             comment,
             flags=flags,
             rules=list(rules),
             input={"ops": encoded},
             want="valid",
-            strict=strict,
+            strict=self.strict,
         )
 
-    def rec(
-        key: str,
-        ts: int,
-        value: bytes | None,
-        seed: bytes = ALICE.seed,
-        chain: list[Grant] | None = None,
-    ) -> Record:
-        return make_record(seed, key, ts, value, [G_ALICE] if chain is None else chain)
 
-    v1, v2 = rec("/a/k", T0 + 1, b"one"), rec("/a/k", T0 + 2, b"two")
-    case("newer-wins", "v1 then v2.", ["Lww"], [v1, v2], ("notes:1.2", "row:21"))
-    case(
-        "older-after-newer-is-stale",
-        "v2 then v1.",
-        ["Lww", "Stale"],
-        [v2, v1],
-        ("notes:1.2", "row:21", "attack:27"),
-    )
-    case(
-        "identical-twice-agrees",
-        "v1 twice.",
-        ["Idempotent"],
-        [v1, v1],
-        ("notes:1.2", "row:21", "attack:27"),
-    )
+case = Catalogue[Applying]()
+
+
+@case
+def last_writer_wins(a: Applying) -> None:
+    rules = ("notes:1.2", "row:21", "attack:27")
+    a.case("newer-wins", "v1 then v2.", ["Lww"], [a.v1, a.v2], ("notes:1.2", "row:21"))
+    a.case("older-after-newer-is-stale", "v2 then v1.", ["Lww", "Stale"], [a.v2, a.v1], rules)
+    a.case("identical-twice-agrees", "v1 twice.", ["Idempotent"], [a.v1, a.v1], rules)
+
+
+@case
+def equal_timestamps(a: Applying) -> None:
     x, y = rec("/a/k", T0 + 5, b"x"), rec("/a/k", T0 + 5, b"y")
-    case(
-        "equal-ts-order-xy",
-        "Two records at one ts, x first.",
-        ["TieBreak", "GoHole"],
-        [x, y],
-        ("notes:1.2", "row:21", "attack:26"),
-    )
-    case(
-        "equal-ts-order-yx",
-        "The same two, y first: the same winner.",
-        ["TieBreak", "GoHole"],
-        [y, x],
-        ("notes:1.2", "row:21", "attack:26"),
-    )
-    t3 = rec("/a/k", T0 + 3, None)
-    case(
+    rules = ("notes:1.2", "row:21", "attack:26")
+    flags = ["TieBreak", "GoHole"]
+    a.case("equal-ts-order-xy", "Two records at one ts, x first.", flags, [x, y], rules)
+    a.case("equal-ts-order-yx", "The same two, y first: the same winner.", flags, [y, x], rules)
+
+
+@case
+def tombstones(a: Applying) -> None:
+    rules = ("notes:1.2", "row:16", "attack:28")
+    a.case(
         "tombstone-beats-older-value",
         "v2 then a tombstone at T0+3.",
         ["Tombstone"],
-        [v2, t3],
-        ("notes:1.2", "row:16", "attack:28"),
+        [a.v2, a.t3],
+        rules,
     )
-    case(
+    a.case(
         "older-value-after-tombstone",
         "Tombstone, then v2 (older).",
         ["Tombstone", "Stale"],
-        [t3, v2],
-        ("notes:1.2", "row:16", "attack:28"),
+        [a.t3, a.v2],
+        rules,
     )
-    v4 = rec("/a/k", T0 + 4, b"back")
-    case(
+    a.case(
         "newer-value-resurrects",
         "Tombstone, then a newer value.",
         ["Tombstone"],
-        [t3, v4],
-        ("notes:1.2", "row:16", "attack:28"),
+        [a.t3, a.v4],
+        rules,
     )
-    case(
+    a.case(
         "tombstone-for-unknown-key",
         "A tombstone reaches a store that never saw the key.",
         ["Tombstone"],
-        [t3],
-        ("notes:1.2", "row:16", "attack:28"),
+        [a.t3],
+        rules,
     )
-    case(
+
+
+@case
+def local_write_older_than_stored(a: Applying) -> None:
+    a.case(
         "local-write-older-than-stored",
         "A local write older than the stored value is "
         "refused by the same rule (Go's ctl overwrote).",
         ["Stale", "GoHole"],
-        [v4, v1],
+        [a.v4, a.v1],
         ("notes:3.4", "row:32", "attack:29"),
     )
-    skew = DEFAULT_SKEW_MS
-    far = rec("/a/f", NOW + skew + 1, b"future")
-    case(
+
+
+@case
+def clock_skew(a: Applying) -> None:
+    rules = ("row:22", "attack:25")
+    far = rec("/a/f", NOW + SKEW + 1, b"future")
+    a.case(
         "skew-beyond-deferred-then-accepted",
         "ts = now + skew + 1 ms is deferred; the same record 1 ms later is accepted.",
         ["ClockSkew", "GoHole"],
         [far, (far, NOW + 1)],
-        ("row:22", "attack:25"),
+        rules,
     )
-    case(
-        "skew-at-limit-accepted",
-        "ts = now + skew.",
-        ["ClockSkew"],
-        [rec("/a/f", NOW + skew, b"edge")],
-        ("row:22", "attack:25"),
-    )
-    case(
-        "skew-within-accepted",
-        "ts = now + skew - 1 ms.",
-        ["ClockSkew"],
-        [rec("/a/f", NOW + skew - 1, b"near")],
-        ("row:22", "attack:25"),
-    )
-    g2 = issue_grant(ROOT.seed, BOB.pk, "/a/**", subgrant=False, issued_at=T0)
-    old = rec("/a/k", T0 + 1, b"old")
-    new = make_record(BOB.seed, "/a/k", T0 + 9, b"new", [g2])
-    revoke_g2 = revoke_grant(ROOT.seed, g2, T0 + 20, ROOT.pk)
-    case(
+    edge, near = rec("/a/f", NOW + SKEW, b"edge"), rec("/a/f", NOW + SKEW - 1, b"near")
+    a.case("skew-at-limit-accepted", "ts = now + skew.", ["ClockSkew"], [edge], rules)
+    a.case("skew-within-accepted", "ts = now + skew - 1 ms.", ["ClockSkew"], [near], rules)
+
+
+@case
+def revocation_effects(a: Applying) -> None:
+    a.case(
         "revocation-purges-then-older-wins",
         "old (alice), new (bob), revoke bob's grant: the "
         "key is purged; new is refused again; old is accepted again.",
         ["RevocationEffect"],
-        [old, new, revoke_g2, new, old],
+        [a.old, a.new, a.revoke_bob, a.new, a.old],
         ("notes:2.2", "row:15", "attack:20", "attack:21"),
     )
-    case(
+    a.case(
         "revocation-before-grant-seen",
         "The revocation arrives before any record using it.",
         ["RevocationEffect"],
-        [revoke_g2, new],
+        [a.revoke_bob, a.new],
         ("notes:2.2", "row:15", "attack:23"),
     )
-    case(
+    a.case(
         "revocation-twice",
         "The same revocation twice.",
         ["Idempotent"],
-        [new, revoke_g2, revoke_g2],
+        [a.new, a.revoke_bob, a.revoke_bob],
         ("notes:2.2", "attack:24"),
     )
-    by_root = revoke_grant(ROOT.seed, G_ALICE, T0 + 20, ROOT.pk)
+
+
+@case
+def revocation_spares_other_chains(a: Applying) -> None:
     root_rec = rec("/r", T0 + 1, b"root", seed=ROOT.seed, chain=[])
-    case(
+    a.case(
         "revocation-spares-other-chains",
         "Revoking root -> alice purges alice's records only.",
         ["RevocationEffect"],
-        [old, root_rec, rec("/a/z", T0, b"z"), by_root],
+        [a.old, root_rec, rec("/a/z", T0, b"z"), a.revoke_alice],
         ("notes:2.2", "row:15"),
     )
-    forged = signed(MALLORY.seed, revocation_body(g2, MALLORY.pk, T0 + 20))
-    case(
+
+
+@case
+def revocation_bad_revoker_ignored(a: Applying) -> None:
+    forged = signed(MALLORY.seed, revocation_body(a.g_bob_a, MALLORY.pk, T0 + 20))
+    a.case(
         "revocation-bad-revoker-ignored",
         "mallory's revocation of bob's grant changes nothing.",
         ["RevocationEffect"],
-        [new, forged],
+        [a.new, forged],
         ("row:13", "attack:19"),
     )
+
+
+@case
+def safest_revocation_recipe(a: Applying) -> None:
+    """Re-SET the same bytes under a new chain before revoking the old one."""
     g3 = root_grant("/a/k", ALICE.pk, subgrant=False)
     reset = make_record(ALICE.seed, "/a/k", T0 + 30, b"old", [g3])
-    case(
+    rules = ("design:revocation", "attack:22")
+    a.case(
         "safest-revocation-recipe",
         "Re-SET of identical bytes under a new chain, then the "
         "revocation: the key never ends absent (Go never propagates the re-SET).",
         ["RevocationEffect", "GoHole"],
-        [old, reset, by_root],
-        ("design:revocation", "attack:22"),
+        [a.old, reset, a.revoke_alice],
+        rules,
     )
-    case(
+    a.case(
         "safest-recipe-revocation-first",
         "The revocation first: absent, then the re-SET.",
         ["RevocationEffect"],
-        [old, by_root, reset],
-        ("design:revocation", "attack:22"),
+        [a.old, a.revoke_alice, reset],
+        rules,
     )
-    return suite
+
+
+def build(strict: bool = True) -> Suite:
+    return case.fill(Applying(strict)).suite

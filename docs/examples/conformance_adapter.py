@@ -125,11 +125,19 @@ def op_merge(request: Request) -> Result:
         verify_key=field(request, "verify_key"),
         sign_key=sign_key,
     )
+    # What the push of this result deletes (D27), before any edit changes the result
+    obsolete = client.obsolete_after_merge(
+        [bytes.fromhex(text) for text in request["msgs"]],
+        message,
+        lag=request["lag"],
+        verify_key=field(request, "verify_key"),
+    )
+    deleted = {"obsolete": [digest.hex() for digest in obsolete]}
     if not message.merged:  # one message survived: it is returned as it was
-        return {"merged": False, **published(message, None)}
+        return {"merged": False, **published(message, None), **deleted}
     if "data" in request:
         set_data(message, data_field(request, "data"))
-    return {"merged": True, **published(message, sign_key)}
+    return {"merged": True, **published(message, sign_key), **deleted}
 
 
 def op_sign(request: Request) -> Result:
@@ -169,6 +177,25 @@ def op_unpad(request: Request) -> Result:
     return {"plaintext": client.unpad(raw(request, "padded")).hex()}
 
 
+def op_wrap(request: Request) -> Result:
+    blobs = client.wrap(
+        raw(request, "message"),
+        raw(request, "key"),
+        raw(request, "domain"),
+        level=request.get("level"),
+    )
+    return {"blobs": [blob.hex() for blob in blobs]}
+
+
+def op_unwrap(request: Request) -> Result:
+    message = client.unwrap(
+        [bytes.fromhex(text) for text in request["blobs"]],
+        [bytes.fromhex(text) for text in request["keys"]],
+        raw(request, "domain"),
+    )
+    return {"msg": message.hex()}
+
+
 OPERATIONS: dict[str, Callable[[Request], Result]] = {
     "parse": op_parse,
     "hash": op_hash,
@@ -183,6 +210,8 @@ OPERATIONS: dict[str, Callable[[Request], Result]] = {
     "decrypt": op_decrypt,
     "pad": op_pad,
     "unpad": op_unpad,
+    "wrap": op_wrap,
+    "unwrap": op_unwrap,
 }
 
 

@@ -96,6 +96,12 @@ def reason_codes() -> str:
     return reason_table(Reason)
 
 
+def payload_reason_codes() -> str:
+    from swarmconf.spec.configmerge.reasons import PayloadReason
+
+    return reason_table(PayloadReason)
+
+
 def kv_reason_codes() -> str:
     from swarmconf.spec.kvgossip.reasons import KvReason
 
@@ -130,18 +136,21 @@ def vector_rule_counts() -> dict[str, int]:
 
 
 def rule_registry() -> str:
-    from swarmconf.spec.configmerge.rules import RULES
+    from swarmconf.spec.configmerge.rules import PAYLOAD_RULES
+    from swarmconf.spec.configmerge.rules import RULES as MESSAGE_RULES
+
+    rules = {**MESSAGE_RULES, **PAYLOAD_RULES}
 
     counts = vector_rule_counts()
     # The column appears once some config-merge vector cites a rule.
-    counts = counts if any(counts.get(number) for number in RULES) else {}
+    counts = counts if any(counts.get(number) for number in rules) else {}
     header = "| Rule | What it pins | Implemented by |"
     rule_line = "| --- | --- | --- |"
     if counts:
         header += " Vectors |"
         rule_line += " ---: |"
     rows = [header, rule_line]
-    for number, rule in RULES.items():
+    for number, rule in rules.items():
         functions = ", ".join(
             f"[`{path}`][swarmconf.spec.configmerge.{path}]" for path in rule.functions
         )
@@ -168,19 +177,21 @@ def vector_cases(document: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def quirk_vectors() -> str:
-    """For each deployed-client quirk X1..X10: how many vector cases its flag marks, what the
-    deployed client does on them, and a few of them."""
-    cited: dict[str, list[str]] = {f"X{number}": [] for number in range(1, 11)}
+    """For each deployed-client quirk the design registers: how many vector cases its flag
+    marks, what the deployed client does on them, and a few of them."""
+    from swarmconf.conformance.configmerge.design import QUIRKS
+
+    cited: dict[str, list[str]] = {quirk: [] for quirk in QUIRKS}
     results: dict[str, set[str]] = {quirk: set() for quirk in cited}
     for name, document in vector_documents():
-        category = name.removesuffix("_test.json")
+        suite = name.removesuffix("_test.json")
         quirk_of = {
             flag: entry["quirk"] for flag, entry in document["notes"].items() if "quirk" in entry
         }
         for case in vector_cases(document):
             for flag in case.get("flags", []):
                 if flag in quirk_of:
-                    cited[quirk_of[flag]].append(f"`{category}#{case['tcId']}` {case['name']}")
+                    cited[quirk_of[flag]].append(f"`{suite}#{case['tcId']}` {case['name']}")
                     results[quirk_of[flag]].add(case["deployed"]["result"])
     rows = [
         "| Quirk | Cases | The deployed client | For example |",
@@ -225,7 +236,9 @@ def vector_flags() -> str:
 
 
 def adapter_ops() -> str:
-    from swarmconf.conformance.protocol import OPS
+    from swarmconf.conformance.registry import all_ops
+
+    OPS = all_ops()
 
     def fields(kinds: dict[str, str]) -> str:
         return ", ".join(f"`{name}` ({kind})" for name, kind in kinds.items()) or "-"
@@ -277,7 +290,7 @@ def example_cases() -> list[Any]:
 
     def case(tc_id: int, name: str, comment: str, msg: bytes, **outcome: Any) -> Case:
         return Case(
-            category="example",
+            suite="example",
             design="configmerge",
             tc_id=tc_id,
             name=name,
@@ -359,9 +372,33 @@ def wire_example_values() -> list[tuple[str, bytes]]:
     ]
 
 
-def wire_examples() -> str:
+def payload_example_values() -> list[tuple[str, bytes]]:
+    """(description, bytes) of each payload example, computed by `swarmconf.spec.configmerge`."""
+    from swarmconf.spec.configmerge import ConfigMessage, wrap
+    from swarmconf.spec.configmerge.compression import compress
+    from swarmconf.spec.configmerge.parts import Part, encode_part
+
+    message = ConfigMessage.new(1)
+    message.data[b"motd"] = b"hello " * 16
+    serialized = message.serialize()
+    return [
+        ("A message whose text repeats", serialized),
+        ("Its payload before padding: `z` and the zstd frame", compress(serialized)),
+        (
+            "The blob pushed: padded, encrypted with the example key, domain `convo`",
+            wrap(serialized, EXAMPLE_KEY, b"convo")[0],
+        ),
+        (
+            "Part 1 of 2 with the chunk `abc` and the hash 00 01 … 1f, before encryption"
+            " (50 + 3 bytes, the last four NUL)",
+            encode_part(Part(bytes(range(32)), 1, 2, b"abc")),
+        ),
+    ]
+
+
+def wire_examples(values: list[tuple[str, bytes]] | None = None) -> str:
     parts = []
-    for description, value in wire_example_values():
+    for description, value in wire_example_values() if values is None else values:
         printable = all(32 <= byte < 127 for byte in value)
         shown = value.decode() if printable else "\n".join(textwrap.wrap(value.hex(), 96))
         form = "bytes" if printable else "hex"
@@ -667,6 +704,8 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "bench-results": bench_results,
     "vector-coverage": vector_coverage,
     "wire-examples": wire_examples,
+    "payload-examples": lambda: wire_examples(payload_example_values()),
+    "payload-reason-codes": payload_reason_codes,
     "fuzz-mutants": fuzz_mutants,
     "kv-mutants": kv_mutants,
 }

@@ -20,7 +20,7 @@ from __future__ import annotations
 import types
 from typing import Any
 
-from swarmconf.conformance.adapter import Adapter, Request, Result, _bytes, _data, replace_data
+from swarmconf.conformance.configmerge.adapter import ApiAdapter
 from swarmconf.spec import configmerge as spec
 from swarmconf.spec.configmerge.message import check_lag, message_hash
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason, require
@@ -119,15 +119,15 @@ class CachedLibrary:
         return Implementation(name, self.parse, self.merge, self.library.ConfigMessage.new)
 
     def module(self) -> types.ModuleType:
-        """The API contract as a module, for `conformance.adapter.Adapter`."""
+        """The API contract as a module, for `conformance.configmerge.adapter.ApiAdapter`."""
         module = types.ModuleType(self.library.__name__)
-        module.__dict__.update(vars(self.library))
+        module.__dict__.update({name: getattr(self.library, name) for name in self.library.__all__})
         module.parse = self.parse  # type: ignore[attr-defined]
         module.merge = self.merge  # type: ignore[attr-defined]
         return module
 
 
-class LibraryOracle(Adapter):
+class LibraryOracle(ApiAdapter):
     """The library's adapter over a `CachedLibrary`, each message published through its cache;
     a message whose hex the campaign wrote (`raw`) is not decoded again."""
 
@@ -136,27 +136,9 @@ class LibraryOracle(Adapter):
         self.cache = cache
         self.raw: dict[str, bytes] = {}
 
-    def _message(self, text: str) -> bytes:
+    def message(self, text: str) -> bytes:
         found = self.raw.get(text)
         return bytes.fromhex(text) if found is None else found
-
-    def _parse(self, request: Request, *, verify: bool = True) -> Parsed:
-        verify_key = _bytes(request, "verify_key") if verify else None
-        message = self._message(request["msg"])
-        return self.cache.parse(message, lag=request["lag"], verify_key=verify_key)
-
-    def merge(self, request: Request) -> Result:
-        message = self.cache.merge(
-            [self._message(text) for text in request["msgs"]],
-            lag=request["lag"],
-            verify_key=_bytes(request, "verify_key"),
-            sign_key=_bytes(request, "sign_key"),
-        )
-        if not message.merged:
-            return {"merged": False, **self._serialized(message, None)}
-        if "data" in request:
-            replace_data(message, _data(request, "data"))
-        return {"merged": True, **self._serialized(message, _bytes(request, "sign_key"))}
 
     def _serialized(self, message: Parsed, sign_key: bytes | None) -> dict[str, str]:
         data, hash_ = self.cache.publish(message, sign_key)

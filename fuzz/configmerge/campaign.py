@@ -9,14 +9,13 @@ from __future__ import annotations
 import time
 from typing import NamedTuple
 
+from ..config import DEFAULT_PER_SCENARIO
 from ..heap import collector_paused
 from .engine import Engine
 from .impl import choose
 from .run import Outcome, run_case
 from .scenario import Scenario, generate_scenario
 from .schedule import generate_schedule
-
-DEFAULT_PER_SCENARIO = 500
 
 
 class Task(NamedTuple):

@@ -10,12 +10,16 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .engine import Engine
 from .impl import choose
 from .run import Outcome, run_case
 from .scenario import Scenario, generate_scenario, scenario_from_json, scenario_to_json
 from .schedule import Schedule, generate_schedule, schedule_from_json, schedule_to_json
+
+SYSTEM = "config"
+"""The `--system` name of the config-merge interleavings campaign, in its case files."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,7 @@ def replay(case: Case) -> Outcome:
 def case_to_json(case: Case, outcome: Outcome, path: Path) -> dict[str, object]:
     mutant = f" --mutant {case.mutant}" if case.mutant else ""
     return {
+        "system": SYSTEM,
         "campaign_seed": case.campaign_seed,
         "scenario": case.scenario_index,
         "schedule": case.schedule_index,
@@ -76,7 +81,11 @@ def write_case(case: Case, outcome: Outcome, path: Path) -> None:
 
 
 def read_case(path: Path) -> Case:
-    obj = json.loads(path.read_text())
+    return case_from_json(json.loads(path.read_text()))
+
+
+def case_from_json(obj: dict[str, Any]) -> Case:
+    """The case of a counterexample file's JSON (KeyError or ValueError if it is not one)."""
     trace = obj["trace"]
     return Case(
         int(obj["campaign_seed"]),

@@ -25,14 +25,22 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from swarmconf.conformance.adapter import bt_hex
 from swarmconf.conformance.client import Message
+from swarmconf.conformance.configmerge.adapter import bt_hex
 from swarmconf.reference import configmerge as reference
 from swarmconf.spec import configmerge as spec
 from swarmconf.spec.configmerge.message import message_hash
 
 from ..client import DEFAULT_TIMEOUT, PooledClient, pooled
-from ..verdict import (
+from .cached_spec import CachedLibrary, LibraryOracle
+from .campaign import row_of
+from .edits import Data
+from .engine import Engine, Published
+from .impl import Implementation
+from .run import Outcome, run_case
+from .scenario import Scenario, generate_scenario
+from .schedule import Schedule, generate_schedule
+from .verdict import (
     AGREED,
     FAILED,
     QUIRK,
@@ -43,14 +51,6 @@ from ..verdict import (
     declared_hang,
     judge,
 )
-from .cached_spec import CachedLibrary, LibraryOracle
-from .campaign import row_of
-from .edits import Data
-from .engine import Engine, Published
-from .impl import Implementation
-from .run import Outcome, run_case
-from .scenario import Scenario, generate_scenario
-from .schedule import Schedule, generate_schedule
 
 OpKey = tuple[Any, ...]
 PROPERTIES = {

@@ -31,6 +31,7 @@ from ..client import pooled
 from ..heap import collector_paused
 from ..hostile import (
     SLOW_SECONDS,
+    HostileRow,
     Mutation,
     Outcome,
     Tally,
@@ -41,10 +42,10 @@ from ..hostile import (
     timed,
     truncate,
 )
-from ..verdict import AGREED, QUIRK, SKIPPED, asked, declared_hang, judge
 from .cached_spec import CachedLibrary, LibraryOracle
 from .differential import STATUS_PROPERTY, recording_engine
 from .scenario import generate_scenario
+from .verdict import AGREED, QUIRK, SKIPPED, asked, declared_hang, judge
 
 PER_TASK = 50_000
 SCENARIOS_PER_TASK = 3
@@ -264,7 +265,7 @@ def replay_line(request: dict[str, Any], command: str) -> str:
     return f"printf '%s\\n' {shlex.quote(json.dumps({'id': 1, **request}))} | {command}"
 
 
-def run_hostile_task(task: HostileTask) -> tuple[Any, ...]:
+def run_hostile_task(task: HostileTask) -> HostileRow:
     """One row: the task's counts, outcome tally and first failing inputs."""
     started = time.perf_counter()
     inputs = hostile_inputs(task)

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from swarmconf.fuzz.seeds import derive_bytes, derive_rng
-
 from .edits import (
     Data,
     Edit,
@@ -25,6 +23,7 @@ from .edits import (
     value_from_json,
     value_to_json,
 )
+from .seeds import derive_bytes, derive_rng
 
 LAGS = (1, 2, 3, 3, 5, 5, 5)
 

@@ -16,10 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
-from swarmconf.fuzz.seeds import derive_rng
-
 from .edits import JsonValue
 from .scenario import Scenario
+from .seeds import derive_rng
 
 EventKind = Literal["edit", "sync", "offline", "online"]
 ViewMode = Literal["full", "partial", "stale"]

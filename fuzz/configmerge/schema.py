@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, get_type_hints
+from typing import TYPE_CHECKING
 
+from ..rows import schema_of
 from .campaign import Row
 
 if TYPE_CHECKING:
@@ -11,21 +12,4 @@ if TYPE_CHECKING:
 
 
 def row_schema() -> StructType:
-    from pyspark.sql.types import (
-        BooleanType,
-        DataType,
-        DoubleType,
-        LongType,
-        StringType,
-        StructField,
-        StructType,
-    )
-
-    types: dict[type, DataType] = {
-        int: LongType(),
-        bool: BooleanType(),
-        float: DoubleType(),
-        str: StringType(),
-    }
-    hints = get_type_hints(Row)
-    return StructType([StructField(name, types[hints[name]], False) for name in Row._fields])
+    return schema_of(Row)

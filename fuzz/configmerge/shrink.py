@@ -6,10 +6,10 @@ the minimized case shows the same kind of failure with the fewest clients, edits
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
-from typing import TypeVar
 
+from ..ddmin import ddmin
 from .edits import Edit
 from .engine import Engine
 from .impl import choose
@@ -17,30 +17,7 @@ from .run import run_case
 from .scenario import Client, Scenario
 from .schedule import Event, Schedule
 
-T = TypeVar("T")
 Case = tuple[Scenario, Schedule]
-
-
-def ddmin(items: Sequence[T], fails: Callable[[list[T]], bool]) -> list[T]:
-    """The classic delta-debugging minimization: a 1-minimal failing subsequence of `items`."""
-    current = list(items)
-    chunks = 2
-    while len(current) >= 2:
-        size = max(1, len(current) // chunks)
-        parts = [current[i : i + size] for i in range(0, len(current), size)]
-        for index in range(len(parts)):
-            complement = [item for i, part in enumerate(parts) if i != index for item in part]
-            if fails(complement):
-                current = complement
-                chunks = max(chunks - 1, 2)
-                break
-        else:
-            if chunks >= len(current):
-                break
-            chunks = min(len(current), chunks * 2)
-    if len(current) == 1 and fails([]):
-        return []
-    return current
 
 
 def failing_properties(case: Case, mutant: str | None) -> list[str]:

@@ -10,17 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from swarmconf.spec.kvgossip import crypto
-
+from .case import case_seed
 from .harness import run_scenario
 from .mutants import active
 from .scenario import generate
 
-
-def case_seed(campaign_seed: int, index: int) -> int:
-    """The seed of case `index` of a campaign (a hash, never Python's salted `hash()`)."""
-    digest = crypto.sha256(f"kvgossip/{campaign_seed}/{index}".encode())
-    return int.from_bytes(digest[:8], "big")
+__all__ = ["case_seed", "run_case", "run_seed"]
 
 
 def run_seed(seed: int, mutant: str | None = None) -> dict[str, Any]:

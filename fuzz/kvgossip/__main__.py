@@ -1,7 +1,8 @@
 """`python -m swarmconf.fuzz.kvgossip [--campaign S] [--start I] [--cases N] [--mutant NAME]`.
 
 Runs cases `start .. start+N-1` of a campaign, prints every violating case as one JSON line
-(replay with the same campaign and index), then a summary line with the CPU time per case.
+(`swarmconf fuzz replay --system kvgossip CAMPAIGN:INDEX` replays it), then a summary line with
+the CPU time per case.
 Exit status 1 if any case violated a property.
 """
 

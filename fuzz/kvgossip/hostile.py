@@ -56,7 +56,7 @@ from swarmconf.spec.kvgossip.state import (
 from swarmconf.spec.kvgossip.state import receive_record as spec_receive
 
 from ..heap import collector_paused
-from ..hostile import SLOW_SECONDS, Outcome, Tally, mutated, task_sizes, timed
+from ..hostile import SLOW_SECONDS, HostileRow, Outcome, Tally, mutated, task_sizes, timed
 from ..swaps import swapped
 from . import readings
 from .decoder_mutants import MUTANTS
@@ -456,7 +456,7 @@ def well_formed(sent: list[bytes], note: Callable[[str, str], None]) -> None:
 # The task ---------------------------------------------------------------------------------
 
 
-def run_kv_hostile_task(task: KvHostileTask) -> tuple[Any, ...]:
+def run_kv_hostile_task(task: KvHostileTask) -> HostileRow:
     """One row: the task's counts, outcome tally (by target) and first failing inputs."""
     started = time.perf_counter()
     world = task_world(task.campaign_seed, task.task)

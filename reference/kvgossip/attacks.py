@@ -20,12 +20,12 @@ from swarmconf.spec.kvgossip import messages as m
 
 from . import gossip
 from .control import SOCKET_NAME
-from .frames import FrameError, encode_frame, read_frame
+from .frames import FrameError, FrameWriter, encode_frame, read_frame
 from .identity import Directory, Identity
 from .membership import ClusterKey, MembershipError, connect_member
 from .serf_rpc import SerfRPC
 
-Held = list[asyncio.StreamWriter]
+Held = list[FrameWriter]
 HOST = "127.0.0.1"
 _HASH = b"\x00" * 32
 
@@ -88,13 +88,13 @@ async def member_squatters(
     port: int, key: ClusterKey, identity: Identity, directory: Directory, count: int
 ) -> Held:
     """`count` sessions from one member that say HELLO and then sit on their slot."""
-    held = []
+    held: Held = []
     for _ in range(count):
         try:
             reader, writer = await connect_member(HOST, port, key, identity, directory)
             writer.write(hello_frame(identity.node_id))
             await read_frame(reader)  # the node's HELLO: a slot is held
-        except (MembershipError, FrameError, OSError):
+        except (MembershipError, FrameError, OSError, TimeoutError):
             continue  # refused: its share of slots is taken
         held.append(writer)
     return held

@@ -18,7 +18,7 @@ import contextlib
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgpack  # type: ignore[import-untyped]
 
@@ -27,9 +27,11 @@ from swarmconf.spec.kvgossip.records import MAX_RECORD_BYTES, Record
 
 from . import memory
 from .frames import FrameError, read_frame, write_frame
-from .node import Node
 from .privacy import FILE_MODE, check_private_file
 from .reasons import NodeReason
+
+if TYPE_CHECKING:
+    from .node import Node
 
 T = TypeVar("T")
 SOCKET_NAME = "control.sock"

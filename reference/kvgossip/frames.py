@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import struct
+from typing import Protocol
 
 from swarmconf.spec.kvgossip.messages import MAX_FRAME_BYTES
 from swarmconf.spec.kvgossip.reasons import KvReason
@@ -19,6 +20,30 @@ from .reasons import NodeReason
 
 IDLE_TIMEOUT = 5.0
 _LENGTH = struct.Struct(">I")
+
+
+class FrameReader(Protocol):
+    """What frames are read from: an `asyncio.StreamReader`, or a sealed one (`wire`)."""
+
+    async def readexactly(self, n: int, /) -> bytes:
+        """Exactly `n` bytes; `asyncio.IncompleteReadError` if the stream ends first."""
+        ...
+
+
+class FrameWriter(Protocol):
+    """What frames are written to: an `asyncio.StreamWriter`, or a sealed one (`wire`)."""
+
+    def write(self, data: bytes, /) -> None:
+        """Queue `data` (one whole frame) for sending."""
+
+    async def drain(self) -> None:
+        """Wait until the queued data is handed to the OS."""
+
+    def close(self) -> None:
+        """Close the connection."""
+
+    async def wait_closed(self) -> None:
+        """Wait until the connection is closed."""
 
 
 class FrameError(Exception):
@@ -38,7 +63,7 @@ def encode_frame(payload: bytes, *, max_size: int = MAX_FRAME_BYTES) -> bytes:
 
 
 async def read_frame(
-    reader: asyncio.StreamReader,
+    reader: FrameReader,
     *,
     max_size: int = MAX_FRAME_BYTES,
     idle_timeout: float = IDLE_TIMEOUT,
@@ -67,7 +92,7 @@ async def read_frame(
 
 
 async def write_frame(
-    writer: asyncio.StreamWriter, payload: bytes, *, max_size: int = MAX_FRAME_BYTES
+    writer: FrameWriter, payload: bytes, *, max_size: int = MAX_FRAME_BYTES
 ) -> None:
     """Send one frame and wait until it is handed to the OS."""
     writer.write(encode_frame(payload, max_size=max_size))

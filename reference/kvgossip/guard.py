@@ -5,13 +5,17 @@ refuses most hostile connections before they get a stream; it must pass the hand
 its timeout (membership, then the node id it claims), and only then takes a session slot
 (per proven node id and in total) and runs a session under an overall deadline and a byte
 budget. Each refusal is counted and logged by `Refusals`; a stranger, or a member claiming an id
-that is not its own, never reaches the session code. Running insecure (no cluster key) there is
-no handshake: slots are held per remote address and node ids are taken as declared.
+that is not its own, never reaches the session code. After the handshake the connection is
+sealed (`membership.exchange_keys`, `wire`): a message that does not authenticate or a stream
+cut short ends it, and is counted and logged in `wire`. Running insecure (no cluster key) there
+is no handshake and the wire is in clear: slots are held per remote address and node ids are
+taken as declared.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -19,6 +23,7 @@ from swarmconf.spec.kvgossip.session import Role, SessionLog
 
 from . import memory
 from .door import Door, Opening
+from .frames import FrameReader, FrameWriter
 from .identity import Directory, Identity
 from .limits import (
     MAX_PENDING,
@@ -37,7 +42,8 @@ from .membership import (
     OPENING_SIZE,
     ClusterKey,
     MembershipError,
-    answer_handshake,
+    answer_membership,
+    exchange_keys,
     open_handshake,
 )
 from .reasons import NodeReason
@@ -45,9 +51,7 @@ from .refusals import Refusals
 from .sync import SessionOutcome, SyncSettings, drive
 
 T = TypeVar("T")
-Serve = Callable[
-    [asyncio.StreamReader, asyncio.StreamWriter, bytes | None], Awaitable[SessionOutcome | None]
-]
+Serve = Callable[[FrameReader, FrameWriter, bytes | None], Awaitable[SessionOutcome | None]]
 """What runs on an admitted connection, given the peer's proven node id (None if insecure): a
 session (or, for the node, whatever the port serves)."""
 
@@ -71,6 +75,8 @@ class SyncGuard:
         self.identity = identity
         self.directory = directory
         self.refusals = refusals
+        self.wire = Refusals(what="sealed sync connection with")
+        """Sealed connections refused for what arrived on them, by reason."""
         self.deadline = deadline
         self.budget = budget
         self.pending = Slots(MAX_PENDING, MAX_PENDING_PER_HOST, "pending handshakes")
@@ -97,13 +103,13 @@ class SyncGuard:
     async def accept(self, opening: Opening, serve: Serve) -> SessionOutcome | None:
         """Admit one connection the door handed on and `serve` it; None if it was refused."""
         try:
-            reader, writer, peer_id = await self._handshake(opening)
+            budget, reader, writer, peer_id = await self._handshake(opening)
             owner = peer_id if peer_id is not None else opening.host
             label = peer_id.hex() if peer_id is not None else opening.host
             try:
                 with self.sessions.hold(owner, label):
                     return await self._bounded(
-                        Role.RESPONDER, reader, serve(reader, writer, peer_id)
+                        Role.RESPONDER, budget, serve(reader, writer, peer_id)
                     )
             except SlotRefused:
                 writer.close()
@@ -116,9 +122,9 @@ class SyncGuard:
 
     async def _handshake(
         self, opening: Opening
-    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, bytes | None]:
-        """The opening's stream and the node id its peer proved; the pending slot is given
-        back whatever happens."""
+    ) -> tuple[BudgetedReader, FrameReader, FrameWriter, bytes | None]:
+        """The opening's stream (its raw reader, which counts the bytes, and its sealed ends)
+        and the node id its peer proved; the pending slot is given back whatever happens."""
         try:
             try:
                 reader, writer = await self._stream(opening)
@@ -126,14 +132,14 @@ class SyncGuard:
                 opening.sock.close()
                 raise MembershipError(NodeReason.HANDSHAKE_FAILED, str(exc)) from exc
             try:
-                return reader, writer, await self._answer(reader, writer, opening.deadline)
+                return reader, *await self._answer(reader, writer, opening)
             except BaseException:
                 writer.close()
                 raise
         finally:
             self.pending.release(opening.host)
 
-    async def _stream(self, opening: Opening) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    async def _stream(self, opening: Opening) -> tuple[BudgetedReader, asyncio.StreamWriter]:
         """A stream on the opening's socket, its opening bytes already in the reader."""
         loop = asyncio.get_running_loop()
         reader = self.reader()
@@ -145,19 +151,20 @@ class SyncGuard:
 
     async def connect(
         self, host: str, port: int, expect: bytes | None = None
-    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    ) -> tuple[FrameReader, FrameWriter]:
         """A connection to a peer's sync port that has proved membership and node ids both ways.
 
         Raises `OSError` or `TimeoutError` if the peer cannot be reached, `MembershipError` if
         it does not hold the cluster key or does not prove the node id `expect`.
         """
-        reader, writer, _ = await self._connect(host, port, expect)
+        _, reader, writer, _ = await self._connect(host, port, expect)
         return reader, writer
 
     async def _connect(
         self, host: str, port: int, expect: bytes | None
-    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, bytes | None]:
-        """`connect`, and the node id the peer proved (None when running insecure)."""
+    ) -> tuple[BudgetedReader, FrameReader, FrameWriter, bytes | None]:
+        """`connect`, with the raw reader (which counts the bytes) and the node id the peer
+        proved (None when running insecure)."""
         loop = asyncio.get_running_loop()
         reader = self.reader()
         protocol = asyncio.StreamReaderProtocol(reader)
@@ -166,43 +173,79 @@ class SyncGuard:
         )
         writer = asyncio.StreamWriter(transport, protocol, reader, loop)
         if self.key is None:
-            return reader, writer, None
+            return reader, reader, writer, None
         try:
-            peer_id = await open_handshake(
+            proven = await open_handshake(
                 self.key, self.identity, self.directory, reader, writer, expect
             )
+            async with asyncio.timeout(HANDSHAKE_TIMEOUT):
+                sealed = await exchange_keys(
+                    self.key,
+                    self.identity,
+                    proven,
+                    True,
+                    reader,
+                    writer,
+                    self._report(f"{host}:{port}"),
+                )
+        except TimeoutError as exc:
+            writer.close()
+            raise MembershipError(
+                NodeReason.HANDSHAKE_FAILED, f"no key exchange within {HANDSHAKE_TIMEOUT} s"
+            ) from exc
         except MembershipError:
             writer.close()
             raise
-        return reader, writer, peer_id
+        return reader, *sealed, proven.peer_id
 
     async def open(self, host: str, port: int, expect: bytes | None = None) -> SessionOutcome:
         """Connect to a peer's sync port, prove membership and run a session as initiator with
         the node `expect` (any node when None)."""
         try:
-            reader, writer, proven = await self._connect(host, port, expect)
+            budget, reader, writer, proven = await self._connect(host, port, expect)
         except (OSError, TimeoutError) as exc:
             return _failed(Role.INITIATOR, f"{NodeReason.CONNECT_FAILED}: {exc}")
         except MembershipError as exc:
             return _failed(Role.INITIATOR, f"{exc.reason}: {host}:{port}: {exc.detail}")
         return await self._bounded(
             Role.INITIATOR,
-            reader,
+            budget,
             drive(self.settings, Role.INITIATOR, reader, writer, proven=proven),
         )
 
     async def _answer(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, deadline: float
-    ) -> bytes | None:
-        """The peer's node id once it proved membership and id; None when running insecure."""
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, opening: Opening
+    ) -> tuple[FrameReader, FrameWriter, bytes | None]:
+        """The connection's sealed ends and the peer's node id once it proved membership and
+        id, by the opening's deadline; the bare ends and None when running insecure."""
         if self.key is None:
-            return None
-        return await answer_handshake(
-            self.key, self.identity, self.directory, reader, writer, deadline
+            return reader, writer, None
+        proven = await answer_membership(
+            self.key, self.identity, self.directory, reader, writer, opening.deadline
         )
+        try:
+            async with asyncio.timeout_at(opening.deadline):
+                sealed = await exchange_keys(
+                    self.key,
+                    self.identity,
+                    proven,
+                    False,
+                    reader,
+                    writer,
+                    self._report(opening.address),
+                )
+        except TimeoutError as exc:
+            raise MembershipError(
+                NodeReason.HANDSHAKE_FAILED, f"no key exchange within {HANDSHAKE_TIMEOUT} s"
+            ) from exc
+        return *sealed, proven.peer_id
+
+    def _report(self, peer: str) -> Callable[[str, str], None]:
+        """Counts and logs what refuses the sealed connection with `peer`."""
+        return functools.partial(self.wire.refuse, peer)
 
     async def _bounded(
-        self, role: Role, reader: asyncio.StreamReader, session: Awaitable[T]
+        self, role: Role, reader: BudgetedReader, session: Awaitable[T]
     ) -> T | SessionOutcome:
         try:
             async with asyncio.timeout(self.deadline):
@@ -210,9 +253,8 @@ class SyncGuard:
         except TimeoutError:
             return _failed(role, f"{NodeReason.SESSION_DEADLINE}: {self.deadline} s")
         finally:
-            if isinstance(reader, BudgetedReader):
-                self.bytes_received += reader.received
-                self._large |= reader.received >= memory.LARGE
+            self.bytes_received += reader.received
+            self._large |= reader.received >= memory.LARGE
 
     def _settle(self) -> None:
         """After a burst of large sessions, give their memory back once the last one ends."""

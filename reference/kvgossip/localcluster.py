@@ -104,10 +104,13 @@ class LocalCluster:
             write_cluster_key(path, self.key)
         return path
 
-    async def add(self, name: str, *, start: bool = True, push: bool = True) -> LocalNode:
+    async def add(
+        self, name: str, *, start: bool = True, push: bool = True, advertise_port: int = 0
+    ) -> LocalNode:
         """Create a node with its own Serf agent (joined to the cluster) and start it.
 
-        `push=False` starts it with `--no-push`: its writes spread without pushes.
+        `push=False` starts it with `--no-push`: its writes spread without pushes;
+        `advertise_port` is the sync port it announces (a forwarder's, in front of its own).
         """
         private_dir(self.base_dir)
         data_dir = self.base_dir / name
@@ -120,7 +123,7 @@ class LocalCluster:
                 config_path=data_dir / SERF_SECRETS_FILE,
             )
         )
-        node = LocalNode(name, data_dir, agent, lambda: self._command(name, push))
+        node = LocalNode(name, data_dir, agent, lambda: self._command(name, push, advertise_port))
         self.nodes[name] = node
         if start:
             await agent.start(rebind=True)
@@ -164,7 +167,7 @@ class LocalCluster:
         finally:
             await rpc.close()
 
-    def _command(self, name: str, push: bool) -> list[str]:
+    def _command(self, name: str, push: bool, advertise_port: int) -> list[str]:
         node = self.nodes[name]
         first = next(iter(self.nodes.values()))
         join = [] if first is node else ["--join", first.agent.config.gossip_address]
@@ -191,6 +194,7 @@ class LocalCluster:
             "-v",
             *join,
             *([] if push else ["--no-push"]),
+            *(["--advertise-port", str(advertise_port)] if advertise_port else []),
         ]
 
     async def statuses(self) -> dict[str, dict[str, Any]]:

@@ -1,7 +1,7 @@
 """Cluster membership: one secret, the keys derived from it, and the sync-port handshake.
 
 The operator creates the cluster secret once (`swarmconf kv cluster-key -o cluster.key`: 32
-random bytes, base64, mode 0600) and gives the file to every node. Three keys are derived from
+random bytes, base64, mode 0600) and gives the file to every node. Four keys are derived from
 it with HMAC-SHA-256 under distinct labels, so none can stand in for another:
 
 - Serf's gossip encryption key (`encrypt_key`): strangers can neither read nor inject gossip,
@@ -9,7 +9,8 @@ it with HMAC-SHA-256 under distinct labels, so none can stand in for another:
 - Serf's RPC token (`rpc_auth`): a local user cannot send events or rewrite tags through the
   agent's RPC port;
 - the handshake key: before a sync connection costs anything beyond its socket, both ends prove
-  they hold it by MACing the other's fresh nonce (below).
+  they hold it by MACing the other's fresh nonce (below);
+- the wire key, which binds the keys of the sealed wire to the cluster (below).
 
 Handshake, fixed sizes, done within `HANDSHAKE_TIMEOUT`:
 
@@ -24,9 +25,20 @@ node id: each side checks the other's under the key the Serf membership announce
 claimed, and refuses an id no member announces (`UNKNOWN_NODE_ID`) or a signature that does not
 verify (`NODE_ID_NOT_PROVEN`); an initiator also refuses a responder that is not the node it
 meant to reach. So a member can neither claim several ids nor another member's. The labels keep
-a reflected MAC or signature from passing; the nonces keep a replayed one from passing. The
-handshake authenticates, it does not encrypt: records are signed end to end, and the threat
-model page says what an on-path attacker inside the network can still do.
+a reflected MAC or signature from passing; the nonces keep a replayed one from passing.
+
+Then the key exchange seals the connection (`exchange_keys`), both ways at once:
+
+4. each side → the other: `epk_x ‖ Sig_x("K" ‖ x ‖ transcript ‖ epk_x)`, a fresh X25519 key
+   (libsodium's `crypto_kx`) signed by the identity key the handshake proved;
+5. the initiator is `crypto_kx`'s client, the responder its server; each direction's key is
+   `BLAKE2b(session key ‖ transcript ‖ epk_i ‖ epk_r)` keyed by the wire key, and every byte
+   after that travels in one `crypto_secretstream_xchacha20poly1305` stream per direction
+   (`wire`).
+
+The ephemeral secret keys live only in memory for one connection, so a cluster key or an
+identity key stolen later opens no recorded session (forward secrecy), and neither an outsider
+nor a member on the path can stand in for either end: it would have to sign the ephemeral key.
 """
 
 from __future__ import annotations
@@ -41,11 +53,19 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from nacl.bindings import (
+    crypto_kx_client_session_keys,
+    crypto_kx_keypair,
+    crypto_kx_server_session_keys,
+)
+from nacl.exceptions import CryptoError
+
 from swarmconf.spec.kvgossip import crypto
 
 from .identity import Directory, Identity, verify
 from .privacy import check_private_file
 from .reasons import NodeReason
+from .wire import Report, SealedReader, SealedWriter
 
 SECRET_SIZE = 32
 NONCE_SIZE = 16
@@ -60,6 +80,26 @@ _GOSSIP_LABEL = b"swarmconf kv serf gossip"
 _RPC_LABEL = b"swarmconf kv serf rpc"
 _HANDSHAKE_LABEL = b"swarmconf kv sync handshake"
 _SIGN_LABEL = b"swarmconf kv sync identity "
+_WIRE_LABEL = b"swarmconf kv sync wire"
+_WIRE_PERSON = b"kvg-wire-v1"
+KX_PUBLIC_SIZE = 32
+KX_SIZE = KX_PUBLIC_SIZE + SIG_SIZE
+"""A key-exchange message: an ephemeral X25519 public key and its signature."""
+
+
+@dataclass(frozen=True)
+class Proven:
+    """What a handshake established: the peer's node id, the identity key its membership
+    announces, and the transcript both sides MACed and signed."""
+
+    peer_id: bytes
+    peer_key: bytes
+    transcript: bytes
+
+
+SERF_RECONNECT_INTERVAL = "1s"
+"""How often Serf tries to reach one of the members it lost (set in the same file): at Serf's
+default, 30 s, the two sides of a healed partition could go on without each other that long."""
 
 
 class MembershipError(Exception):
@@ -96,6 +136,11 @@ class ClusterKey:
         """The MAC key of the sync-port handshake."""
         return _derive(self.secret, _HANDSHAKE_LABEL)
 
+    @property
+    def wire_key(self) -> bytes:
+        """The BLAKE2b key that binds the sealed wire's keys to the cluster (`exchange_keys`)."""
+        return _derive(self.secret, _WIRE_LABEL)
+
     @classmethod
     def generate(cls) -> ClusterKey:
         """A fresh random cluster secret."""
@@ -115,7 +160,8 @@ def write_cluster_key(path: Path, key: ClusterKey) -> None:
 
 
 def write_serf_secrets(path: Path, key: ClusterKey, *, replace: bool = False) -> None:
-    """Write a Serf agent config file (mode 0600) holding the gossip key and the RPC token."""
+    """Write a Serf agent config file (mode 0600) holding the gossip key and the RPC token
+    (and how often to reach for lost members)."""
     if replace:
         path.unlink(missing_ok=True)
     try:
@@ -125,7 +171,14 @@ def write_serf_secrets(path: Path, key: ClusterKey, *, replace: bool = False) ->
             NodeReason.BAD_ARGUMENT, f"cannot create {path}: {exc.strerror}"
         ) from exc
     with os.fdopen(fd, "w") as out:
-        json.dump({"encrypt_key": key.gossip_key, "rpc_auth": key.rpc_token}, out)
+        json.dump(
+            {
+                "encrypt_key": key.gossip_key,
+                "rpc_auth": key.rpc_token,
+                "reconnect_interval": SERF_RECONNECT_INTERVAL,
+            },
+            out,
+        )
 
 
 def read_cluster_key(path: Path) -> ClusterKey:
@@ -158,8 +211,9 @@ def _signed(label: bytes, transcript: bytes) -> bytes:
 
 async def _check_identity(
     directory: Directory, node_id: bytes, label: bytes, transcript: bytes, signature: bytes
-) -> None:
-    """Raise unless `signature` is node `node_id`'s, under the key its Serf tags announce."""
+) -> bytes:
+    """Node `node_id`'s identity key, as its Serf tags announce it; raise unless `signature`
+    is by that key."""
     public = await directory.lookup(node_id)
     if public is None:
         raise MembershipError(NodeReason.UNKNOWN_NODE_ID, f"no member announces {node_id.hex()}")
@@ -167,6 +221,7 @@ async def _check_identity(
         raise MembershipError(
             NodeReason.NODE_ID_NOT_PROVEN, f"not signed by the key of {node_id.hex()}"
         )
+    return public
 
 
 async def _read(reader: asyncio.StreamReader, size: int) -> bytes:
@@ -194,6 +249,18 @@ async def answer_handshake(
 ) -> bytes:
     """Responder side: return the initiator's node id once it has proved membership and id,
     within `HANDSHAKE_TIMEOUT` or by `deadline` (event-loop time)."""
+    return (await answer_membership(key, identity, directory, reader, writer, deadline)).peer_id
+
+
+async def answer_membership(
+    key: ClusterKey,
+    identity: Identity,
+    directory: Directory,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    deadline: float | None = None,
+) -> Proven:
+    """`answer_handshake`, returning all it established."""
     node_id = identity.node_id
     if deadline is None:
         deadline = asyncio.get_running_loop().time() + HANDSHAKE_TIMEOUT
@@ -216,12 +283,12 @@ async def answer_handshake(
             proof = await _read(reader, MAC_SIZE + SIG_SIZE)
             if not hmac.compare_digest(proof[:MAC_SIZE], _mac(key.handshake_key, b"I", transcript)):
                 raise MembershipError(NodeReason.HANDSHAKE_FAILED, "wrong cluster key")
-            await _check_identity(directory, id_i, b"I", transcript, proof[MAC_SIZE:])
+            public = await _check_identity(directory, id_i, b"I", transcript, proof[MAC_SIZE:])
     except TimeoutError as exc:
         raise MembershipError(
             NodeReason.HANDSHAKE_FAILED, f"no handshake within {HANDSHAKE_TIMEOUT} s"
         ) from exc
-    return id_i
+    return Proven(id_i, public, transcript)
 
 
 async def open_handshake(
@@ -231,9 +298,9 @@ async def open_handshake(
     reader: asyncio.StreamReader,
     writer: asyncio.StreamWriter,
     expect: bytes | None = None,
-) -> bytes:
-    """Initiator side: return the responder's node id once it has proved membership and id;
-    with `expect`, refuse a responder that proves another id."""
+) -> Proven:
+    """Initiator side: return what the handshake established once the responder has proved
+    membership and id; with `expect`, refuse a responder that proves another id."""
     node_id = identity.node_id
     nonce_i = os.urandom(NONCE_SIZE)
     try:
@@ -249,7 +316,7 @@ async def open_handshake(
                 raise MembershipError(
                     NodeReason.NODE_ID_NOT_PROVEN, f"peer is {id_r.hex()}, not {expect.hex()}"
                 )
-            await _check_identity(directory, id_r, b"R", transcript, signature)
+            public = await _check_identity(directory, id_r, b"R", transcript, signature)
             await _send(
                 writer,
                 _mac(key.handshake_key, b"I", transcript)
@@ -259,17 +326,63 @@ async def open_handshake(
         raise MembershipError(
             NodeReason.HANDSHAKE_FAILED, f"no handshake within {HANDSHAKE_TIMEOUT} s"
         ) from exc
-    return id_r
+    return Proven(id_r, public, transcript)
+
+
+async def exchange_keys(
+    key: ClusterKey,
+    identity: Identity,
+    proven: Proven,
+    initiator: bool,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    report: Report,
+) -> tuple[SealedReader, SealedWriter]:
+    """After the handshake: trade signed ephemeral X25519 keys and seal the connection both
+    ways (`wire`), with keys bound to the handshake's transcript and the cluster key."""
+    public, secret = crypto_kx_keypair()
+    own, theirs = (b"KI", b"KR") if initiator else (b"KR", b"KI")
+    await _send(writer, public + identity.sign(_signed(own, proven.transcript + public)))
+    reply = await _read(reader, KX_SIZE)
+    peer_public, signature = reply[:KX_PUBLIC_SIZE], reply[KX_PUBLIC_SIZE:]
+    if not verify(proven.peer_key, _signed(theirs, proven.transcript + peer_public), signature):
+        raise MembershipError(NodeReason.WIRE_TAMPERED, "key exchange not signed by the peer")
+    try:
+        if initiator:
+            rx, tx = crypto_kx_client_session_keys(public, secret, peer_public)
+            ephemeral = public + peer_public
+        else:
+            rx, tx = crypto_kx_server_session_keys(public, secret, peer_public)
+            ephemeral = peer_public + public
+    except CryptoError as exc:
+        raise MembershipError(NodeReason.WIRE_TAMPERED, "unusable ephemeral key") from exc
+    context = proven.transcript + ephemeral
+    return (
+        SealedReader(reader, _bind(key, rx, context), report),
+        SealedWriter(writer, _bind(key, tx, context)),
+    )
+
+
+def _bind(key: ClusterKey, session_key: bytes, context: bytes) -> bytes:
+    """One direction's stream key: the X25519 session key hashed with the handshake transcript
+    and both ephemeral keys, under BLAKE2b keyed by the cluster's wire key."""
+    return hashlib.blake2b(
+        session_key + context, key=key.wire_key, digest_size=32, person=_WIRE_PERSON
+    ).digest()
 
 
 async def connect_member(
     host: str, port: int, key: ClusterKey, identity: Identity, directory: Directory
-) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """A sync connection that has passed the handshake as `identity` (tools and tests)."""
+) -> tuple[SealedReader, SealedWriter]:
+    """A sync connection that has passed the handshake as `identity` and is sealed (tools and
+    tests: a refused stream is seen as the `FrameError` its reads raise)."""
     reader, writer = await asyncio.open_connection(host, port)
     try:
-        await open_handshake(key, identity, directory, reader, writer)
-    except MembershipError:
+        async with asyncio.timeout(HANDSHAKE_TIMEOUT):
+            proven = await open_handshake(key, identity, directory, reader, writer)
+            return await exchange_keys(
+                key, identity, proven, True, reader, writer, lambda reason, detail: None
+            )
+    except (MembershipError, TimeoutError):
         writer.close()
         raise
-    return reader, writer

@@ -50,6 +50,11 @@ class _StatusCollector(Collector):
             "Sync connections refused before a session (handshake, slots).",
             s["refused_connections"],
         )
+        yield _by_reason(
+            "kv_wire_refused",
+            "Sealed sync connections ended for what arrived on them (tampered, replayed, cut).",
+            s["wire_refused"],
+        )
         yield _by_reason("kv_refused", "Records, revocations and payloads refused.", s["refused"])
         yield CounterMetricFamily(
             "kv_records_applied", "Records applied from peers.", value=s["records_applied"]

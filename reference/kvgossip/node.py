@@ -45,7 +45,7 @@ from swarmconf.spec.kvgossip.state import (
 
 from . import gossip
 from .door import Opening
-from .frames import IDLE_TIMEOUT, FrameError
+from .frames import IDLE_TIMEOUT, FrameError, FrameReader, FrameWriter
 from .guard import SyncGuard
 from .identity import Directory, load_identity
 from .limits import MAX_PENDING, SESSION_DEADLINE
@@ -95,6 +95,9 @@ class NodeConfig:
     name: str
     host: str = "127.0.0.1"
     sync_port: int = 0
+    advertise_port: int = 0
+    """The sync port announced to peers when they reach this one through a forwarder (a NAT
+    or a proxy); 0 announces the sync port itself."""
     serf_rpc: tuple[str, int] | None = None
     """An agent already running; None starts one with the two ports below."""
     serf_port: int = 7946
@@ -138,7 +141,10 @@ def check_membership(config: NodeConfig) -> None:
         raise NodeStartError(
             NodeReason.NO_CLUSTER_KEY, f"--insecure is for loopback only, not {config.host}"
         )
-    log.warning("running INSECURE: no cluster key, anyone on this host can sync and gossip")
+    log.warning(
+        "running INSECURE: no cluster key, anyone on this host can sync and gossip,"
+        " and the sync wire is in clear"
+    )
 
 
 @dataclass
@@ -289,7 +295,8 @@ class Node:
             log.info("push link to %s not renewed: %s", peer.name, exc)
 
     def _tags(self) -> dict[str, str]:
-        return {gossip.TAG_PORT: str(self.sync_port), **self.identity.tags()}
+        port = self.config.advertise_port or self.sync_port
+        return {gossip.TAG_PORT: str(port), **self.identity.tags()}
 
     # --- Serf -------------------------------------------------------------------------------
 
@@ -620,7 +627,7 @@ class Node:
                 self._count(outcome)
 
     async def _respond(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, peer_id: bytes | None
+        self, reader: FrameReader, writer: FrameWriter, peer_id: bytes | None
     ) -> SessionOutcome | None:
         """A session, or a push connection (None) answered until the peer leaves (K9, K10)."""
         return await serve(self.settings, reader, writer, self._relay, peer_id)
@@ -711,6 +718,7 @@ class Node:
             "handshakes_pending": self.guard.pending.held,
             "session_bytes_received": self.guard.bytes_received,
             "refused_connections": dict(self.refusals.counts),
+            "wire_refused": dict(self.guard.wire.counts),
             "refused": dict(self.stats.refused),
             "records_applied": self.stats.records_applied,
             "sweeps": self.stats.sweeps,

@@ -41,6 +41,13 @@ class NodeReason(StrEnum):
     NODE_ID_NOT_PROVEN = "NODE_ID_NOT_PROVEN"
     """A sync connection's peer did not sign with the identity key announced for its node id,
     or is not the node that was meant to be reached."""
+    WIRE_TAMPERED = "WIRE_TAMPERED"
+    """A message on a sealed sync connection did not authenticate where it arrived: altered,
+    forged, reordered, or following one that was dropped."""
+    WIRE_REPLAYED = "WIRE_REPLAYED"
+    """A sealed sync connection carried a copy of a message it had already delivered."""
+    WIRE_TRUNCATED = "WIRE_TRUNCATED"
+    """A sealed sync connection ended without its closing FINAL message, or inside a message."""
     HELLO_ID_MISMATCH = "HELLO_ID_MISMATCH"
     """A session's HELLO named another node id than the one its connection proved."""
     PEER_LIMIT = "PEER_LIMIT"

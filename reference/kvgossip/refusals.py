@@ -22,8 +22,13 @@ class Refusals:
     """Counters of refused connections by reason, with a rate-limited WARNING log."""
 
     def __init__(
-        self, interval: float = LOG_INTERVAL, clock: Callable[[], float] = time.monotonic
+        self,
+        interval: float = LOG_INTERVAL,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        what: str = "sync connection from",
     ) -> None:
+        self.what = what
         self.counts: Counter[str] = Counter()
         self.interval = interval
         self._clock = clock
@@ -41,4 +46,4 @@ class Refusals:
         self._logged_at[reason] = now
         more = self._suppressed.pop(reason, 0)
         extra = f" ({more} more since the last line)" if more else ""
-        log.warning("refused sync connection from %s: %s: %s%s", peer, reason, detail, extra)
+        log.warning("refused %s %s: %s: %s%s", self.what, peer, reason, detail, extra)

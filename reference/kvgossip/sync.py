@@ -37,7 +37,7 @@ from swarmconf.spec.kvgossip.push import Answer, answer
 from swarmconf.spec.kvgossip.reasons import KvError, KvReason
 from swarmconf.spec.kvgossip.session import Role, Session, SessionLog
 
-from .frames import IDLE_TIMEOUT, FrameError, read_frame, write_frame
+from .frames import IDLE_TIMEOUT, FrameError, FrameReader, FrameWriter, read_frame, write_frame
 from .reasons import NodeReason
 from .store import SqliteStore
 
@@ -77,8 +77,8 @@ class SyncSettings:
 async def drive(
     settings: SyncSettings,
     role: Role,
-    reader: asyncio.StreamReader,
-    writer: asyncio.StreamWriter,
+    reader: FrameReader,
+    writer: FrameWriter,
     first: bytes | None = None,
     *,
     proven: bytes | None = None,
@@ -163,7 +163,7 @@ _RECORDS_PREFIX = m.message(m.RECORDS, [])[:-1]
 
 
 async def _read_ahead(
-    reader: asyncio.StreamReader, idle_timeout: float, inbox: asyncio.Queue[_Incoming]
+    reader: FrameReader, idle_timeout: float, inbox: asyncio.Queue[_Incoming]
 ) -> None:
     """Read frames into `inbox` (one ahead of the session) until the first failure."""
     loop = asyncio.get_running_loop()
@@ -198,7 +198,7 @@ def check_signatures(frame: bytes) -> list[str]:
     return keys
 
 
-async def _send_all(writer: asyncio.StreamWriter, outbox: asyncio.Queue[bytes | None]) -> None:
+async def _send_all(writer: FrameWriter, outbox: asyncio.Queue[bytes | None]) -> None:
     """Write queued frames in order until the None that ends them."""
     while (frame := await outbox.get()) is not None:
         await write_frame(writer, frame, max_size=MAX_FRAME_BYTES)
@@ -206,8 +206,8 @@ async def _send_all(writer: asyncio.StreamWriter, outbox: asyncio.Queue[bytes | 
 
 async def serve(
     settings: SyncSettings,
-    reader: asyncio.StreamReader,
-    writer: asyncio.StreamWriter,
+    reader: FrameReader,
+    writer: FrameWriter,
     on_push: Callable[[Answer], None],
     proven: bytes | None = None,
 ) -> SessionOutcome | None:
@@ -251,7 +251,7 @@ _PUSH_PREFIXES = (m.message(m.PUSH, [])[:-1], m.message(m.FETCH, [])[:-1])
 """How PUSH and FETCH frames begin: the array header and the message name."""
 
 
-Connect = Callable[[str, int], Awaitable[tuple[asyncio.StreamReader, asyncio.StreamWriter]]]
+Connect = Callable[[str, int], Awaitable[tuple[FrameReader, FrameWriter]]]
 """Opens a connection to a peer's sync port that is ready for frames (after any handshake)."""
 
 
@@ -261,7 +261,7 @@ class PushLink:
     def __init__(self, host: str, port: int, connect: Connect, timeout: float = IDLE_TIMEOUT):
         self.host, self.port, self.timeout = host, port, timeout
         self._connect = connect
-        self._conn: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+        self._conn: tuple[FrameReader, FrameWriter] | None = None
         self._opened_at = 0.0
         self._lock = asyncio.Lock()
 
@@ -298,7 +298,7 @@ class PushLink:
             self.close()
             self._conn, self._opened_at = fresh, time.monotonic()
 
-    async def _opened(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    async def _opened(self) -> tuple[FrameReader, FrameWriter]:
         if self._conn is None:
             self._conn = await asyncio.wait_for(self._connect(self.host, self.port), self.timeout)
             self._opened_at = time.monotonic()

@@ -2,6 +2,8 @@
 
 Vectors, the conformance runner and the command line compare these codes, never message text
 (X5). A code's value is its name, so it reads the same in JSON, on stderr and in Python.
+`Reason` covers the message and its encryption; `PayloadReason` the payload layer around them
+(D21..D26): compression, size limits and parts.
 """
 
 from __future__ import annotations
@@ -131,10 +133,74 @@ class Reason(StrEnum):
     """Data to be written has a string longer than 4096 bytes (D11)."""
 
 
+class PayloadReason(StrEnum):
+    """Why a payload (what a client stores in the swarm, D21..D26) was refused or skipped."""
+
+    # Pushing (D21, D22, X11)
+    PAYLOAD_TOO_LARGE = "PAYLOAD_TOO_LARGE"
+    """A message or a padded payload is over 5,000,000 bytes (D22)."""
+    PUSH_TOO_LARGE = "PUSH_TOO_LARGE"
+    """An encrypted payload is over 76,800 bytes and the client does not split it (D22, X11)."""
+
+    # Receiving (D23)
+    PAYLOAD_EMPTY = "PAYLOAD_EMPTY"
+    """Nothing is left of a decrypted payload once its leading zero bytes are stripped."""
+    PAYLOAD_MULTIPART_UNSUPPORTED = "PAYLOAD_MULTIPART_UNSUPPORTED"
+    """A part (`m`) reached a client that does not join parts (X11)."""
+    PAYLOAD_NOT_MESSAGE = "PAYLOAD_NOT_MESSAGE"
+    """A joined payload holds something other than a message (`d`) (D26)."""
+    PAYLOAD_SEVERAL_MESSAGES = "PAYLOAD_SEVERAL_MESSAGES"
+    """`unwrap` was given no payload that holds a message, or the payloads of several."""
+
+    # zstd (D21, D24)
+    ZSTD_BAD_FRAME = "ZSTD_BAD_FRAME"
+    """The rest of a `z` payload is not a sequence of complete zstd frames."""
+    ZSTD_EMPTY = "ZSTD_EMPTY"
+    """A `z` payload decompresses to nothing."""
+    ZSTD_TOO_LARGE = "ZSTD_TOO_LARGE"
+    """A `z` payload would inflate past 5,000,000 bytes; refused before it is materialised."""
+
+    # Parts (D25, D26)
+    PART_TOO_LARGE = "PART_TOO_LARGE"
+    """An encrypted part is over 76,800 bytes."""
+    PART_MALFORMED = "PART_MALFORMED"
+    """A part is not `m` followed by a bt list of at least four byte strings."""
+    PART_TRAILING_ELEMENTS = "PART_TRAILING_ELEMENTS"
+    """A part's list holds more than four elements."""
+    PART_TRAILING_BYTES = "PART_TRAILING_BYTES"
+    """Something other than up to four NUL bytes follows a part's list."""
+    PART_BAD_HASH = "PART_BAD_HASH"
+    """A part's hash is not 32 bytes."""
+    PART_BAD_INDEX = "PART_BAD_INDEX"
+    """A part's index is not exactly one byte."""
+    PART_BAD_COUNT = "PART_BAD_COUNT"
+    """A part's count is not exactly one byte, or is 0 or 1."""
+    PART_INDEX_RANGE = "PART_INDEX_RANGE"
+    """A part's index is not below its count."""
+    PART_EMPTY_CHUNK = "PART_EMPTY_CHUNK"
+    """A part carries an empty chunk."""
+    PARTS_COUNT_MISMATCH = "PARTS_COUNT_MISMATCH"
+    """Parts with the same hash disagree on the count."""
+    PARTS_INCOMPLETE = "PARTS_INCOMPLETE"
+    """Some part of a set is missing."""
+    PARTS_HASH_MISMATCH = "PARTS_HASH_MISMATCH"
+    """The joined parts do not hash (BLAKE2b-256) to the hash the parts carry."""
+
+    # Usage errors
+    BAD_LEVEL = "BAD_LEVEL"
+    """A zstd compression level other than 1 to 22, or none."""
+    NO_KEYS = "NO_KEYS"
+    """No decryption key was given."""
+
+
+AnyReason = Reason | PayloadReason
+"""A reason code of either enum."""
+
+
 class ConfigError(Exception):
     """A message or value was refused; `.reason` says why."""
 
-    def __init__(self, reason: Reason, detail: str = "") -> None:
+    def __init__(self, reason: AnyReason, detail: str = "") -> None:
         self.reason = reason
         self.detail = detail
         super().__init__(f"{reason.value}: {detail}" if detail else reason.value)
@@ -144,10 +210,14 @@ class DecryptError(ConfigError):
     """A ciphertext could not be decrypted (D18, D19)."""
 
 
+class PayloadError(ConfigError):
+    """A payload was refused (D21..D26); `.reason` is a `PayloadReason`."""
+
+
 class UsageError(ValueError):
     """The caller passed a bad argument or tried to write invalid data; `.reason` says why."""
 
-    def __init__(self, reason: Reason, detail: str = "") -> None:
+    def __init__(self, reason: AnyReason, detail: str = "") -> None:
         self.reason = reason
         self.detail = detail
         super().__init__(f"{reason.value}: {detail}" if detail else reason.value)
@@ -157,3 +227,9 @@ def require(condition: bool, reason: Reason, detail: str = "") -> None:
     """Raise `ConfigError(reason)` unless `condition` holds."""
     if not condition:
         raise ConfigError(reason, detail)
+
+
+def require_payload(condition: bool, reason: PayloadReason, detail: str = "") -> None:
+    """Raise `PayloadError(reason)` unless `condition` holds."""
+    if not condition:
+        raise PayloadError(reason, detail)

@@ -1,6 +1,10 @@
-"""The rule registry: every decision D1..D20 and the design text's sections, each with the spec
+"""The rule registry: every decision D1..D27 and the design text's sections, each with the spec
 functions that implement it. Tests check every listed function exists and cites its rule;
-the conformance vectors cite the same identifiers in their `rules` field."""
+the conformance vectors cite the same identifiers in their `rules` field.
+
+`RULES` holds the message's decisions (D1..D20), `PAYLOAD_RULES` those of the payload layer
+around it (D21..D27), which the deployed client's source pins rather than the design text.
+"""
 
 from __future__ import annotations
 
@@ -83,6 +87,51 @@ RULES: dict[str, Rule] = {
         ),
     ),
     "D20": Rule("Hashes are over the plaintext", ("message.message_hash",)),
+}
+
+PAYLOAD_RULES: dict[str, Rule] = {
+    "D21": Rule(
+        "Compression: zstd level 1 behind `z`, kept only if strictly shorter",
+        ("compression.compress", "compression.zstd_compress", "compression.check_level"),
+    ),
+    "D22": Rule(
+        "Push limits: 76,800 bytes a blob, 5,000,000 a payload",
+        ("payload.wrap", "payload.check_payload_size", "payload.check_blob_size"),
+    ),
+    "D23": Rule(
+        "Receive: each key in turn, strip the padding, dispatch on `m`, `z`, `d`",
+        ("payload.open_blob", "payload.read_plaintext", "payload.read_message", "payload.receive"),
+    ),
+    "D24": Rule(
+        "Decompression bounded at 5,000,000 bytes before it allocates",
+        (
+            "compression.decompress",
+            "compression.announced_size",
+            "compression.inflate_bounded",
+            "compression.frames_complete",
+        ),
+    ),
+    "D25": Rule(
+        "Multi-part: split at 76,710 bytes, part encoding",
+        ("parts.needs_split", "parts.split", "parts.encode_part", "parts.payload_hash"),
+    ),
+    "D26": Rule(
+        "Multi-part: refusals, collecting by hash, joining",
+        (
+            "parts.decode_part",
+            "parts.part_fields",
+            "parts.field",
+            "parts.join_parts",
+            "payload.collect_parts",
+            "payload.receive_parts",
+            "payload.read_joined",
+            "payload.unwrap",
+        ),
+    ),
+    "D27": Rule(
+        "What a push deletes",
+        ("obsolete.obsolete_after_merge", "obsolete.obsolete_after_edit"),
+    ),
 }
 
 

@@ -52,6 +52,7 @@ def exit_statuses() -> str:
     return "\n".join(lines)
 
 
+VERSION = f"{PROG} {__version__}"
 EXAMPLES = (
     "swarmconf merge a.bin b.bin -o merged.bin",
     "swarmconf kv status --data node-a",
@@ -61,15 +62,25 @@ EXAMPLES = (
 )
 
 
+class _TopParser(Parser):
+    """The top of the tree, whose `--help` ends with the exit statuses and examples: written
+    when help is asked for (reading the statuses' meanings costs more than the rest of a start)."""
+
+    def format_help(self) -> str:
+        if self.epilog is None:
+            lines = "\n".join(f"  {line}" for line in EXAMPLES)
+            self.epilog = f"{exit_statuses()}\n\nexamples:\n{lines}"
+        return super().format_help()
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(
+    parser = _TopParser(
         prog=PROG,
         description="Reference tools for the config-merge and K/V Gossip designs. Every refusal"
         f" is one line on stderr, `{error_line('REASON', 'detail')}`, and a status below.",
-        epilog=exit_statuses() + "\n\nexamples:\n" + "\n".join(f"  {line}" for line in EXAMPLES),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser.add_argument("--version", action="version", version=VERSION)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for group in groups():
         group.register(subparsers)
@@ -77,6 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if list(sys.argv[1:] if argv is None else argv) == ["--version"]:
+        print(VERSION)  # as argparse would, without loading any command group
+        return Exit.OK
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)

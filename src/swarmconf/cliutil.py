@@ -55,7 +55,7 @@ class CliReason(StrEnum):
     MISSING_EXTRA = "MISSING_EXTRA"
     """The command needs an optional extra that is not installed (`pip install 'swarmconf[X]'`)."""
     BAD_VECTORS = "BAD_VECTORS"
-    """The vector directory holds no vector file, or none of the categories asked for."""
+    """The vector directory holds no vector file, or none of the suites asked for."""
     BAD_CLIENT = "BAD_CLIENT"
     """The conformance client's command line is empty or unknown."""
     CLIENT_FAILED = "CLIENT_FAILED"
@@ -146,6 +146,21 @@ def guarded(command: Handler, translate: Translate = _no_translation) -> Handler
             if refusal is None:
                 raise
             return report(refusal)
+
+    return run
+
+
+def deferred(module: str, name: str) -> Handler:
+    """The handler `name` of `module`, imported when its command runs, not when the command line
+    is built: `--help` and every other command skip its machinery. Guarded like `guarded`, by the
+    module's `refusal` translation where it has one."""
+
+    def run(args: argparse.Namespace) -> int:
+        import importlib
+
+        loaded = importlib.import_module(module)
+        translate = getattr(loaded, "refusal", _no_translation)
+        return guarded(getattr(loaded, name), translate)(args)
 
     return run
 

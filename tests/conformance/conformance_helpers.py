@@ -33,11 +33,11 @@ def hash_case(tc_id: int, msg: bytes, *, valid: bool = True) -> dict[str, Any]:
     return case
 
 
-def suite(category: str, cases: list[dict[str, Any]]) -> vectors.Suite:
+def suite(name: str, cases: list[dict[str, Any]]) -> vectors.Suite:
     """A config-merge suite of these cases (lag 5), each of the op it names, else `hash`."""
     built = vectors.Suite(
         "configmerge",
-        category,
+        name,
         "Test vectors for the runner's tests.",
         FLAGS,
         KINDS,
@@ -52,13 +52,13 @@ def suite(category: str, cases: list[dict[str, Any]]) -> vectors.Suite:
     return built
 
 
-def document(category: str, cases: list[dict[str, Any]]) -> dict[str, Any]:
-    return suite(category, cases).document()
+def document(name: str, cases: list[dict[str, Any]]) -> dict[str, Any]:
+    return suite(name, cases).document()
 
 
-def write_vectors(root: Path, category: str, cases: list[dict[str, Any]]) -> Path:
+def write_vectors(root: Path, name: str, cases: list[dict[str, Any]]) -> Path:
     root.mkdir(parents=True, exist_ok=True)
-    path = root / vectors.vector_file_name(category)
-    path.write_text(vectors.dump(document(category, cases)), encoding="utf-8")
+    path = root / vectors.vector_file_name(name)
+    path.write_text(vectors.dump(document(name, cases)), encoding="utf-8")
     json.loads(path.read_text(encoding="utf-8"))
     return path

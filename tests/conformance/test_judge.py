@@ -24,10 +24,11 @@ def case(
     *,
     deployed: dict[str, Any] | None = None,
     quirks: tuple[str, ...] = (),
+    limits: tuple[str, ...] = (),
     request: dict[str, Any] | None = None,
 ) -> Case:
     return Case(
-        category="basic",
+        suite="basic",
         design="configmerge",
         tc_id=1,
         name="one",
@@ -41,6 +42,7 @@ def case(
         reason=reason,
         deployed=deployed,
         quirks=quirks,
+        limits=limits,
     )
 
 
@@ -126,3 +128,16 @@ def test_declarations_make_cases_not_applicable() -> None:
     bogus = case("invalid", reason="BAD_PROFILE", request={"op": "hash", "profile": "rot13"})
     assert declared.not_applicable(bogus) == ""
     assert Declarations.of({}).not_applicable(merge) == ""
+
+
+def test_declared_limits_make_the_cases_that_need_them_not_applicable() -> None:
+    wide = case("invalid", reason="INT_OUT_OF_RANGE", limits=("wide-data-integers",))
+    typed = Declarations.of({"limits": ["wide-data-integers"]})
+    assert typed.limits == {"wide-data-integers"}
+    assert (
+        typed.not_applicable(wide) == "client's API cannot express this input (wide-data-integers)"
+    )
+    assert typed.not_applicable(case("valid", HASH)) == ""
+    other = Declarations.of({"limits": ["container-set-elements"]})
+    assert other.not_applicable(wide) == ""
+    assert Declarations.of({}).not_applicable(wide) == ""

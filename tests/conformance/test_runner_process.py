@@ -96,14 +96,28 @@ def test_ops_the_client_does_not_list_are_not_applicable(
     assert "1 passed      0 acceptable      0 failed      0 skipped      1 not applicable" in out
 
 
-def test_category_filter_and_unknown_category(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_suite_filter_and_unknown_suite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_vectors(tmp_path / "v", "good", [hash_case(1, b"a")])
+    write_vectors(tmp_path / "v", "bad", [hash_case(1, b"a", valid=False)])
+    assert run(tmp_path / "v", tmp_path / "starts", "--suite", "good") == 0
+    assert run(tmp_path / "v", tmp_path / "starts", "--suite", "bad") == 1
+    assert run(tmp_path / "v", tmp_path / "starts", "--suite", "nope") == 2
+    assert "no vector file for suites ['nope']" in capsys.readouterr().err
+
+
+def test_the_former_category_option_still_filters(tmp_path: Path) -> None:
     write_vectors(tmp_path / "v", "good", [hash_case(1, b"a")])
     write_vectors(tmp_path / "v", "bad", [hash_case(1, b"a", valid=False)])
     assert run(tmp_path / "v", tmp_path / "starts", "--category", "good") == 0
-    assert run(tmp_path / "v", tmp_path / "starts", "--category", "nope") == 2
-    assert "no vector file for categories ['nope']" in capsys.readouterr().err
+    assert run(tmp_path / "v", tmp_path / "starts", "--category", "bad") == 1
+
+
+def test_an_unknown_design_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_vectors(tmp_path / "v", "good", [hash_case(1, b"a")])
+    assert run(tmp_path / "v", tmp_path / "starts", "--design", "nope") == 2
+    assert "unknown designs ['nope']" in capsys.readouterr().err
 
 
 def test_a_client_that_cannot_start_is_an_error(
@@ -122,9 +136,9 @@ def test_builtin_adapter_as_a_process_passes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     client = shlex.join([sys.executable, "-m", "swarmconf.conformance.adapter", "--impl", "spec"])
-    argv = ["conformance", "run", "--client", client, "--category", "design_examples"]
+    argv = ["conformance", "run", "--client", client, "--suite", "design_examples"]
     junit = tmp_path / "junit.xml"
-    assert main([*argv, "--category", "message_parse", "--junit", str(junit)]) == 0
+    assert main([*argv, "--suite", "message_parse", "--junit", str(junit)]) == 0
     out = capsys.readouterr().out
     assert f"client: swarmconf.spec {__version__} (python)" in out
     count = len(load_cases(VECTORS, ["message_parse"]))
@@ -136,7 +150,7 @@ def test_builtin_adapter_as_a_process_passes(
 def test_template_adapter_supports_nothing_and_fails(capsys: pytest.CaptureFixture[str]) -> None:
     template = Path(__file__).parents[2] / "conformance" / "template_adapter.py"
     client = shlex.join([sys.executable, str(template)])
-    assert main(["conformance", "run", "--client", client, "--category", "diffs"]) == 1
+    assert main(["conformance", "run", "--client", client, "--suite", "diffs"]) == 1
     count = len(load_cases(VECTORS, ["diffs"]))
     captured = capsys.readouterr()
     assert f"0 failed      0 skipped {count:>6} not applicable" in captured.out

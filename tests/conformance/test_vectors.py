@@ -13,26 +13,24 @@ import pytest
 
 from swarmconf.conformance.adapter import builtin_adapter
 from swarmconf.conformance.client import InProcessClient
-from swarmconf.conformance.configmerge import generate
-from swarmconf.conformance.configmerge.coverage import UNREACHABLE, missing
-from swarmconf.conformance.configmerge.suite import Suite
+from swarmconf.conformance.coverage import Built, missing
+from swarmconf.conformance.generate import generate
+from swarmconf.conformance.registry import designs as registered
 from swarmconf.conformance.runner import NOT_APPLICABLE, PASSED, run_cases
 from swarmconf.conformance.vectors import (
-    DESIGNS,
     bundled_vectors,
-    category_of,
     check_document,
     load_cases,
     read_document,
+    suite_of,
     vector_files,
 )
-from swarmconf.spec.configmerge.reasons import Reason
 
 VECTORS = Path(__file__).resolve().parents[2] / "vectors" / "v1"
 
 
 @pytest.fixture(scope="module")
-def regenerated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Suite]]:
+def regenerated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
     root = tmp_path_factory.mktemp("vectors") / "v1"
     return root, generate(root)
 
@@ -45,7 +43,7 @@ def _files(root: Path) -> dict[str, bytes]:
     }
 
 
-def test_regeneration_changes_nothing(regenerated: tuple[Path, list[Suite]]) -> None:
+def test_regeneration_changes_nothing(regenerated: tuple[Path, Built]) -> None:
     fresh, checked_in = _files(regenerated[0]), _files(VECTORS)
     assert sorted(fresh) == sorted(checked_in), "run `make vectors` and commit the result"
     changed = [name for name in fresh if fresh[name] != checked_in[name]]
@@ -56,24 +54,51 @@ def test_every_vector_file_matches_its_schema() -> None:
     paths = vector_files(VECTORS)
     assert len(paths) >= 21
     designs = Counter(read_document(path)["header"]["design"] for path in paths)
-    assert set(designs) == set(DESIGNS)
+    assert set(designs) == set(registered())
     for path in paths:
         document = read_document(path)
         schema = json.loads((VECTORS / "schemas" / document["schema"]).read_text())
-        assert schema["$id"] == f"{category_of(path)}_schema_v2.json"
+        assert schema["$id"] == f"{suite_of(path)}_schema_v2.json"
         validator = jsonschema.Draft202012Validator(schema)
         errors = [error.message[:200] for error in validator.iter_errors(document)]
         assert errors[:3] == [], path.name
         assert check_document(document) == [], path.name
 
 
-def test_coverage(regenerated: tuple[Path, list[Suite]]) -> None:
-    suites = regenerated[1]
-    assert missing(suites) == []
+def test_coverage(regenerated: tuple[Path, Built]) -> None:
+    built = regenerated[1]
+    assert missing(built) == []
+    suites = [suite for _, design_suites in built.values() for suite in design_suites]
     assert sum(len(suite.cases) for suite in suites) >= 20_000
+    for design, design_suites in built.values():
+        reasons = Counter(case.get("reason") for suite in design_suites for case in suite.cases)
+        covered = [r for r in design.reasons if r not in design.unreachable]
+        assert [r for r in covered if reasons[r] < 1] == [], design.name
+
+
+def test_config_merge_reasons_have_three_cases_each(regenerated: tuple[Path, Built]) -> None:
+    design, suites = regenerated[1]["configmerge"]
     reasons = Counter(case.get("reason") for suite in suites for case in suite.cases)
-    thin = [r.value for r in Reason if r not in UNREACHABLE and reasons[r.value] < 3]
+    thin = [r for r in design.reasons if r not in design.unreachable and reasons[r] < 3]
     assert thin == []
+
+
+def test_coverage_counts_every_suite_of_every_design() -> None:
+    """COVERAGE.md has a row per vector file with its case count, and the total of all."""
+    table = (VECTORS / "COVERAGE.md").read_text(encoding="utf-8")
+    section = table.split("## Cases per suite")[1].split("\n## ")[0]
+    cells = [
+        [cell.strip() for cell in line.strip("|").split("|")]
+        for line in section.splitlines()
+        if line.startswith("| ")
+    ]
+    counts = {row[1] or row[0]: row[2] for row in cells[1:]}
+    documents = {suite_of(path): read_document(path) for path in vector_files(VECTORS)}
+    total = sum(document["numberOfTests"] for document in documents.values())
+    assert counts == {
+        **{suite: str(document["numberOfTests"]) for suite, document in documents.items()},
+        "**total**": str(total),
+    }
 
 
 def test_the_package_finds_the_vectors_it_ships() -> None:
@@ -88,7 +113,7 @@ def test_builtin_spec_passes_every_case() -> None:
     assert [outcome.case.label for outcome in report.failed] == []
     statuses = Counter(outcome.status for outcome in report.outcomes)
     assert statuses == {PASSED: len(cases)}, statuses
-    assert {case.design for case in cases} == set(DESIGNS)
+    assert {case.design for case in cases} == set(registered())
     assert NOT_APPLICABLE not in statuses
 
 

@@ -36,16 +36,16 @@ def spec_module(name: str) -> ModuleType:
     return importlib.import_module(f"swarmconf.spec.configmerge.{name}")
 
 
-def run_spec(*categories: str) -> tuple[list[Case], RunReport]:
-    cases = load_cases(VECTORS, categories)
+def run_spec(*suites: str) -> tuple[list[Case], RunReport]:
+    cases = load_cases(VECTORS, suites)
     return cases, run_cases(InProcessClient(builtin_adapter("spec")), cases)
 
 
-def failed_names(report: RunReport, category: str | None = None) -> set[str]:
+def failed_names(report: RunReport, suite: str | None = None) -> set[str]:
     return {
         outcome.case.name
         for outcome in report.failed
-        if category is None or outcome.case.category == category
+        if suite is None or outcome.case.suite == suite
     }
 
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from swarmconf.conformance.client import make_client
-from swarmconf.conformance.protocol import KV_OPS
+from swarmconf.conformance.kvgossip.ops import OPS as KV_OPS
 from swarmconf.conformance.runner import NOT_APPLICABLE, PASSED, run_cases
 from swarmconf.conformance.vectors import load_cases
 

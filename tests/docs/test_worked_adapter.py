@@ -11,10 +11,10 @@ from nacl.signing import SigningKey
 
 from swarmconf.conformance.adapter import builtin_adapter
 from swarmconf.conformance.client import make_client
-from swarmconf.conformance.protocol import CONFIG_OPS
+from swarmconf.conformance.configmerge.ops import OPS as CONFIG_OPS
 from swarmconf.conformance.runner import PASSED, run_cases
 from swarmconf.conformance.vectors import load_cases
-from swarmconf.spec.configmerge import ConfigMessage, bt, encrypt, examples, parse
+from swarmconf.spec.configmerge import ConfigMessage, bt, encrypt, examples, parse, wrap
 
 ADAPTER = Path(__file__).resolve().parents[2] / "docs" / "examples" / "conformance_adapter.py"
 SEED = bytes(range(32))
@@ -32,6 +32,7 @@ def requests() -> list[dict[str, Any]]:
     data = data_hex({b"a": 1, b"s": [1, b"x"], b"d": {b"k": b"v"}})
     other = data_hex({b"a": 2, b"s": [b"x", b"y"]})
     ciphertext = encrypt(m123, KEY, profile="libsession", domain=b"k").hex()
+    blobs = [blob.hex() for blob in wrap(m123, KEY, b"k")]
     return [
         {"op": "parse", "msg": m123.hex(), "lag": 5},
         {"op": "parse", "msg": signed.hex(), "lag": 5, "verify_key": verify_key},
@@ -67,6 +68,10 @@ def requests() -> list[dict[str, Any]]:
         },
         {"op": "pad", "plaintext": ConfigMessage.new(1).serialize().hex(), "overhead": 40},
         {"op": "unpad", "padded": "0000" + ConfigMessage.new(1).serialize().hex()},
+        {"op": "wrap", "message": m123.hex(), "key": KEY.hex(), "domain": "6b", "level": 1},
+        {"op": "wrap", "message": m123.hex(), "key": KEY.hex(), "domain": "6b", "level": 0},
+        {"op": "unwrap", "blobs": blobs, "keys": [SEED.hex(), KEY.hex()], "domain": "6b"},
+        {"op": "unwrap", "blobs": blobs, "keys": [SEED.hex()], "domain": "6b"},
     ]
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 
 from swarmconf.fuzz.config import Config
+from swarmconf.fuzz.configmerge.report import write_outputs
 from swarmconf.fuzz.job import extract, load, transform
-from swarmconf.fuzz.report import write_outputs
 
 from .adapters import mutant
 

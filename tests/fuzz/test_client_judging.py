@@ -11,16 +11,17 @@ from typing import Any
 import pytest
 from pyspark.sql import SparkSession
 
-from swarmconf.conformance.adapter import Adapter
+from swarmconf.conformance.configmerge.adapter import ApiAdapter
 from swarmconf.conformance.configmerge.deployed import QUIRKS, DeployedAdapter, Unexplained
-from swarmconf.fuzz import verdict
 from swarmconf.fuzz.config import Config
+from swarmconf.fuzz.configmerge import verdict
 from swarmconf.fuzz.configmerge.differential import ClientTask, client_schema, run_client_task
 from swarmconf.fuzz.configmerge.hostile import HostileTask, run_hostile_task
 from swarmconf.fuzz.configmerge.impl import mutated
+from swarmconf.fuzz.configmerge.report import write_outputs
+from swarmconf.fuzz.configmerge.verdict import DISAGREED, QUIRK, UNJUDGED, deployed_behaviour, judge
 from swarmconf.fuzz.hostile import hostile_schema
-from swarmconf.fuzz.report import write_hostile_outputs, write_outputs
-from swarmconf.fuzz.verdict import DISAGREED, QUIRK, UNJUDGED, deployed_behaviour, judge
+from swarmconf.fuzz.report import write_hostile_outputs
 from swarmconf.spec import configmerge as spec
 
 from .adapters import EXAMPLE
@@ -28,7 +29,7 @@ from .adapters import EXAMPLE
 EMULATION = f"{sys.executable} -m swarmconf.conformance.configmerge.deployed"
 VIOLATIONS, DETAIL = 15, 16
 HOSTILE_VIOLATIONS, HOSTILE_EXAMPLES, HOSTILE_QUIRKS, HOSTILE_QUIRK_COUNTS = 5, 6, 9, 10
-SPEC = Adapter(spec, "swarmconf.spec")
+SPEC = ApiAdapter(spec, "swarmconf.spec")
 
 
 @pytest.mark.parametrize(

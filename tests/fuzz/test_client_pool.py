@@ -6,7 +6,7 @@ import time
 
 from swarmconf.conformance.client import ClientFailure
 from swarmconf.fuzz.client import start
-from swarmconf.fuzz.verdict import QUIRK, declared_hang, judge
+from swarmconf.fuzz.configmerge.verdict import QUIRK, declared_hang, judge
 
 from .adapters import WRONG
 

@@ -5,6 +5,7 @@ from pyspark.sql import SparkSession
 
 from swarmconf.fuzz.config import Config
 from swarmconf.fuzz.configmerge.campaign import Row, estimated_cost, plan
+from swarmconf.fuzz.configmerge.report import write_outputs
 from swarmconf.fuzz.job import (
     JVM_OPTIONS,
     balanced,
@@ -15,7 +16,6 @@ from swarmconf.fuzz.job import (
     transform,
     unit_cost,
 )
-from swarmconf.fuzz.report import write_outputs
 from swarmconf.fuzz.storage import destination, publish
 
 
@@ -48,7 +48,8 @@ def test_load_writes_parquet_and_the_outputs(spark: SparkSession, tmp_path: Path
 
 
 def test_the_kvgossip_system_runs_through_the_same_job(spark: SparkSession, tmp_path: Path) -> None:
-    from swarmconf.fuzz.kvgossip.campaign import plan_kv, run_kv_task, write_kv_outputs
+    from swarmconf.fuzz.kvgossip.campaign import plan_kv, run_kv_task
+    from swarmconf.fuzz.kvgossip.report import write_kv_outputs
 
     config = Config(
         interleavings=30, seed=1, out=tmp_path, system="kvgossip", mutant="unbound-chain"
@@ -60,7 +61,7 @@ def test_the_kvgossip_system_runs_through_the_same_job(spark: SparkSession, tmp_
     summary = write_kv_outputs(cases, config, 1.0, "local[2]")
     assert summary["cases"] == 30
     assert summary["failing_cases"] == sum(1 for row in local if row.violations) > 0
-    assert all("run_case(1, " in item["replay"] for item in summary["counterexamples"])
+    assert all("--system kvgossip 1:" in item["replay"] for item in summary["counterexamples"])
 
 
 def test_out_is_a_local_directory_or_a_uri(tmp_path: Path) -> None:

@@ -1,10 +1,10 @@
-from swarmconf.fuzz.seeds import derive_bytes, derive_rng, derive_seed
+from swarmconf.fuzz.configmerge.seeds import derive_bytes, derive_rng, derive_seed
 
 from .hashseeds import outputs_under_hash_seeds
 
 
 def test_seeds_do_not_depend_on_the_process_hash_seed() -> None:
-    code = "from swarmconf.fuzz.seeds import derive_seed; print(derive_seed(7, 'x', 3))"
+    code = "from swarmconf.fuzz.configmerge.seeds import derive_seed; print(derive_seed(7, 'x', 3))"
     outputs = outputs_under_hash_seeds(code, ("1", "2", "random"))
     assert outputs == {str(derive_seed(7, "x", 3))}
 

@@ -3,7 +3,7 @@
 import hashlib
 
 from swarmconf.conformance.client import ClientFailure
-from swarmconf.fuzz.verdict import (
+from swarmconf.fuzz.configmerge.verdict import (
     AGREED,
     DISAGREED,
     FAILED,

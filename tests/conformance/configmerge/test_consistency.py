@@ -11,28 +11,28 @@ from typing import Any
 import pytest
 
 from swarmconf.conformance.configmerge import consistency
-from swarmconf.conformance.vectors import Case, category_of, load_cases, read_document, vector_files
+from swarmconf.conformance.vectors import Case, load_cases, read_document, suite_of, vector_files
 
 VECTORS = Path(__file__).resolve().parents[3] / "vectors" / "v1"
 FILES = [path for path in vector_files(VECTORS) if not path.name.startswith("kvgossip_")]
 
 
-def _cases(category: str) -> list[Case]:
-    return load_cases(VECTORS, [category])
+def _cases(suite: str) -> list[Case]:
+    return load_cases(VECTORS, [suite])
 
 
 def _checked(case: Case) -> dict[str, Any]:
     return copy.deepcopy(consistency.as_checked(case))
 
 
-def _case(category: str, name: str) -> tuple[dict[str, Any], int]:
-    (case,) = [case for case in _cases(category) if case.name == name]
+def _case(suite: str, name: str) -> tuple[dict[str, Any], int]:
+    (case,) = [case for case in _cases(suite) if case.name == name]
     return _checked(case), case.request["lag"]
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda path: path.name)
 def test_every_vector_is_consistent(path: Path) -> None:
-    assert consistency.document_problems(read_document(path), category_of(path)) == []
+    assert consistency.document_problems(read_document(path), suite_of(path)) == []
 
 
 def test_a_signed_increment_hashed_without_its_signature_is_caught() -> None:

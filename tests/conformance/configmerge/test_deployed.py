@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from swarmconf.conformance.client import Message, ProcessClient
-from swarmconf.conformance.configmerge.deployed import QUIRKS, DeployedAdapter, Stop
+from swarmconf.conformance.configmerge.deployed import LIMITS, QUIRKS, DeployedAdapter, Stop
 from swarmconf.conformance.runner import (
     ACCEPTABLE,
     FAILED,
@@ -71,6 +71,7 @@ def test_every_quirk_but_x5_has_cases_of_its_own(cases: list[Case]) -> None:
 def test_hello_declares_the_quirks() -> None:
     hello = DeployedAdapter().handle({"op": "hello", "protocol": 1})
     assert hello["quirks"] == list(QUIRKS)
+    assert hello["limits"] == list(LIMITS)
     assert {"name", "version", "ops", "profiles"} <= set(hello)
     assert "merge" in hello["ops"] and hello["profiles"] == ["libsession"]
     assert not any(op.startswith("kv_") for op in hello["ops"])
@@ -84,9 +85,10 @@ class WithoutDeclarations(ProcessClient):
         return {key: value for key, value in hello.items() if key != "quirks"}
 
 
-def _libsession_only(case: Case) -> bool:
-    """A case of the `spec` profile, which the deployed client does not have."""
-    return case.request.get("profile") == "spec"
+def _not_for_it(case: Case) -> bool:
+    """A case of the `spec` profile, which the deployed client does not have, or one whose
+    input its typed API cannot express."""
+    return case.request.get("profile") == "spec" or bool(set(case.limits) & set(LIMITS))
 
 
 def _process_sample(cases: list[Case]) -> list[Case]:
@@ -107,7 +109,7 @@ def test_graded_strictly_the_process_fails_exactly_the_flagged_cases(cases: list
     assert failed == {case.label for case in sample if _is_flagged(case)}
     assert len(report.outcomes) == len(sample)
     not_applicable = {o.case.label for o in report.outcomes if o.status == NOT_APPLICABLE}
-    assert not_applicable == {case.label for case in sample if _libsession_only(case)}
+    assert not_applicable == {case.label for case in sample if _not_for_it(case)}
 
 
 def test_with_its_declarations_the_process_fails_nothing(cases: list[Case]) -> None:
@@ -116,7 +118,15 @@ def test_with_its_declarations_the_process_fails_nothing(cases: list[Case]) -> N
     grades = Counter(outcome.status for outcome in report.outcomes)
     assert report.failed == []
     assert grades[ACCEPTABLE] == sum(
-        1 for case in sample if _is_flagged(case) and not _libsession_only(case)
+        1 for case in sample if _is_flagged(case) and not _not_for_it(case)
     )
     assert grades[PASSED] + grades[ACCEPTABLE] + grades[NOT_APPLICABLE] == len(sample)
     assert report.ok
+
+
+def test_cases_a_typed_api_cannot_express_carry_their_limits(cases: list[Case]) -> None:
+    limited = {case.name: case.limits for case in cases if case.limits}
+    assert limited["write-int-over-max"] == ("wide-data-integers",)
+    assert limited["write-set-holding-list"] == ("container-set-elements",)
+    assert {limit for limits in limited.values() for limit in limits} == set(LIMITS)
+    assert all(case.op in ("new", "increment", "merge", "diff") for case in cases if case.limits)

@@ -8,7 +8,7 @@ import pytest
 
 from swarmconf.conformance.adapter import builtin_adapter
 from swarmconf.conformance.client import InProcessClient, ProcessClient
-from swarmconf.conformance.kvgossip import build_all
+from swarmconf.conformance.kvgossip.suites import build_all
 from swarmconf.conformance.runner import FAILED, PASSED, run_cases
 from swarmconf.conformance.vectors import load_cases
 from swarmconf.fuzz.kvgossip.mutants import MUTANTS, active

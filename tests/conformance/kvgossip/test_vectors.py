@@ -7,9 +7,9 @@ from pathlib import Path
 
 from swarmconf.conformance.adapter import builtin_adapter
 from swarmconf.conformance.client import InProcessClient
-from swarmconf.conformance.kvgossip import SUITES, build_all
+from swarmconf.conformance.kvgossip.ops import OPS
 from swarmconf.conformance.kvgossip.runner import RUNNERS
-from swarmconf.conformance.protocol import KV_OPS
+from swarmconf.conformance.kvgossip.suites import SUITES, build_all
 from swarmconf.conformance.report import failure_lines
 from swarmconf.conformance.runner import FAILED, PASSED, Outcome, run_cases
 from swarmconf.conformance.vectors import (
@@ -30,7 +30,7 @@ def failures(cases: list[Case]) -> list[str]:
 
 
 def test_the_protocol_lists_exactly_the_operations_the_spec_answers() -> None:
-    assert set(RUNNERS) == set(KV_OPS)
+    assert set(RUNNERS) == set(OPS)
 
 
 def test_every_suite_has_a_file() -> None:

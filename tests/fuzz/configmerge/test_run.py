@@ -8,7 +8,8 @@ from swarmconf.fuzz.configmerge.case import (
     replay,
     write_case,
 )
-from swarmconf.fuzz.configmerge.shrink import ddmin, shrink
+from swarmconf.fuzz.configmerge.shrink import shrink
+from swarmconf.fuzz.ddmin import ddmin
 
 
 def test_a_task_is_deterministic() -> None:

@@ -19,6 +19,7 @@ import pytest
 
 from swarmconf.reference.kvgossip import attacks, gossip
 from swarmconf.reference.kvgossip.control import MAX_CONTROL_CONNECTIONS, ControlError
+from swarmconf.reference.kvgossip.frames import read_frame
 from swarmconf.reference.kvgossip.identity import Identity
 from swarmconf.reference.kvgossip.limits import MAX_SESSIONS_PER_PEER
 from swarmconf.reference.kvgossip.localcluster import LocalCluster, LocalNode
@@ -27,6 +28,7 @@ from swarmconf.reference.kvgossip.notices import FETCH_LIMIT, NOTICE_BURST, NOTI
 from swarmconf.reference.kvgossip.reasons import NodeReason
 from swarmconf.reference.kvgossip.serf_agent import AgentConfig, SerfAgent
 from swarmconf.reference.kvgossip.serf_rpc import Member, SerfError, SerfRPC
+from swarmconf.spec.kvgossip import messages as m
 from swarmconf.spec.kvgossip.fixtures import ROOT
 from swarmconf.spec.kvgossip.records import make_record
 
@@ -151,7 +153,7 @@ def test_a_member_can_claim_neither_another_members_id_nor_an_unknown_one(tmp_pa
         # Its own id gets a session; b, whose id was claimed, still syncs both ways.
         reader, writer = await connect_member("127.0.0.1", port, cluster.key, ROGUE, directory)
         writer.write(attacks.hello_frame(ROGUE.node_id))
-        assert (await reader.read(4)) != b""
+        assert m.decode_message(await read_frame(reader))[0] == m.HELLO
         writer.close()
         await honest_write(b, a, "/honest/after-impostors")
         await honest_write(a, b, "/honest/after-impostors-back")

@@ -17,7 +17,13 @@ from hypothesis import strategies as st
 
 from swarmconf.reference.kvgossip.attacks import Impostor
 from swarmconf.reference.kvgossip.door import Door, Opening
-from swarmconf.reference.kvgossip.frames import FrameError, read_frame, write_frame
+from swarmconf.reference.kvgossip.frames import (
+    FrameError,
+    FrameReader,
+    FrameWriter,
+    read_frame,
+    write_frame,
+)
 from swarmconf.reference.kvgossip.guard import SyncGuard
 from swarmconf.reference.kvgossip.identity import Directory, Identity
 from swarmconf.reference.kvgossip.limits import MAX_SESSIONS_PER_PEER, Slots
@@ -33,6 +39,7 @@ from swarmconf.reference.kvgossip.refusals import Refusals
 from swarmconf.reference.kvgossip.serf_rpc import Member
 from swarmconf.reference.kvgossip.store import SqliteStore
 from swarmconf.reference.kvgossip.sync import SessionOutcome, SyncSettings, drive
+from swarmconf.reference.kvgossip.wire import SealedReader, SealedWriter
 from swarmconf.spec.kvgossip import messages as m
 from swarmconf.spec.kvgossip import recon
 from swarmconf.spec.kvgossip.fixtures import ROOT
@@ -93,7 +100,7 @@ async def gate(
         served.outcomes.append(await guard.accept(opening, respond))
 
     async def respond(
-        reader: asyncio.StreamReader, writer: asyncio.StreamWriter, peer: bytes | None
+        reader: FrameReader, writer: FrameWriter, peer: bytes | None
     ) -> SessionOutcome:
         return await drive(settings, Role.RESPONDER, reader, writer, proven=peer)
 
@@ -109,7 +116,7 @@ async def gate(
 
 
 async def hello(
-    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, node_id: bytes = ATTACKER.node_id
+    reader: FrameReader, writer: FrameWriter, node_id: bytes = ATTACKER.node_id
 ) -> None:
     """Open a session as a peer with no revocations and other records."""
     revset = SqliteStore(":memory:", ROOT.pk).revset_hash()
@@ -126,8 +133,23 @@ async def unanswered(reader: asyncio.StreamReader) -> bool:
         return True
 
 
-async def join(port: int, identity: Identity) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+async def join(port: int, identity: Identity) -> tuple[SealedReader, SealedWriter]:
     return await connect_member("127.0.0.1", port, KEY, identity, directory())
+
+
+async def closed(reader: SealedReader) -> bool:
+    """True if a sealed connection was ended cleanly (its FINAL message) with no frame sent."""
+    with pytest.raises(FrameError) as ended:
+        await asyncio.wait_for(read_frame(reader), 10)
+    return ended.value.reason == NodeReason.CONNECTION_CLOSED
+
+
+async def refused_in_handshake(port: int, identity: Identity) -> bool:
+    """True if the node closes the connection before the key exchange: the initiator sees the
+    handshake fail."""
+    with pytest.raises(MembershipError) as refused:
+        await join(port, identity)
+    return refused.value.reason == NodeReason.HANDSHAKE_FAILED
 
 
 def test_a_member_gets_a_session_and_a_stranger_none(tmp_path: Path) -> None:
@@ -215,7 +237,7 @@ def test_one_peer_holds_at_most_its_share_of_slots(tmp_path: Path) -> None:
                 await hello(reader, writer)
                 held.append(writer)
             reader, writer = await join(g.port, ATTACKER)
-            assert await asyncio.wait_for(reader.read(), 10) == b""
+            assert await closed(reader)
             assert g.guard.refusals.counts == {NodeReason.PEER_LIMIT: 1}
             # Another peer still gets a session.
             reader, other = await join(g.port, HONEST)
@@ -238,10 +260,7 @@ def test_a_member_claiming_another_members_id_or_an_unknown_one_is_refused(
                 UNANNOUNCED,  # its own key, which no member announces
             ]
             for identity in claims:
-                reader, writer = await join(g.port, identity)
-                writer.write(b"\x00\x00\x00\x01\x00")  # a frame, if it were let in
-                assert await asyncio.wait_for(reader.read(), 10) == b""
-                writer.close()
+                assert await refused_in_handshake(g.port, identity)
             await g.ended(3)
             assert g.outcomes == [None, None, None]  # refused before any session slot
             assert g.guard.refusals.counts == {
@@ -262,16 +281,14 @@ def test_a_member_claiming_many_ids_holds_one_share_of_slots(tmp_path: Path) -> 
         async with gate(tmp_path) as g:
             for i in range(3 * MAX_SESSIONS_PER_PEER):  # each claim refused before a slot
                 impostor = Impostor(ATTACKER.seed, claimed=bytes([i]) * 16)
-                reader, writer = await join(g.port, impostor)
-                assert await asyncio.wait_for(reader.read(), 10) == b""
-                writer.close()
+                assert await refused_in_handshake(g.port, impostor)
             held = []
             for _ in range(MAX_SESSIONS_PER_PEER + 1):
                 reader, writer = await join(g.port, ATTACKER)
                 held.append(writer)
                 if len(held) <= MAX_SESSIONS_PER_PEER:
                     await hello(reader, writer)
-            assert await asyncio.wait_for(reader.read(), 10) == b""
+            assert await closed(reader)
             assert g.guard.sessions.held == MAX_SESSIONS_PER_PEER
             assert g.guard.refusals.counts == {
                 NodeReason.UNKNOWN_NODE_ID: 3 * MAX_SESSIONS_PER_PEER,
@@ -291,7 +308,7 @@ def test_a_hello_naming_another_id_than_the_proven_one_ends_the_session(tmp_path
             revset = SqliteStore(":memory:", ROOT.pk).revset_hash()
             hello_frame = m.message(m.HELLO, 2, HONEST.node_id, revset, b"\x01" * 32, 1)
             await write_frame(writer, hello_frame)
-            assert await asyncio.wait_for(reader.read(), 10) == b""
+            assert await closed(reader)
             await g.ended(1)
             outcome = g.outcomes[0]
             assert outcome is not None and outcome.error is not None

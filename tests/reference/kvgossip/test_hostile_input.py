@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import struct
 import time
-from asyncio import StreamReader, StreamWriter
 from pathlib import Path
 from typing import Any
 
@@ -14,12 +13,13 @@ import pytest
 
 from swarmconf.reference.kvgossip import gossip
 from swarmconf.reference.kvgossip.control import SOCKET_NAME, ControlError
-from swarmconf.reference.kvgossip.frames import read_frame, write_frame
+from swarmconf.reference.kvgossip.frames import FrameError, read_frame, write_frame
 from swarmconf.reference.kvgossip.identity import Identity
 from swarmconf.reference.kvgossip.limits import MAX_SESSIONS_PER_PEER
 from swarmconf.reference.kvgossip.localcluster import LocalCluster, LocalNode
 from swarmconf.reference.kvgossip.membership import connect_member
 from swarmconf.reference.kvgossip.reasons import NodeReason
+from swarmconf.reference.kvgossip.wire import SealedReader, SealedWriter
 from swarmconf.spec.kvgossip import messages as m
 from swarmconf.spec.kvgossip import recon
 from swarmconf.spec.kvgossip.encoding import encode
@@ -52,7 +52,7 @@ def escalated() -> Record:
     return make_record(MALLORY.seed, "/z/escalated", now_ms(), b"x", [ALICE_SUB, MALLORY_ALL])
 
 
-async def member(node: LocalNode, cluster: LocalCluster) -> tuple[StreamReader, StreamWriter]:
+async def member(node: LocalNode, cluster: LocalCluster) -> tuple[SealedReader, SealedWriter]:
     """A sync connection to `node` past the handshake: a member gone bad (see `add_member`)."""
     port = (await node.status())["sync_port"]
     return await connect_member("127.0.0.1", port, cluster.key, ROGUE, await cluster.directory())
@@ -91,13 +91,18 @@ async def push(
 
 
 async def raw(node: LocalNode, cluster: LocalCluster, data: bytes) -> bytes:
-    """Send raw bytes to the sync port after the handshake; return what comes back."""
+    """Send raw bytes to the sync port after the handshake (one sealed message); return the
+    first frame that comes back, or b"" if the node ends the connection cleanly without one."""
     reader, writer = await member(node, cluster)
     writer.write(data)
     await writer.drain()
-    answer = await asyncio.wait_for(reader.read(), 10)
-    writer.close()
-    return answer
+    try:
+        return await read_frame(reader, idle_timeout=10)
+    except FrameError as exc:
+        assert exc.reason == NodeReason.CONNECTION_CLOSED
+        return b""
+    finally:
+        writer.close()
 
 
 async def failures(node: LocalNode, reason: str) -> int:
@@ -138,7 +143,10 @@ def test_hostile_input_is_refused_and_harms_nothing(tmp_path: Path) -> None:
 
         # A member holding its share of session slots gets no more.
         idle = [await member(a, cluster) for _ in range(MAX_SESSIONS_PER_PEER)]
-        assert await raw(a, cluster, b"") == b""
+        reader, writer = await member(a, cluster)
+        with pytest.raises(FrameError):  # ended without a frame (cleanly, or reset)
+            await read_frame(reader, idle_timeout=10)
+        writer.close()
         async with asyncio.timeout(10):
             while (await a.status())["refused_connections"].get(NodeReason.PEER_LIMIT, 0) < 1:
                 await asyncio.sleep(0.05)

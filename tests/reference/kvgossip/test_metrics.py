@@ -17,6 +17,7 @@ def counters(**changes: Any) -> dict[str, Any]:
         "session_bytes_received": 4096,
         "refused_connections": {"HANDSHAKE_FAILED": 12, "PEER_LIMIT": 1},
         "refused": {"UNAUTHORIZED": 5},
+        "wire_refused": {"WIRE_TAMPERED": 4},
         "records_applied": 9,
         "notices": {"received": 600, "fetches": 2, "dropped": {"NOTICE_RATE_LIMIT": 90}},
     }
@@ -38,6 +39,7 @@ def test_metrics_are_served_from_the_counters_at_each_scrape() -> None:
     lines = scrape()
     assert 'kv_connections_refused_total{reason="HANDSHAKE_FAILED"} 12.0' in lines
     assert 'kv_sessions_failed_total{reason="SESSION_TIMEOUT"} 2.0' in lines
+    assert 'kv_wire_refused_total{reason="WIRE_TAMPERED"} 4.0' in lines
     assert 'kv_refused_total{reason="UNAUTHORIZED"} 5.0' in lines
     assert "kv_sessions_ok_total 7.0" in lines
     assert "kv_handshakes_pending 3.0" in lines

@@ -20,6 +20,7 @@ from swarmconf.reference.kvgossip.identity import (
     node_id_of,
 )
 from swarmconf.reference.kvgossip.membership import (
+    SERF_RECONNECT_INTERVAL,
     ClusterKey,
     MembershipError,
     read_cluster_key,
@@ -69,7 +70,11 @@ def test_serf_config_holds_the_derived_secrets_privately(
     with umask(0):
         assert main(args) == 0
     assert mode(out) == 0o600
-    assert json.loads(out.read_text()) == {"encrypt_key": key.gossip_key, "rpc_auth": key.rpc_token}
+    assert json.loads(out.read_text()) == {
+        "encrypt_key": key.gossip_key,
+        "rpc_auth": key.rpc_token,
+        "reconnect_interval": SERF_RECONNECT_INTERVAL,
+    }
     assert main(args) == 2 and "BAD_ARGUMENT: cannot create" in capsys.readouterr().err
 
 

@@ -19,10 +19,8 @@ reports as a case of its own kind.
 
 from __future__ import annotations
 
-import json
 import traceback
-from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -213,11 +211,3 @@ def declared_behaviour(
     if behaviour is None or not quirks >= set(behaviour.quirks):
         return None
     return behaviour
-
-
-def quirk_totals(counts: Iterable[str]) -> dict[str, int]:
-    """The sum of per-quirk counts (each a JSON object), in the quirks' order (X1, X2, ...)."""
-    total: Counter[str] = Counter()
-    for text in counts:
-        total.update(json.loads(text))
-    return dict(sorted(total.items(), key=lambda item: (len(item[0]), item[0])))

@@ -1,0 +1,100 @@
+"""Replaying and shrinking a config-merge counterexample, in-process or through a client.
+
+These are the `Cases` hooks of the config-merge campaigns (see `campaigns`): a case comes from
+its file or from `SEED:SCENARIO:SCHEDULE`, replays on a fresh engine (or with its operations
+checked through a client's adapter), and shrinks to a smaller case that fails the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ..campaigns import CaseOptions, Replayed, Shrunk
+from ..report import replay_command
+from .case import Case, case_from_json, parse_case_id, write_case
+from .case import replay as replay_in_process
+
+
+def load(obj: dict[str, Any], options: CaseOptions) -> Case:
+    case = case_from_json(obj)
+    return replace(case, mutant=options.mutant) if options.mutant else case
+
+
+def parse(text: str, options: CaseOptions) -> Case:
+    return parse_case_id(text, options.mutant)
+
+
+def described(case: Case) -> str:
+    return (
+        f"{case.name}: {len(case.scenario.clients)} clients, {case.scenario.edit_count} edits, "
+        f"{len(case.schedule.events)} events, lag {case.scenario.lag}"
+    )
+
+
+def properties_of(violations: list[str]) -> list[str]:
+    return sorted({violation.split(" ", 1)[0] for violation in violations})
+
+
+def replay(case: Case, options: CaseOptions) -> Replayed:
+    violations = replay_in_process(case).violations
+    return Replayed(case.name, [described(case)], violations, properties_of(violations))
+
+
+def sizes(case: Case, small: Case) -> str:
+    return (
+        f"{case.name}: {len(case.scenario.clients)} -> {len(small.scenario.clients)} clients, "
+        f"{case.scenario.edit_count} -> {small.scenario.edit_count} edits, "
+        f"{len(case.schedule.events)} -> {len(small.schedule.events)} events"
+    )
+
+
+def shrink(case: Case, options: CaseOptions) -> Shrunk:
+    from .shrink import shrink as shrunk_trace
+
+    scenario, schedule = shrunk_trace((case.scenario, case.schedule), case.mutant)
+    small = replace(case, scenario=scenario, schedule=schedule, shrunk=True)
+    output = options.output or Path(f"{case.name}-shrunk.json")
+    write_case(small, replay_in_process(small), output)
+    return Shrunk([f"{sizes(case, small)}; wrote {output}"], replay_command(str(output), None))
+
+
+def replay_through_client(case: Case, options: CaseOptions) -> Replayed:
+    """The case's violations with its operations checked through the client."""
+    from ..client import start
+    from .differential import replay_with_client
+
+    assert options.client is not None
+    client = start(options.client, options.client_timeout)
+    try:
+        outcome, counts = replay_with_client(case.scenario, case.schedule, client)
+    finally:
+        client.close()
+    line = (
+        f"client {client.hello.get('name', '?')}: {counts['requests']} requests, "
+        f"{counts['skipped']} skipped, {counts['quirk']} as declared quirks"
+    )
+    violations = outcome.violations
+    return Replayed(case.name, [line, described(case)], violations, properties_of(violations))
+
+
+def shrink_through_client(case: Case, options: CaseOptions) -> Shrunk:
+    """Shrink a case that fails through a client; each candidate replays on a fresh adapter."""
+    from ..config import Config
+    from .case import read_case
+    from .report import write_counterexample
+
+    assert options.client is not None
+    output = options.output or Path(f"{case.name}-shrunk.json")
+    config = Config(
+        interleavings=1,
+        mutant=case.mutant,
+        client=options.client,
+        client_timeout=options.client_timeout,
+    )
+    write_counterexample(case, config, output, shrunk=True)
+    small = read_case(output)
+    return Shrunk(
+        [f"{sizes(case, small)}; wrote {output}"], replay_command(str(output), options.client)
+    )

@@ -1,0 +1,81 @@
+"""The config-merge bound a check searches, and its counterexamples as campaign cases."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..explore import Found
+from .case import case_to_json, replay
+from .model import SOMETIMES, Action, Model, check_scenario
+from .trace import case_of
+
+PROPERTY_NAMES = ("P1", "P2", "P3", "P4", "P5", "P6")
+
+_MODELS: dict[Bound, Model] = {}
+
+
+@dataclass(frozen=True)
+class Bound:
+    """What a check covers: clients, edits per client, the lag, the scripts and the merger."""
+
+    clients: int
+    edits: int
+    lag: int = 1
+    shared: bool = False
+    """Every client runs the same script (the symmetry reduction then applies)."""
+    future: bool = True
+    """The last client writes an unknown top-level key (D9); never with `shared`."""
+    mutant: str | None = None
+    symmetry: bool = False
+    """Search one state per class of states equal up to renaming clients (shared scripts)."""
+
+    def model(self) -> Model:
+        """This bound's model, one per process (its engine's caches shared by every use)."""
+        found = _MODELS.get(self)
+        if found is None:
+            scenario = check_scenario(self.clients, self.edits, self.lag, self.shared, self.future)
+            found = _MODELS[self] = Model(scenario, self.mutant, symmetric=self.symmetry)
+        return found
+
+    @property
+    def sometimes(self) -> dict[str, str]:
+        return SOMETIMES
+
+    def command(self) -> str:
+        options = [f"--clients {self.clients}", f"--edits {self.edits}", f"--lag {self.lag}"]
+        if self.shared:
+            options.append("--shared-scripts")
+            if not self.symmetry:
+                options.append("--no-symmetry")
+        if not self.future and not self.shared:
+            options.append("--no-future")
+        if self.mutant:
+            options.append(f"--mutant {self.mutant}")
+        return "swarmconf check " + " ".join(options)
+
+
+def write_counterexample(
+    bound: Bound, name: str, found: Found, actions: list[Action], path: Path
+) -> dict[str, Any]:
+    """The shortest trace to `found` as a campaign case file; what the report lists of it."""
+    model = bound.model()
+    case = case_of(model, actions, judged=found.action is None)
+    outcome = replay(case)
+    obj = case_to_json(case, outcome, path)
+    # The case comes from a search, not from seeds: the command that finds it again
+    obj["regenerate"] = bound.command()
+    obj["check"] = {"property": name, "depth": found.depth, "found": found.detail}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(obj, indent=1) + "\n")
+    return {
+        "property": name,
+        "path": str(path),
+        "depth": found.depth,
+        "events": len(case.schedule.events),
+        "replays": name in outcome.properties,
+        "replay": obj["replay"],
+        "found": found.detail,
+    }

@@ -1,0 +1,96 @@
+"""Run a check in this process or on Spark, then write its counterexamples and report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..check_report import summarize, write_outputs
+from ..explore import Level, Result, explore
+from .check import Bound, write_counterexample
+from .report import PROPERTIES
+
+
+@dataclass(frozen=True)
+class Settings:
+    master: str | None
+    """A Spark master URL, or None: the search runs in this process."""
+    out: Path
+    out_uri: str | None = None
+    sleep_sets: bool = False
+    stop_on_violation: bool = True
+    max_depth: int | None = None
+    quiet: bool = False
+
+
+def progress(level: Level) -> None:
+    print(
+        f"  depth {level.depth}: {level.states:,} new states, {level.transitions:,} "
+        f"transitions ({level.slept:,} asleep), {level.seconds:.1f} s",
+        flush=True,
+    )
+
+
+def run(bound: Bound, settings: Settings) -> dict[str, Any]:
+    """Search the bound, write summary.json, report.html and counterexamples/; the summary."""
+    shown = None if settings.quiet else progress
+    if settings.master is None:
+        result, search = explore(
+            bound.model(),
+            sleep_sets=settings.sleep_sets,
+            stop_on_violation=settings.stop_on_violation,
+            max_depth=settings.max_depth,
+            progress=shown,
+        )
+        return report(bound, settings, result, search.trace, "in-process", 1)
+    from ..check_spark import SparkSearch
+    from ..config import Config
+    from ..job import start_spark
+    from ..storage import publish
+
+    spark = start_spark(Config(interleavings=1, master=settings.master, out=settings.out))
+    try:
+        cores = spark.sparkContext.defaultParallelism
+        searcher = SparkSearch(spark, bound.model, 4 * cores, settings.sleep_sets)
+        print(f"check: {bound.command()} on {spark.sparkContext.master}", flush=True)
+        result = searcher.run(settings.stop_on_violation, settings.max_depth, shown)
+        summary = report(
+            bound, settings, result, searcher.trace, str(spark.sparkContext.master), cores
+        )
+        if settings.out_uri is not None:
+            publish(spark, settings.out, settings.out_uri)
+        return summary
+    finally:
+        spark.stop()
+
+
+def report(
+    bound: Bound, settings: Settings, result: Result, trace: Any, master: str, cores: int
+) -> dict[str, Any]:
+    counterexamples = []
+    folder = settings.out / "counterexamples"
+    for name, found in sorted(result.violations.items()):
+        path = folder / f"{name}{'-' + bound.mutant if bound.mutant else ''}.json"
+        counterexamples.append(write_counterexample(bound, name, found, trace(found), path))
+    summary = summarize(
+        result,
+        properties=PROPERTIES,
+        sometimes=bound.sometimes,
+        bound={
+            "clients": bound.clients,
+            "edits": bound.edits,
+            "lag": bound.lag,
+            "shared_scripts": bound.shared,
+            "future": bound.future,
+            "mutant": bound.mutant,
+        },
+        bound_text=f"{bound.clients} clients \N{MULTIPLICATION SIGN} {bound.edits} edits"
+        + (" (identical scripts)" if bound.shared else ""),
+        reductions={"sleep_sets": settings.sleep_sets, "symmetry": bound.symmetry},
+        counterexamples=counterexamples,
+        master=master,
+        cores=cores,
+    )
+    write_outputs(summary, settings.out, PROPERTIES, bound.sometimes)
+    return summary

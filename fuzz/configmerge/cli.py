@@ -1,0 +1,136 @@
+"""`swarmconf check`: every reachable state of the config-merge campaign's world, to a bound."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from swarmconf.cliutil import (
+    CliReason,
+    CommandError,
+    Exit,
+    examples,
+    guarded,
+    import_extra,
+    output_dir,
+)
+
+EXAMPLES = (
+    "swarmconf check --clients 2 --edits 2 -o check-out",
+    "swarmconf check --clients 3 --edits 2 --master 'local[2]'",
+    "swarmconf check --clients 2 --edits 2 --mutant ties",
+    "swarmconf fuzz replay check-out/counterexamples/P3-ties.json",
+)
+IN_PROCESS = "none"
+
+
+def bounded(low: int, high: int) -> Any:
+    def parse(text: str) -> int:
+        value = int(text)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}")
+        return value
+
+    return parse
+
+
+def register(subparsers: Any) -> None:
+    check = subparsers.add_parser(
+        "check",
+        help="check P1-P6 on every reachable state up to a bound",
+        description="Breadth-first search of every state clients racing on one config can "
+        "reach with the given edits (full and partial views, offline allowed), checking P1-P6 "
+        "in each; every failure comes with a shortest counterexample that `swarmconf fuzz "
+        "replay` reproduces. Writes summary.json and report.html (needs the `fuzz` extra).",
+        **examples(*EXAMPLES),
+    )
+    check.add_argument("--clients", type=bounded(1, 4), default=2)
+    check.add_argument("--edits", type=bounded(1, 4), default=2, help="edits per client")
+    check.add_argument("--lag", type=bounded(1, 5), default=1, help="the lag window N")
+    check.add_argument(
+        "--mutant", help="check a broken merger by name (an unknown name lists the known ones)"
+    )
+    check.add_argument(
+        "--master",
+        default=IN_PROCESS,
+        help=f"Spark master URL (local[2], spark://...); {IN_PROCESS} (default): in this process",
+    )
+    check.add_argument(
+        "-o",
+        "--output",
+        dest="out",
+        default="check-out",
+        metavar="DIR|URI",
+        help="output directory, or a Hadoop URI (file:///..., hdfs://..., s3a://...)",
+    )
+    check.add_argument(
+        "--shared-scripts",
+        action="store_true",
+        help="every client runs the same script, none writes an unknown key (states equal up to "
+        "renaming clients are then one state)",
+    )
+    check.add_argument(
+        "--no-future", action="store_true", help="no client writes an unknown top-level key"
+    )
+    check.add_argument(
+        "--sleep-sets",
+        action="store_true",
+        help="skip transitions that commute with one already taken (saves transitions; not "
+        "proven to keep every state with state caching, see the check page)",
+    )
+    check.add_argument(
+        "--no-symmetry", action="store_true", help="with --shared-scripts, keep every renaming"
+    )
+    check.add_argument(
+        "--exhaust", action="store_true", help="search on after the first violating level"
+    )
+    check.add_argument("--max-depth", type=bounded(0, 1000), help="stop after this depth")
+    check.set_defaults(handler=guarded(run_check))
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from .mutants import MUTANTS
+
+    if args.mutant is not None and args.mutant not in MUTANTS:
+        detail = f"{args.mutant!r}; known: {', '.join(sorted(MUTANTS))}"
+        raise CommandError(CliReason.BAD_MUTANT, detail, Exit.USAGE)
+    spark = args.master != IN_PROCESS
+    import_extra("fuzz", ("pyspark", "matplotlib") if spark else ("matplotlib",))
+    from ..storage import destination
+    from .check import Bound
+    from .check_run import Settings, run
+
+    where = destination(args.out)
+    if where.uri is not None and not spark:
+        detail = "an output URI is written through Spark: give --master"
+        raise CommandError(CliReason.USAGE, detail, Exit.USAGE)
+    output_dir(where.local)
+    bound = Bound(
+        args.clients,
+        args.edits,
+        args.lag,
+        shared=args.shared_scripts,
+        future=not args.no_future,
+        mutant=args.mutant,
+        symmetry=args.shared_scripts and not args.no_symmetry,
+    )
+    settings = Settings(
+        master=args.master if spark else None,
+        out=where.local,
+        out_uri=where.uri,
+        sleep_sets=args.sleep_sets,
+        stop_on_violation=not args.exhaust,
+        max_depth=args.max_depth,
+    )
+    summary = run(bound, settings)
+    print(f"check: {summary['verdict']}")
+    print(
+        f"check: {summary['states']:,} states, {summary['transitions']:,} transitions in "
+        f"{summary['seconds']} s ({summary['states_per_second']:,}/s)"
+    )
+    for item in summary["counterexamples"]:
+        print(f"check: {item['property']} at depth {item['depth']}: {item['replay']}")
+    print(f"check: report {where.show('report.html')}")
+    if not summary["passed"]:
+        raise CommandError(CliReason.FUZZ_FAILED, summary["verdict"])
+    return Exit.OK
