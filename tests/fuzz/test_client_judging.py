@@ -15,6 +15,7 @@ from swarmconf.conformance.configmerge.adapter import ApiAdapter
 from swarmconf.conformance.configmerge.deployed import QUIRKS, DeployedAdapter, Unexplained
 from swarmconf.fuzz.config import Config
 from swarmconf.fuzz.configmerge import verdict
+from swarmconf.fuzz.configmerge.campaigns import THROUGH_CLIENT
 from swarmconf.fuzz.configmerge.differential import ClientTask, client_schema, run_client_task
 from swarmconf.fuzz.configmerge.hostile import HostileTask, run_hostile_task
 from swarmconf.fuzz.configmerge.impl import mutated
@@ -151,3 +152,22 @@ def test_the_emulation_is_judged_acceptable_on_hostile_inputs_per_quirk() -> Non
     assert json.loads(row[HOSTILE_VIOLATIONS]) == {}, row[HOSTILE_EXAMPLES]
     quirks = json.loads(row[HOSTILE_QUIRK_COUNTS])
     assert quirks.get("X4", 0) > 0 and sum(quirks.values()) >= row[HOSTILE_QUIRKS] > 0
+
+
+def test_the_client_campaign_closes_with_a_swarmconf_bug_line_first_when_r1_fails() -> None:
+    summary = {
+        "cases": 10,
+        "seconds": 1.0,
+        "interleavings_per_second": 10.0,
+        "violations": {"R1": 2, "C1": 0},
+        "failing_cases": 2,
+    }
+    closing = THROUGH_CLIENT.closing(summary)
+    assert (
+        closing.lines[0].startswith("fuzz: SWARMCONF BUG:")
+        and "2 interleavings" in closing.lines[0]
+    )
+    assert closing.failure is not None
+    assert next(iter(THROUGH_CLIENT.properties)) == "R1"
+    clean = THROUGH_CLIENT.closing({**summary, "violations": {"R1": 0}, "failing_cases": 0})
+    assert clean.failure is None and not any("SWARMCONF BUG" in line for line in clean.lines)
