@@ -82,7 +82,8 @@ def register(subparsers: Any) -> None:
     fuzz.add_argument(
         "--client",
         metavar="CMD",
-        help="check a foreign client through its conformance adapter command, the spec as oracle",
+        help="check a foreign client through its conformance adapter command, the reference as "
+        "oracle and the spec as judge",
     )
     fuzz.add_argument(
         "--client-timeout",

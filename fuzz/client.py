@@ -4,15 +4,23 @@ A Spark Python worker is reused across tasks (`spark.python.worker.reuse`), so `
 keeps its adapter alive from one task to the next. `PooledClient.exchange` writes a whole batch
 of requests ahead on a writer thread and reads the answers in order, each within the timeout: a
 crash, a hang (the process is killed) or a garbled line is that request's answer, the adapter is
-restarted (sending `hello` again) and the rest of the batch is sent to the new process. After
+restarted (sending `hello` again) and the rest of the batch is sent to the new process (one
+started ahead once a process has failed, so that a client failing often is not waited for). After
 `MAX_CONSECUTIVE_CLIENT_FAILURES` failures in a row the rest of the batch fails unsent, as the
 conformance runner gives up on a run; the next batch tries again.
+
+A client that declares a quirk by which the deployed client loops forever (X3) does so on every
+request that triggers it, and each such hang would cost the whole timeout. The campaign may
+name those requests (`send(..., hangs=...)`, asked only of an answer that is late): one that
+is `HANG_GRACE` seconds late then counts as the hang it declared.
 """
 
 from __future__ import annotations
 
 import atexit
+import concurrent.futures
 import contextlib
+import functools
 import json
 import queue
 import threading
@@ -27,6 +35,8 @@ DEFAULT_TIMEOUT = 10.0
 START_TIMEOUT = 60.0
 """Seconds a starting adapter may take to answer `hello` (an interpreter starting on a loaded
 machine), whatever the per-request timeout."""
+HANG_GRACE = 0.25
+"""Seconds after which a request the client declared it loops on counts as that hang."""
 Answer = Message | ClientFailure
 
 
@@ -45,6 +55,8 @@ class PooledClient:
     """Failures in a row; at `MAX_CONSECUTIVE_CLIENT_FAILURES` the rest of a batch is not sent."""
     dead: bool = False
     """The adapter could not be restarted: nothing more is sent."""
+    spare: concurrent.futures.Future[tuple[ProcessClient, Message]] | None = None
+    """A process started ahead, to replace the next one that fails."""
 
     @property
     def ops(self) -> frozenset[str] | None:
@@ -60,11 +72,14 @@ class PooledClient:
         """Every request's answer, in order (see `send`)."""
         return self.send(requests)()
 
-    def send(self, requests: list[Message]) -> Callable[[], list[Answer]]:
+    def send(
+        self, requests: list[Message], hangs: Callable[[Message], bool] | None = None
+    ) -> Callable[[], list[Answer]]:
         """Start sending `requests`; the returned call collects every answer, in order.
 
         Unsupported ops are answered `skipped` unsent. The caller may work while the adapter
-        answers (the campaign asks the spec meanwhile).
+        answers (the campaign asks the oracle meanwhile). `hangs` says of a late request
+        whether the client declared it loops on it (see `HANG_GRACE`).
         """
         if not self.dead:
             self.in_a_row = 0  # a new batch tries again
@@ -88,9 +103,12 @@ class PooledClient:
                             f"not sent: the client failed {self.in_a_row} times in a row",
                         )
                     break
-                done, failure = self.read(first, len(todo))
+                late = None if hangs is None else functools.partial(declared, requests, todo, hangs)
+                done, failure = self.read(first, len(todo), late)
                 for index, answer in zip(todo, done, strict=False):
                     answers[index] = answer
+                if done:
+                    self.in_a_row = 0  # an answer since the last failure
                 if failure is None:
                     self.in_a_row = 0
                     break
@@ -115,13 +133,17 @@ class PooledClient:
             threading.Thread(target=write_lines, args=(client, lines), daemon=True).start()
         return first
 
-    def read(self, first: int, count: int) -> tuple[list[Message], ClientFailure | None]:
-        """Answers to ids first.. in order, and the failure that ended them early (or None)."""
+    def read(
+        self, first: int, count: int, hangs: Callable[[int], bool] | None = None
+    ) -> tuple[list[Message], ClientFailure | None]:
+        """Answers to ids first.. in order, and the failure that ended them early (or None);
+        `hangs(n)` says whether the n-th may count as a declared hang once `HANG_GRACE` late."""
         started = time.perf_counter()
         answers: list[Message] = []
         try:
-            for expected_id in range(first, first + count):
-                answer = read_answer(self.client, expected_id)
+            for number, expected_id in enumerate(range(first, first + count)):
+                late = None if hangs is None else functools.partial(hangs, number)
+                answer = read_answer(self.client, expected_id, late)
                 if isinstance(answer, ClientFailure):
                     return answers, answer
                 answers.append(answer)
@@ -130,15 +152,44 @@ class PooledClient:
             self.waiting += time.perf_counter() - started
 
     def restart(self) -> None:
+        """Replace the failed process by the spare started after the last restart (a client
+        that failed once may fail again: its next process starts while this one works), or by
+        a new one; then start the next spare."""
         self.restarts += 1
+        stop(self.client)
+        spare, self.spare = self.spare, None
         try:
-            self.hello = started(self.client, self.client.restart)
+            self.client, self.hello = spare.result() if spare is not None else self.fresh()
         except ClientFailure:
             self.dead = True
             self.in_a_row = MAX_CONSECUTIVE_CLIENT_FAILURES
+            return
+        self.spare = SPARES.submit(self.fresh)
+
+    def fresh(self) -> tuple[ProcessClient, Message]:
+        """A newly started process of the adapter, and its `hello`."""
+        client = make_client(self.command, self.timeout)
+        assert isinstance(client, ProcessClient)
+        return client, started(client, client.start)
 
     def close(self) -> None:
         self.client.close()
+        spare, self.spare = self.spare, None
+        if spare is not None:
+            with contextlib.suppress(ClientFailure):
+                spare.result()[0].close()
+
+
+SPARES = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="spare-adapter")
+"""Starts spare adapter processes in the background."""
+
+
+def stop(client: ProcessClient) -> None:
+    """Kill a failed adapter process at once (it may be looping)."""
+    process = client.process
+    if process is not None and process.poll() is None:
+        process.kill()
+        process.wait()
 
 
 def write_lines(client: ProcessClient, lines: list[str]) -> None:
@@ -152,12 +203,24 @@ def write_lines(client: ProcessClient, lines: list[str]) -> None:
         stream.flush()
 
 
-def read_answer(client: ProcessClient, expected_id: int) -> Message | ClientFailure:
-    """The next answer line, judged as `ProcessClient.request` judges it."""
+def declared(
+    requests: list[Message], todo: list[int], hangs: Callable[[Message], bool], number: int
+) -> bool:
+    """`hangs` of the `number`-th request still to answer."""
+    return hangs(requests[todo[number]])
+
+
+def read_answer(
+    client: ProcessClient, expected_id: int, hangs: Callable[[], bool] | None = None
+) -> Message | ClientFailure:
+    """The next answer line, judged as `ProcessClient.request` judges it; a hang the client
+    declared (`hangs()`, asked once the answer is `HANG_GRACE` late) ends the wait early."""
     try:
-        line = client.lines.get(timeout=client.timeout)
+        line = next_line(client, hangs)
     except queue.Empty:
         return ClientFailure("timeout", f"no answer within {client.timeout:g} s")
+    except Declared:
+        return ClientFailure("timeout", f"no answer within {HANG_GRACE:g} s, a declared hang")
     if line is None:
         process = client.process
         code = process.poll() if process is not None else None
@@ -172,6 +235,23 @@ def read_answer(client: ProcessClient, expected_id: int) -> Message | ClientFail
     if answer.get("id") != expected_id:
         return ClientFailure("garbage", f"answer id {answer.get('id')!r} != {expected_id}")
     return answer
+
+
+class Declared(Exception):
+    """A late answer to a request the client declared it loops on."""
+
+
+def next_line(client: ProcessClient, hangs: Callable[[], bool] | None) -> str | None:
+    """The next line (None at the end of the output), within the timeout (`queue.Empty`), or
+    `Declared` when it is `HANG_GRACE` late on a declared hang."""
+    if hangs is None or client.timeout <= HANG_GRACE:
+        return client.lines.get(timeout=client.timeout)
+    try:
+        return client.lines.get(timeout=HANG_GRACE)
+    except queue.Empty:
+        if hangs():
+            raise Declared from None
+    return client.lines.get(timeout=client.timeout - HANG_GRACE)
 
 
 def start(command: str, timeout: float = DEFAULT_TIMEOUT) -> PooledClient:

@@ -97,11 +97,13 @@ def timed(
 
 
 class Tally:
-    """A task's outcome counts, violations by property, first failing inputs and slowest input."""
+    """A task's outcome counts, violations by property, first failing inputs, slowest input,
+    and a client's answers acceptable as a declared quirk, by quirk."""
 
     def __init__(self) -> None:
         self.outcomes: Counter[str] = Counter()
         self.violations: Counter[str] = Counter()
+        self.quirks: Counter[str] = Counter()
         self.examples: list[dict[str, Any]] = []
         self.slowest = 0.0
 
@@ -135,6 +137,7 @@ class Tally:
             json.dumps(dict(sorted(self.violations.items()))),
             json.dumps(self.examples),
             *client,
+            json.dumps(dict(sorted(self.quirks.items()))),
             time.perf_counter() - started,
             self.slowest,
         )
@@ -157,6 +160,8 @@ class HostileRow(NamedTuple):
     client_requests: int
     client_skipped: int
     client_quirks: int
+    client_quirk_counts: str
+    """JSON: each declared quirk to the client's answers it made acceptable."""
     seconds: float
     slowest: float
 

@@ -5,6 +5,8 @@ drawn by `report_page`, the title and properties are the campaign record's)."""
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from .campaigns import Closing, campaign_of
@@ -22,6 +24,7 @@ __all__ = [
     "counts",
     "hostile_closing",
     "interleavings_closing",
+    "quirk_totals",
     "replay_command",
     "write_hostile_outputs",
 ]
@@ -30,6 +33,15 @@ __all__ = [
 def counts(cases: DataFrame, column: str) -> dict[int, int]:
     rows = cases.groupBy(column).count().collect()
     return {int(row[column]): int(row["count"]) for row in sorted(rows, key=lambda r: r[column])}
+
+
+def quirk_totals(counts: Iterable[str]) -> dict[str, int]:
+    """The sum of per-quirk counts (each a JSON object), in the quirks' order (X1, X2, ...,
+    X10)."""
+    total: Counter[str] = Counter()
+    for text in counts:
+        total.update(json.loads(text))
+    return dict(sorted(total.items(), key=lambda item: (len(item[0]), item[0])))
 
 
 def client_line(hello: dict[str, Any] | None) -> str:
@@ -98,6 +110,7 @@ def write_hostile_outputs(
         "client_requests": sum(row["client_requests"] for row in rows),
         "client_skipped": sum(row["client_skipped"] for row in rows),
         "client_quirks": sum(row["client_quirks"] for row in rows),
+        "client_quirks_by_quirk": quirk_totals(row["client_quirk_counts"] for row in rows),
         "violations": {name: violations.get(name, 0) for name in names},
         "failing_inputs": sum(violations.values()),
         "outcomes": dict(outcomes.most_common()),
@@ -124,7 +137,8 @@ def write_hostile_outputs(
             ("parsed as valid", number(sum(n for k, n in outcomes.items() if accepted(k)))),
             ("refused", number(sum(n for k, n in outcomes.items() if not accepted(k)))),
         ]
-        + [(f"refused with {k}", number(n)) for k, n in outcomes.most_common() if not accepted(k)],
+        + [(f"refused with {k}", number(n)) for k, n in outcomes.most_common() if not accepted(k)]
+        + [(f"acceptable as {k}", number(n)) for k, n in summary["client_quirks_by_quirk"].items()],
         [
             Counterexample("summary.json", f"{e['property']}: {e['detail']}", json.dumps(e))
             for e in examples[:20]

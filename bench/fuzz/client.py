@@ -1,31 +1,50 @@
-"""What a differential campaign costs beyond the client's own answering time.
+"""Client campaigns against campaigns without a client: three ratios, on one master and seed.
 
-    python -m bench.fuzz.client --client CMD [--interleavings N] [--per-scenario P]
+    python -m bench.fuzz.client [--interleavings N] [--inputs N] [--rounds R] [--master M]
 
-Runs the campaign's tasks in one process (as one Spark executor runs them), recording every
-batch sent to the adapter; then sends the same batches to a freshly started adapter with
-nothing else to do. The campaign's overhead is the wall time the campaign takes beyond that
-answering time, over the answering time: (campaign - alone) / alone. Both start timing with
-the adapter already started and its `hello` read.
+1. The interleaving campaign through the worked adapter (`docs/examples/conformance_adapter.py`)
+   against `swarmconf fuzz` without a client: interleavings per second, each run's own
+   `summary.json` (the job's time, Spark's start left out). Target: at least 80 %.
+2. The hostile campaign (`--system parser`) through the emulation of the deployed client
+   (`python -m swarmconf.conformance.configmerge.deployed`, quirks declared) against the same
+   campaign without a client: inputs per second. Target: at least 50 %.
+3. The campaign's own CPU beyond what the adapter and the oracle spend, in one process (as one
+   Spark executor runs its tasks): the campaign's CPU time through the worked adapter, less the
+   oracle's (the reference playing the same tasks' interleavings and answering their requests
+   from its caches, measured alone, the requests' writing left out), over the adapter's and the
+   oracle's together. Target: at most 25 %.
 
-The CPU seconds of each side are shown beside the wall times: the campaign's process (the spec
-playing the interleavings and answering every request, the pipe's threads, the judging) and the
-adapter's process (read from /proc while it runs), in both runs. Last, the spec answers the same
-batches on its own, each on a fresh cache as a task's oracle starts: the least CPU the
-campaign can spend while the spec is its oracle, whatever else it does.
+The machine may be shared: each pair of runs alternates (without, with, without, with, ...)
+and the medians of `--rounds` rounds are reported, with every run's figure.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from swarmconf.conformance.client import Message, ProcessClient
 from swarmconf.fuzz.client import Answer, PooledClient, start
-from swarmconf.fuzz.configmerge.cached_spec import CachedSpec, SpecOracle
-from swarmconf.fuzz.configmerge.differential import plan_client, run_client_tasks
+from swarmconf.fuzz.configmerge.differential import (
+    RecordingEngine,
+    plan_client,
+    play,
+    request_of,
+    run_client_tasks,
+    sort_key,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKED = f"{sys.executable} {ROOT / 'docs/examples/conformance_adapter.py'}"
+EMULATION = f"{sys.executable} -m swarmconf.conformance.configmerge.deployed"
 
 
 class Recording(PooledClient):
@@ -33,9 +52,11 @@ class Recording(PooledClient):
 
     batches: list[list[Message]]
 
-    def send(self, requests: list[Message]) -> Callable[[], list[Answer]]:
+    def send(
+        self, requests: list[Message], hangs: Callable[[Message], bool] | None = None
+    ) -> Callable[[], list[Answer]]:
         self.batches.append(list(requests))
-        return super().send(requests)
+        return super().send(requests, hangs)
 
 
 def cpu_seconds(client: ProcessClient) -> float:
@@ -46,17 +67,27 @@ def cpu_seconds(client: ProcessClient) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def spec_answering(batches: list[list[Message]]) -> float:
-    """CPU seconds the spec takes to answer `batches`, each on a fresh cache."""
-    started = time.process_time()
-    for batch in batches:
-        oracle = SpecOracle(CachedSpec())
-        for request in batch:
-            oracle.handle(request)
-    return time.process_time() - started
+def oracle_alone(interleavings: int, per_scenario: int, command: str) -> float:
+    """CPU seconds the oracle takes alone: the reference plays each task's interleavings and
+    answers the requests a campaign sends for them (their writing left out)."""
+    spent = 0.0
+    for task in plan_client(1, interleavings, per_scenario, command, 10.0):
+        started = time.process_time()
+        played = play(task)
+        spent += time.process_time() - started
+        engine: RecordingEngine = played.engine
+        keys = sorted(set().union(*(touched for _, _, touched in played.results)), key=sort_key)
+        requests = [request_of(engine, key) for key in keys]
+        started = time.process_time()
+        for key, request in zip(keys, requests, strict=True):
+            engine.expected(key, request)
+        spent += time.process_time() - started
+    return spent
 
 
 def measure(command: str, interleavings: int, per_scenario: int) -> dict[str, float]:
+    """The campaign through `command` in this process, its CPU against the adapter's and the
+    oracle's; and the adapter answering the same batches alone."""
     started = start(command)
     client = Recording(command, started.timeout, started.client, started.hello)
     client.batches = []
@@ -81,34 +112,95 @@ def measure(command: str, interleavings: int, per_scenario: int) -> dict[str, fl
         alone_cpu = cpu_seconds(alone.client) - alone_cpu
     finally:
         alone.close()
-    requests = sum(len(batch) for batch in client.batches)
+    oracle_cpu = oracle_alone(interleavings, per_scenario, command)
     return {
-        "spec_answering_cpu_seconds": spec_answering(client.batches),
         "interleavings": interleavings,
-        "requests": requests,
+        "requests": sum(len(batch) for batch in client.batches),
         "campaign_seconds": campaign,
         "campaign_cpu_seconds": campaign_cpu,
         "adapter_cpu_seconds": adapter_cpu,
         "adapter_alone_seconds": answering,
         "adapter_alone_cpu_seconds": alone_cpu,
-        "overhead": (campaign - answering) / answering,
+        "oracle_cpu_seconds": oracle_cpu,
+        "own_cpu_share": (campaign_cpu - oracle_cpu) / (adapter_cpu + oracle_cpu),
     }
+
+
+def campaign_rate(arguments: list[str], master: str, key: str) -> float:
+    """`swarmconf fuzz ARGUMENTS` on `master`: its summary's rate (`key`)."""
+    with tempfile.TemporaryDirectory() as out:
+        command = [sys.executable, "-m", "swarmconf", "fuzz", *arguments]
+        command += ["--master", master, "-o", out]
+        subprocess.run(command, cwd=ROOT, capture_output=True, check=False)
+        summary = Path(out) / "summary.json"
+        if not summary.exists():
+            raise RuntimeError(f"no summary from {' '.join(command)}")
+        return float(json.loads(summary.read_text())[key])
+
+
+def alternated(
+    without: list[str], with_client: list[str], master: str, key: str, rounds: int
+) -> tuple[list[float], list[float]]:
+    """Rates of `rounds` runs each, without and with the client, one after the other."""
+    alone: list[float] = []
+    through: list[float] = []
+    for _ in range(rounds):
+        alone.append(campaign_rate(without, master, key))
+        through.append(campaign_rate(with_client, master, key))
+    return alone, through
+
+
+def ratio_line(name: str, alone: list[float], through: list[float], target: str) -> str:
+    ratio = statistics.median(through) / statistics.median(alone)
+    runs = ", ".join(f"{a:,.0f}/{t:,.0f}" for a, t in zip(alone, through, strict=True))
+    return (
+        f"{name}: median {statistics.median(through):,.0f}/s through the client, "
+        f"{statistics.median(alone):,.0f}/s without: {ratio:.0%} (target {target}; runs "
+        f"without/with: {runs})"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--client", required=True, metavar="CMD")
-    parser.add_argument("--interleavings", type=int, default=400)
-    parser.add_argument("--per-scenario", type=int, default=100)
+    parser.add_argument("--interleavings", type=int, default=20_000)
+    parser.add_argument("--inputs", type=int, default=200_000)
+    parser.add_argument("--seed", type=int, default=9)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--cpu-interleavings", type=int, default=2_000)
+    parser.add_argument("--per-scenario", type=int, default=500)
     args = parser.parse_args(argv)
-    found = measure(args.client, args.interleavings, args.per_scenario)
+    seed = ["--seed", str(args.seed)]
+    interleavings = [*seed, "--interleavings", str(args.interleavings)]
+    alone, through = alternated(
+        interleavings,
+        [*interleavings, "--client", WORKED],
+        args.master,
+        "interleavings_per_second",
+        args.rounds,
+    )
+    print(ratio_line("interleavings, worked adapter", alone, through, ">= 80 %"), flush=True)
+    inputs = [*seed, "--system", "parser", "--interleavings", str(args.inputs)]
+    alone, through = alternated(
+        inputs, [*inputs, "--client", EMULATION], args.master, "inputs_per_second", args.rounds
+    )
+    print(ratio_line("hostile inputs, emulation adapter", alone, through, ">= 50 %"), flush=True)
+    shares = []
+    for _ in range(args.rounds):
+        found = measure(WORKED, args.cpu_interleavings, args.per_scenario)
+        shares.append(found["own_cpu_share"])
+        print(
+            f"  {found['interleavings']:,} interleavings, {found['requests']:,} requests: "
+            f"campaign CPU {found['campaign_cpu_seconds']:.2f} s (the oracle alone "
+            f"{found['oracle_cpu_seconds']:.2f} s), adapter CPU "
+            f"{found['adapter_cpu_seconds']:.2f} s; wall {found['campaign_seconds']:.2f} s, "
+            f"the adapter alone {found['adapter_alone_seconds']:.2f} s",
+            flush=True,
+        )
     print(
-        f"{found['interleavings']:,} interleavings, {found['requests']:,} requests: campaign "
-        f"{found['campaign_seconds']:.2f} s (CPU: its own {found['campaign_cpu_seconds']:.2f} s,"
-        f" the adapter's {found['adapter_cpu_seconds']:.2f} s), the adapter alone "
-        f"{found['adapter_alone_seconds']:.2f} s (CPU {found['adapter_alone_cpu_seconds']:.2f} s);"
-        f" overhead {found['overhead']:.0%}; the spec alone answering the same requests: CPU"
-        f" {found['spec_answering_cpu_seconds']:.2f} s"
+        f"campaign's own CPU beyond the adapter's and the oracle's: median "
+        f"{statistics.median(shares):.0%} (target <= 25 %; runs "
+        f"{', '.join(f'{share:.0%}' for share in shares)})"
     )
 
 

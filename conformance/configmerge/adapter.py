@@ -90,9 +90,14 @@ class ApiAdapter(Adapter):
         }
         super().__init__(name, handlers, PROFILES)
 
+    def message(self, text: str) -> bytes:
+        """The bytes of a message a request gives as hex."""
+        return bytes.fromhex(text)
+
     def _parse(self, request: Request, *, verify: bool = True) -> Any:
         verify_key = _bytes(request, "verify_key") if verify else None
-        return self.impl.parse(_bytes(request, "msg"), lag=request["lag"], verify_key=verify_key)
+        message = self.message(request["msg"])
+        return self.impl.parse(message, lag=request["lag"], verify_key=verify_key)
 
     def _serialized(self, message: Any, sign_key: bytes | None) -> Result:
         data = message.serialize(sign_key)
@@ -137,7 +142,7 @@ class ApiAdapter(Adapter):
         return self._serialized(message, _bytes(request, "sign_key"))
 
     def merge(self, request: Request) -> Result:
-        messages = _hex_list(request, "msgs")
+        messages = [self.message(text) for text in request["msgs"]]
         verify_key = _bytes(request, "verify_key")
         message = self.impl.merge(
             messages,

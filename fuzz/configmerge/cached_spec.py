@@ -1,13 +1,15 @@
-"""The spec with every distinct parse done once, for the engine and the spec's adapter alike.
+"""A library (the spec or the reference) with every distinct parse done once, for the engine
+and the library's adapter alike.
 
-A differential task asks the spec the same messages many times: as the engine runs the
-interleavings and again as the oracle answers each adapter request. `CachedSpec` keeps each
+A differential task asks its library the same messages many times: as the engine runs the
+interleavings and again as the oracle answers each adapter request. `CachedLibrary` keeps each
 parse (or the refusal) by (bytes, lag, verify key), and each merge by its inputs' bytes in order
-and its options, merging through the spec's merge of already parsed messages, which gives the
-spec's `merge` byte for byte. Parsed and merged messages are never edited in place (an increment
-or a merge makes a new message), so sharing them is safe.
+and its options, merging through the library's merge of already parsed messages, which gives its
+`merge` byte for byte. Parsed and merged messages are never edited in place (an increment or a
+merge makes a new message), so sharing them is safe. Both libraries share the API contract and
+its checks of the lag and keys (D14, D17), which the cache makes once per merge.
 
-`SpecOracle` is the spec's adapter over the cache. It serializes a parsed message once per
+`LibraryOracle` is the library's adapter over the cache. It serializes a parsed message once per
 signing key (a merge that keeps one input answers with that input's bytes, which the `serialize`
 request of the same message answers again), and takes a new, incremented or merged message's
 hash from the bytes it just serialized rather than serializing it a second time (D1).
@@ -16,6 +18,7 @@ hash from the bytes it just serialized rather than serializing it a second time 
 from __future__ import annotations
 
 import types
+from typing import Any
 
 from swarmconf.conformance.configmerge.adapter import ApiAdapter
 from swarmconf.spec import configmerge as spec
@@ -25,25 +28,26 @@ from swarmconf.spec.configmerge.signing import check_verify_key, signing_key
 
 from .impl import Implementation
 
+Parsed = Any
+"""A message of the cached library (the spec's or the reference's `ConfigMessage`)."""
 MergeKey = tuple[tuple[bytes, ...], int, bytes | None, bytes | None]
 Published = tuple[bytes, bytes]
 """A message's serialized bytes and its hash."""
 
 
-class CachedSpec:
-    def __init__(self) -> None:
-        self.parsed: dict[tuple[bytes, int, bytes | None], spec.ConfigMessage | ConfigError] = {}
-        self.merged: dict[MergeKey, spec.ConfigMessage | ConfigError] = {}
-        self.merge_parsed = spec.merge_parsed
-        self.published: dict[tuple[int, bytes | None], tuple[spec.ConfigMessage, Published]] = {}
+class CachedLibrary:
+    def __init__(self, library: types.ModuleType = spec) -> None:
+        self.library = library
+        self.parsed: dict[tuple[bytes, int, bytes | None], Parsed | ConfigError] = {}
+        self.merged: dict[MergeKey, Parsed | ConfigError] = {}
+        self.merge_parsed = library.merge_parsed
+        self.published: dict[tuple[int, bytes | None], tuple[Parsed, Published]] = {}
 
-    def parse(
-        self, data: bytes, *, lag: int = 5, verify_key: bytes | None = None
-    ) -> spec.ConfigMessage:
+    def parse(self, data: bytes, *, lag: int = 5, verify_key: bytes | None = None) -> Parsed:
         key = (data, lag, verify_key)
         if key not in self.parsed:
             try:
-                self.parsed[key] = spec.parse(data, lag=lag, verify_key=verify_key)
+                self.parsed[key] = self.library.parse(data, lag=lag, verify_key=verify_key)
             except ConfigError as error:
                 self.parsed[key] = error
         found = self.parsed[key]
@@ -58,8 +62,9 @@ class CachedSpec:
         lag: int = 5,
         verify_key: bytes | None = None,
         sign_key: bytes | None = None,
-    ) -> spec.ConfigMessage:
-        """`spec.merge`, each input parsed once, each merge computed once (D14, D15, D17)."""
+    ) -> Parsed:
+        """The library's `merge`, each input parsed once, each merge computed once (D14, D15,
+        D17)."""
         key = (tuple(messages), lag, verify_key, sign_key)
         if key not in self.merged:
             try:
@@ -73,7 +78,7 @@ class CachedSpec:
 
     def compute_merge(
         self, messages: list[bytes], lag: int, verify_key: bytes | None, sign_key: bytes | None
-    ) -> spec.ConfigMessage:
+    ) -> Parsed:
         check_lag(lag)
         if verify_key is not None:
             check_verify_key(verify_key)
@@ -88,7 +93,7 @@ class CachedSpec:
         require(valid != [], Reason.NO_VALID_MESSAGE, f"none of {len(messages)} inputs")
         return self.merge_parsed(valid, lag=lag, verify_key=verify_key, sign_key=sign_key)
 
-    def publish(self, message: spec.ConfigMessage, sign_key: bytes | None) -> Published:
+    def publish(self, message: Parsed, sign_key: bytes | None) -> Published:
         """`message.serialize(sign_key)` and `message.hash`.
 
         Parsed and merged messages from the cache never change, so their bytes are kept per key
@@ -110,24 +115,31 @@ class CachedSpec:
     def implementation(self) -> Implementation:
         """The engine's view: parse and merge cached (the engine merges by bytes, so that the
         oracle answers a merge request from the engine's merge)."""
-        return Implementation("spec", self.parse, self.merge, spec.ConfigMessage.new)
+        name = self.library.__name__.split(".")[1]
+        return Implementation(name, self.parse, self.merge, self.library.ConfigMessage.new)
 
     def module(self) -> types.ModuleType:
         """The API contract as a module, for `conformance.configmerge.adapter.ApiAdapter`."""
-        module = types.ModuleType("swarmconf.spec.configmerge")
-        module.__dict__.update(vars(spec))
+        module = types.ModuleType(self.library.__name__)
+        module.__dict__.update({name: getattr(self.library, name) for name in self.library.__all__})
         module.parse = self.parse  # type: ignore[attr-defined]
         module.merge = self.merge  # type: ignore[attr-defined]
         return module
 
 
-class SpecOracle(ApiAdapter):
-    """The spec's adapter over a `CachedSpec`, each message published through its cache."""
+class LibraryOracle(ApiAdapter):
+    """The library's adapter over a `CachedLibrary`, each message published through its cache;
+    a message whose hex the campaign wrote (`raw`) is not decoded again."""
 
-    def __init__(self, cache: CachedSpec) -> None:
-        super().__init__(cache.module(), "swarmconf.spec")
+    def __init__(self, cache: CachedLibrary) -> None:
+        super().__init__(cache.module(), cache.library.__name__.rsplit(".", 1)[0])
         self.cache = cache
+        self.raw: dict[str, bytes] = {}
 
-    def _serialized(self, message: spec.ConfigMessage, sign_key: bytes | None) -> dict[str, str]:
+    def message(self, text: str) -> bytes:
+        found = self.raw.get(text)
+        return bytes.fromhex(text) if found is None else found
+
+    def _serialized(self, message: Parsed, sign_key: bytes | None) -> dict[str, str]:
         data, hash_ = self.cache.publish(message, sign_key)
         return {"msg": data.hex(), "hash": hash_.hex()}

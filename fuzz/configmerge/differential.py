@@ -1,29 +1,38 @@
 """Differential campaigns: every operation of every interleaving, through a foreign client.
 
-The spec runs each scenario's interleavings as in any campaign (P1, P2, P4-P6). Every distinct
-operation those interleavings used (the starting message's `new`, each edit's `increment`, each
-`merge`, and a `parse` and a `serialize` of every message involved) becomes one adapter request;
-a task sends its requests in one pipelined batch and, while the adapter answers, asks the spec
-adapter the same requests. An interleaving fails C1 when the client's answer to one of its
-operations differs from the spec's (bytes, hashes, merged or not, reason codes), and C2 when the
-client crashed, hung, garbled or errored on one. Skipped requests and declared quirks are
-counted, not passed silently.
+The compiled reference runs each scenario's interleavings as in any campaign (P1, P4, P5).
+Every distinct operation those interleavings used (the starting message's `new`, each edit's
+`increment`, each `merge`, and a `parse` and a `serialize` of every message involved) becomes
+one adapter request; a task sends its requests in one pipelined batch and, while the adapter
+answers, the reference's adapter answers the same requests from the parses and merges the
+engine already made. Where the client and the reference differ, the spec answers the request
+and judges (`verdict.judge`): a reference the spec contradicts fails R1, a swarmconf bug shown
+before anything else. An interleaving fails C1 when the client's answer to one of its
+operations differs from the spec's (bytes, hashes, merged or not, reason codes), C2 when the
+client crashed, hung, garbled or errored on one, and C3 when an answer could not be judged (the
+oracle erred, the emulation of the deployed client cannot explain a difference). Skipped
+requests and declared quirks are counted, per quirk, not passed silently.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import time
+import types
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from swarmconf.conformance.client import Message
 from swarmconf.conformance.configmerge.adapter import bt_hex
+from swarmconf.reference import configmerge as reference
+from swarmconf.spec import configmerge as spec
 from swarmconf.spec.configmerge.message import message_hash
 
 from ..client import DEFAULT_TIMEOUT, PooledClient, pooled
-from .cached_spec import CachedSpec, SpecOracle
+from .cached_spec import CachedLibrary, LibraryOracle
 from .campaign import row_of
 from .edits import Data
 from .engine import Engine, Published
@@ -31,44 +40,75 @@ from .impl import Implementation
 from .run import Outcome, run_case
 from .scenario import Scenario, generate_scenario
 from .schedule import Schedule, generate_schedule
-from .verdict import AGREED, FAILED, QUIRK, SKIPPED, Verdict, judge
+from .verdict import (
+    AGREED,
+    FAILED,
+    QUIRK,
+    SKIPPED,
+    UNJUDGED,
+    Verdict,
+    asked,
+    declared_hang,
+    judge,
+)
 
 OpKey = tuple[Any, ...]
 PROPERTIES = {
+    "R1": "the reference answers as the spec wherever the client differs (else a swarmconf bug)",
     "C1": "the client's answers equal the spec's: bytes, hashes, merged or not, reason codes",
     "C2": "the client never crashes, hangs, garbles an answer or errors",
+    "C3": "every answer is judged: the oracle answers, the emulation explains each difference",
 }
+STATUS_PROPERTY = {FAILED: "C2", UNJUDGED: "C3"}
+"""The property a verdict of each status fails (any other failing status fails C1)."""
 MAX_NOTED = 3
 """Violations of one property noted per interleaving (its first operations)."""
 
 
 @dataclass
 class RecordingEngine(Engine):
-    """The engine on the cached spec, noting which distinct operations the current
-    interleaving uses; its `oracle` answers adapter requests from the same parses."""
+    """The engine on a cached library (the reference), noting which distinct operations the
+    current interleaving uses; its `oracle` answers adapter requests from the same parses, and
+    the spec, asked only where the client differs, judges."""
 
-    cache: CachedSpec = field(default_factory=CachedSpec)
+    cache: CachedLibrary = field(default_factory=CachedLibrary)
     touched: set[OpKey] = field(default_factory=set)
     edited: dict[OpKey, Data] = field(default_factory=dict)
     """Each edit's data after its batch, as the spec computed it."""
     answered: dict[OpKey, Message] = field(default_factory=dict)
-    """The spec's answer to an edit's `increment` request, kept from the edit itself: the spec
-    incremented the same message, gave it the same data and signed it with the same key."""
+    """The oracle's answer to an edit's `increment` request, kept from the edit itself: the
+    library incremented the same message, gave it the same data and signed it with the same
+    key."""
+    hexes: dict[bytes, str] = field(default_factory=dict)
+    """Each message's hex, written once however many requests carry it."""
+
+    def hex_of(self, message: bytes) -> str:
+        found = self.hexes.get(message)
+        if found is None:
+            found = self.hexes[message] = message.hex()
+            self.oracle.raw[found] = message
+        return found
 
     @functools.cached_property
-    def oracle(self) -> SpecOracle:
-        return SpecOracle(self.cache)
+    def oracle(self) -> LibraryOracle:
+        return LibraryOracle(self.cache)
+
+    @functools.cached_property
+    def judge(self) -> LibraryOracle:
+        """The spec's adapter, on a cache of its own, for the requests the client and the
+        oracle answer differently."""
+        return LibraryOracle(CachedLibrary(spec))
 
     def expected(self, key: OpKey, request: Message) -> Message:
-        """The spec's answer to the request for operation `key`."""
-        return self.answered.get(key) or self.oracle.handle(request)
+        """The oracle's answer to the request for operation `key` (`errored` if it raised)."""
+        return self.answered.get(key) or asked(self.oracle.handle, request)
 
     def stable(self, result: bytes, shuffled: list[bytes], sign_key: bytes | None) -> bool:
-        """P2 is the spec's own property, checked by campaigns without a client."""
+        """P2 is the libraries' own property, checked by campaigns without a client."""
         return True
 
     def check_valid(self, message: bytes, *, merged: bool, client: int | None) -> list[str]:
-        """P6 likewise: here the spec is the oracle, and C1 compares the client's bytes."""
+        """P6 likewise: here the reference is the oracle, and C1 compares the client's bytes."""
         return []
 
     def edit(self, base: bytes, client: int, batch: int) -> Published:
@@ -95,8 +135,9 @@ class RecordingEngine(Engine):
         return self.cache.publish(merged, sign_key)[0]
 
 
-def recording_engine(scenario: Scenario) -> RecordingEngine:
-    cache = CachedSpec()
+def recording_engine(scenario: Scenario, library: types.ModuleType = reference) -> RecordingEngine:
+    """An engine running `scenario` on `library` (the reference unless a test swaps it)."""
+    cache = CachedLibrary(library)
     return RecordingEngine(scenario, cache.implementation(), None, cache=cache)
 
 
@@ -136,14 +177,14 @@ def request_of(engine: RecordingEngine, key: OpKey) -> Message:
         sign_key = engine.sign_key if signer else engine.forged_key
         sign = {"sign_key": sign_key.hex()} if sign_key else {}
         data = bt_hex(engine.edited[key])
-        request = {"op": "increment", "msg": base.hex(), "lag": scenario.lag, "data": data}
+        request = {"op": "increment", "msg": engine.hex_of(base), "lag": scenario.lag, "data": data}
         return request | keys | sign
     if key[0] == "merge":
         _, inputs, signer = key
         sign = {"sign_key": engine.sign_key.hex()} if signer and engine.sign_key else {}
-        msgs = [message.hex() for message in sorted(inputs)]
+        msgs = [engine.hex_of(message) for message in sorted(inputs)]
         return {"op": "merge", "msgs": msgs, "lag": scenario.lag} | keys | sign
-    return {"op": key[0], "msg": key[1].hex(), "lag": scenario.lag} | keys
+    return {"op": key[0], "msg": engine.hex_of(key[1]), "lag": scenario.lag} | keys
 
 
 def sort_key(key: OpKey) -> OpKey:
@@ -161,28 +202,33 @@ class Checked:
     verdicts: dict[OpKey, Verdict]
     requests: int
     seconds_waiting: float
+    judging: float = 0.0
+    """Seconds spent judging the answers (the spec and the emulation included)."""
 
 
 def send_operations(
     engine: RecordingEngine, keys: set[OpKey], client: PooledClient
 ) -> Callable[[], Checked]:
-    """Send the operations to the client in one batch and ask the spec the same meanwhile; the
-    returned call collects the answers and judges each against the spec's."""
+    """Send the operations to the client in one batch and ask the oracle the same meanwhile;
+    the returned call collects the answers and judges each (see `verdict.judge`)."""
     ordered = sorted(keys, key=sort_key)
     requests = [request_of(engine, key) for key in ordered]
     waited = client.waiting
-    pending = client.send(requests)
+    pending = client.send(requests, declared_hang(client.quirks))
     expected = [
         engine.expected(key, request) for key, request in zip(ordered, requests, strict=True)
     ]
 
     def collect() -> Checked:
         answers = pending()
+        started = time.perf_counter()
+        ask_spec = engine.judge.handle
         verdicts = {
-            key: judge(request, want, answer, client.quirks)
+            key: judge(request, want, answer, client.quirks, ask_spec)
             for key, request, want, answer in zip(ordered, requests, expected, answers, strict=True)
         }
-        return Checked(verdicts, len(requests), client.waiting - waited)
+        judging = time.perf_counter() - started
+        return Checked(verdicts, len(requests), client.waiting - waited, judging)
 
     return collect
 
@@ -193,15 +239,25 @@ def check_operations(engine: RecordingEngine, keys: set[OpKey], client: PooledCl
 
 
 def client_violations(touched: set[OpKey], verdicts: dict[OpKey, Verdict]) -> list[str]:
-    """C1 and C2 violations of one interleaving, from the verdicts on the operations it used."""
-    noted: dict[str, list[str]] = {"C1": [], "C2": []}
-    failed = [key for key in touched if verdicts[key].status not in (AGREED, SKIPPED, QUIRK)]
-    for key in sorted(failed, key=sort_key):
+    """R1, C1, C2 and C3 violations of one interleaving, from the verdicts on the operations it
+    used (a swarmconf bug first)."""
+    noted: dict[str, list[str]] = {name: [] for name in PROPERTIES}
+    flagged = [
+        key
+        for key in touched
+        if verdicts[key].oracle_wrong or verdicts[key].status not in (AGREED, SKIPPED, QUIRK)
+    ]
+    for key in sorted(flagged, key=sort_key):
         verdict = verdicts[key]
-        name = "C2" if verdict.status == FAILED else "C1"
-        if len(noted[name]) < MAX_NOTED:
-            noted[name].append(f"{name} {verdict.detail}")
-    return noted["C1"] + noted["C2"]
+        found = []
+        if verdict.oracle_wrong:
+            found.append(("R1", verdict.oracle_wrong))
+        if verdict.status not in (AGREED, SKIPPED, QUIRK):
+            found.append((STATUS_PROPERTY.get(verdict.status, "C1"), verdict.detail))
+        for name, detail in found:
+            if len(noted[name]) < MAX_NOTED:
+                noted[name].append(f"{name} {detail}")
+    return [violation for name in PROPERTIES for violation in noted[name]]
 
 
 def tally(verdicts: Iterable[Verdict]) -> dict[str, int]:
@@ -211,6 +267,11 @@ def tally(verdicts: Iterable[Verdict]) -> dict[str, int]:
         if verdict.status in counts:
             counts[verdict.status] += 1
     return counts
+
+
+def quirk_counts(verdicts: Iterable[Verdict]) -> Counter[str]:
+    """Answers acceptable as a declared quirk, by quirk (one answer may rest on several)."""
+    return Counter(quirk for verdict in verdicts for quirk in verdict.quirks)
 
 
 class ClientTask(NamedTuple):
@@ -226,7 +287,8 @@ class ClientTask(NamedTuple):
 
 CLIENT_FIELDS = ("client_requests", "client_skipped", "client_quirks", "client_failures")
 """Per task, counted on its first row: distinct requests sent, skipped, judged by a declared
-quirk, failed (crash, hang, garbage, error); then the seconds spent waiting for answers."""
+quirk, failed (crash, hang, garbage, error); then the seconds spent waiting for answers, and
+the answers acceptable as a declared quirk by quirk (JSON, `quirk_counts`)."""
 
 
 def interleavings(
@@ -252,10 +314,10 @@ class Played:
     seconds: float
 
 
-def play(task: ClientTask) -> Played:
+def play(task: ClientTask, library: types.ModuleType = reference) -> Played:
     started = time.perf_counter()
     scenario = generate_scenario(task.campaign_seed, task.scenario)
-    engine = recording_engine(scenario)
+    engine = recording_engine(scenario, library)
     schedules = (
         (index, generate_schedule(scenario, task.campaign_seed, task.scenario, index))
         for index in range(task.first, task.first + task.schedules)
@@ -265,15 +327,19 @@ def play(task: ClientTask) -> Played:
 
 
 def run_client_tasks(
-    tasks: Iterable[ClientTask], client: PooledClient | None = None
+    tasks: Iterable[ClientTask],
+    client: PooledClient | None = None,
+    library: types.ModuleType = reference,
 ) -> Iterator[tuple[Any, ...]]:
-    """Each task's rows (`Row`'s fields, then `CLIENT_FIELDS` and `client_seconds`), through
-    this worker's pooled adapter unless `client` is given. One batch is in flight at a time,
-    and while the adapter answers it, the spec answers the same requests and then plays the
-    next task's interleavings, so the campaign's own work hides behind the adapter's."""
+    """Each task's rows (`Row`'s fields, then `CLIENT_FIELDS`, `client_seconds` and
+    `client_quirk_counts`), through this worker's pooled adapter unless `client` is given, the
+    interleavings played on `library` (the reference, or a test's broken one). One batch is in
+    flight at a time, and while the adapter answers it, the oracle answers the same requests
+    and then the next task's interleavings are played, so the campaign's own work hides behind
+    the adapter's."""
     queue = iter(tasks)
     task = next(queue, None)
-    played = play(task) if task is not None else None
+    played = play(task, library) if task is not None else None
     while played is not None:
         started = time.perf_counter()
         task = played.task
@@ -282,7 +348,7 @@ def run_client_tasks(
         collect = send_operations(played.engine, keys, link)
         spent = time.perf_counter() - started
         following = next(queue, None)
-        upcoming = play(following) if following is not None else None
+        upcoming = play(following, library) if following is not None else None
         started = time.perf_counter()
         checked = collect()
         spent += time.perf_counter() - started
@@ -290,23 +356,27 @@ def run_client_tasks(
         played = upcoming
 
 
-def run_client_task(task: ClientTask, client: PooledClient | None = None) -> list[tuple[Any, ...]]:
+def run_client_task(
+    task: ClientTask, client: PooledClient | None = None, library: types.ModuleType = reference
+) -> list[tuple[Any, ...]]:
     """One scenario's rows (see `run_client_tasks`)."""
-    return list(run_client_tasks([task], client))
+    return list(run_client_tasks([task], client, library))
 
 
 def rows_of(played: Played, checked: Checked, seconds: float) -> Iterator[tuple[Any, ...]]:
     task, scenario = played.task, played.scenario
     counts = tally(checked.verdicts.values())
+    quirks = json.dumps(dict(sorted(quirk_counts(checked.verdicts.values()).items())))
     per_schedule = seconds / max(1, task.schedules)
     for number, (index, outcome, touched) in enumerate(played.results):
         outcome.violations.extend(client_violations(touched, checked.verdicts))
         extra = [counts[name] for name in ("requests", SKIPPED, QUIRK, FAILED)]
-        waited = checked.seconds_waiting
+        first = number == 0
         yield (
             *row_of(task.campaign_seed, task.scenario, scenario, index, outcome, per_schedule),
-            *(extra if number == 0 else [0] * len(extra)),
-            waited if number == 0 else 0.0,
+            *(extra if first else [0] * len(extra)),
+            checked.seconds_waiting if first else 0.0,
+            quirks if first else "{}",
         )
 
 
@@ -321,13 +391,14 @@ def plan_client(
 
 
 def client_schema() -> Any:
-    from pyspark.sql.types import DoubleType, LongType, StructField, StructType
+    from pyspark.sql.types import DoubleType, LongType, StringType, StructField, StructType
 
     from .schema import row_schema
 
     extra = [StructField(name, LongType(), False) for name in CLIENT_FIELDS]
     seconds = StructField("client_seconds", DoubleType(), False)
-    return StructType([*row_schema().fields, *extra, seconds])
+    quirks = StructField("client_quirk_counts", StringType(), False)
+    return StructType([*row_schema().fields, *extra, seconds, quirks])
 
 
 def replay_with_client(

@@ -6,20 +6,23 @@ them by seeded mutations (truncations, splices, digit and length edits, hostile 
 integers, deep nesting, byte edits) or generates bt values from nothing. Every distinct input
 is parsed by the spec and the reference, and, with a client, sent to its adapter as a `parse`
 request: every outcome must be equal, reason code included (H1); neither library may raise
-anything but its refusal (H2) or take longer than `SLOW_SECONDS` on one input (H3); the client
-is judged against the spec's answer (C1, C2 as in differential campaigns).
+anything but its refusal (H2) or take longer than `SLOW_SECONDS` on one input (H3). The client
+is judged as in differential campaigns (C1, C2, C3): against the reference's answer, built from
+the parse H1 already made, the spec's (parsed once too) deciding where they differ; each
+example of a failing answer carries the shell line that sends its request to the client again.
 """
 
 from __future__ import annotations
 
+import json
 import random
 import re
+import shlex
 import time
 from collections import Counter
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from swarmconf.conformance.configmerge.adapter import ApiAdapter
 from swarmconf.reference import configmerge as reference
 from swarmconf.spec import configmerge as spec
 from swarmconf.spec.configmerge.reasons import ConfigError, UsageError
@@ -39,10 +42,10 @@ from ..hostile import (
     timed,
     truncate,
 )
-from .cached_spec import CachedSpec
-from .differential import recording_engine
+from .cached_spec import CachedLibrary, LibraryOracle
+from .differential import STATUS_PROPERTY, recording_engine
 from .scenario import generate_scenario
-from .verdict import AGREED, FAILED, QUIRK, SKIPPED, judge
+from .verdict import AGREED, QUIRK, SKIPPED, asked, declared_hang, judge
 
 PER_TASK = 50_000
 SCENARIOS_PER_TASK = 3
@@ -52,6 +55,7 @@ PROPERTIES = {
     "H3": f"no input takes either library over {SLOW_SECONDS:g} s of CPU time",
     "C1": "the client's answer equals the spec's, reason code included",
     "C2": "the client never crashes, hangs, garbles an answer or errors",
+    "C3": "every answer is judged: the oracle answers, the emulation explains each difference",
 }
 HOSTILE_INTEGERS = (
     b"0",
@@ -256,29 +260,36 @@ def parse_request(item: Input) -> dict[str, Any]:
     return request
 
 
+def replay_line(request: dict[str, Any], command: str) -> str:
+    """The shell line that sends `request` to the adapter `command` again and shows its answer."""
+    return f"printf '%s\\n' {shlex.quote(json.dumps({'id': 1, **request}))} | {command}"
+
+
 def run_hostile_task(task: HostileTask) -> HostileRow:
     """One row: the task's counts, outcome tally and first failing inputs."""
     started = time.perf_counter()
     inputs = hostile_inputs(task)
     distinct = list({(i.message, i.lag, i.verify_key): i for i in inputs}.values())
-    cache = CachedSpec()
     tally = Tally()
 
-    def note(name: str, item: Input, detail: str) -> None:
-        tally.note(name, detail, {"mutation": item.mutation, **parse_request(item)})
+    def note(name: str, item: Input, detail: str, **more: str) -> None:
+        tally.note(name, detail, {"mutation": item.mutation, **parse_request(item), **more})
 
     pending = None
     client = None
-    # The spec's parses are kept only for the client's oracle, which asks them again
-    spec_parse = spec.parse
+    # With a client, both libraries' parses are kept for its oracle and judge, which ask again
+    spec_cache, reference_cache = CachedLibrary(spec), CachedLibrary(reference)
+    spec_parse: Callable[..., Any] = spec.parse
+    reference_parse: Callable[..., Any] = reference.parse
     if task.client is not None:
         client = pooled(task.client, task.timeout)
-        pending = client.send([parse_request(item) for item in distinct])
-        spec_parse = cache.parse
+        requests = [parse_request(item) for item in distinct]
+        pending = client.send(requests, declared_hang(client.quirks))
+        spec_parse, reference_parse = spec_cache.parse, reference_cache.parse
     with collector_paused():
         for item in distinct:
             want, spec_seconds = outcome(spec_parse, item)
-            got, reference_seconds = outcome(reference.parse, item)
+            got, reference_seconds = outcome(reference_parse, item)
             tally.outcomes[want[0] if want[0] != "invalid" else want[1]] += 1
             if "raised" in (want[0], got[0]):
                 note("H2", item, f"spec {want[-1]}, reference {got[-1]}")
@@ -288,13 +299,17 @@ def run_hostile_task(task: HostileTask) -> HostileRow:
                 note("H3", item, f"spec {spec_seconds:.2f} s, reference {reference_seconds:.2f} s")
         client_counts = Counter[str]()
         if client is not None and pending is not None:
-            oracle = ApiAdapter(cache.module(), "swarmconf.spec")
+            oracle, judge_ = LibraryOracle(reference_cache), LibraryOracle(spec_cache)
+            command = client.command
             for item, answer in zip(distinct, pending(), strict=True):
                 request = parse_request(item)
-                verdict = judge(request, oracle.handle(request), answer, client.quirks)
+                expected = asked(oracle.handle, request)
+                verdict = judge(request, expected, answer, client.quirks, judge_.handle)
                 client_counts[verdict.status] += 1
+                tally.quirks.update(verdict.quirks)
                 if verdict.status not in (AGREED, SKIPPED, QUIRK):
-                    note("C2" if verdict.status == FAILED else "C1", item, verdict.detail)
+                    name = STATUS_PROPERTY.get(verdict.status, "C1")
+                    note(name, item, verdict.detail, replay=replay_line(request, command))
     counts = (sum(client_counts.values()), client_counts[SKIPPED], client_counts[QUIRK])
     return tally.row(task.campaign_seed, task.task, len(inputs), len(distinct), started, counts)
 

@@ -15,8 +15,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..campaigns import campaign_of
-from ..report import client_hello, client_line, counts, replay_command
+from ..campaigns import Closing, campaign_of
+from ..report import (
+    client_hello,
+    client_line,
+    counts,
+    interleavings_closing,
+    quirk_totals,
+    replay_command,
+)
 from ..report_page import Counterexample, Page, Property, chart, duration, number, render
 from .case import Case, case_to_json, generate_case, replay
 from .impl import choose
@@ -102,6 +109,12 @@ def summarize(cases: DataFrame, names: list[str]) -> dict[str, Any]:
             "declared_quirks": int(sums["client_quirks"] or 0),
             "failures": int(sums["client_failures"] or 0),
             "seconds_waiting": round(float(sums["client_seconds"] or 0.0), 3),
+            "by_quirk": quirk_totals(
+                row[0]
+                for row in cases.filter(f.col("client_quirk_counts") != "{}")
+                .select("client_quirk_counts")
+                .collect()
+            ),
         }
     return summary
 
@@ -211,6 +224,7 @@ def write_report(summary: dict[str, Any], config: Config) -> None:
             ("requests sent to the client", number(client["requests"])),
             ("skipped by the client", number(client["skipped"])),
             ("acceptable as a declared quirk", number(client["declared_quirks"])),
+            *((f"acceptable as {name}", number(n)) for name, n in client["by_quirk"].items()),
             ("time waiting for the client", duration(client["seconds_waiting"])),
         ]
         if client["skipped"]:
@@ -278,7 +292,7 @@ def write_report(summary: dict[str, Any], config: Config) -> None:
 
 def write_outputs(cases: DataFrame, config: Config, seconds: float, master: str) -> dict[str, Any]:
     if config.client is not None:
-        primary, checker = "swarmconf.spec (the oracle)", None
+        primary, checker = "swarmconf.reference (the oracle; the spec judges)", None
     else:
         impl, check = choose(config.mutant, config.differential)
         primary, checker = impl.name, check.name if check else None
@@ -302,3 +316,18 @@ def write_outputs(cases: DataFrame, config: Config, seconds: float, master: str)
     (config.out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     write_report(summary, config)
     return summary
+
+
+def client_closing(summary: dict[str, Any]) -> Closing:
+    """A campaign through a client closes as any campaign of cases, after a `SWARMCONF BUG`
+    line when the reference contradicted the spec (R1): the campaign then fails whatever the
+    client did."""
+    closing = interleavings_closing(summary)
+    bugs = summary["violations"].get("R1", 0)
+    if not bugs:
+        return closing
+    line = (
+        f"fuzz: SWARMCONF BUG: the reference contradicts the spec in {bugs} interleavings "
+        "(R1, first in the report)"
+    )
+    return Closing([line, *closing.lines], closing.failure or f"{bugs} R1 interleavings")

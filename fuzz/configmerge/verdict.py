@@ -1,30 +1,51 @@
-"""Judging a foreign client's answer against the spec's answer to the same request.
+"""Judging a foreign client's answer: the reference as the oracle, the spec as the judge.
 
-The spec (`builtin:spec`) is the oracle: a client agrees when it gives the same kind of answer
-and, for a result, equal fields (hex compared case-insensitively), for a refusal the same reason
-code. A declared quirk (the `quirks` of its `hello`) is judged as the conformance runner judges
-it: the emulation of the deployed client (the same one that writes the vectors' `deployed`
-fields) says which quirks a request triggers and what the deployed client does; when the client
+The compiled reference (`builtin:reference`) is the oracle: a client agrees when it gives the
+same kind of answer and, for a result, equal fields (hex compared case-insensitively), for a
+refusal the same reason code. Where they differ, the spec answers the same request and decides:
+when the spec and the reference differ, the reference is wrong (a swarmconf bug, the verdict's
+`oracle_wrong`), and the client is judged against the spec's answer in every case.
+
+A declared quirk (the `quirks` of its `hello`) is judged as the conformance runner judges it:
+the emulation of the deployed client (the same one that writes the vectors' `deployed` fields)
+says which quirks a request triggers and what the deployed client does; when the client
 declared every one of them and does the same (`valid`, `invalid`, `hang`, `abort`), the answer
 is acceptable; anything else still fails.
+
+Judging never raises: an oracle that errs, an emulation that cannot explain a difference, an
+answer that cannot be read, is an `UNJUDGED` verdict saying what went wrong, which a campaign
+reports as a case of its own kind.
 """
 
 from __future__ import annotations
 
+import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from swarmconf.conformance.client import ClientFailure, Message
-from swarmconf.conformance.configmerge.deployed import Behaviour, DeployedAdapter
+from swarmconf.conformance.configmerge.deployed import HANG, Behaviour, DeployedAdapter, Stop
 from swarmconf.conformance.runner import FAILURE_BEHAVIOUR, behaves_as_deployed, mismatched_fields
 
 AGREED, DISAGREED, FAILED, SKIPPED, QUIRK = "agreed", "disagreed", "failed", "skipped", "quirk"
+UNJUDGED = "unjudged"
+Ask = Callable[[Message], Message]
+"""A library's answer to a request (the spec's, as the judge)."""
 
 
 @dataclass(frozen=True)
 class Verdict:
     status: str
     detail: str = ""
+    oracle_wrong: str = ""
+    """How the oracle's answer differs from the spec's, when it does (a swarmconf bug)."""
+    quirks: tuple[str, ...] = ()
+    """The declared quirks that make a `QUIRK` answer acceptable."""
+
+
+class Unanswerable(Exception):
+    """The oracle or the judge gave no result and no reason (it erred)."""
 
 
 def answer_kind(answer: Message) -> str:
@@ -39,38 +60,94 @@ def differences(op: str, expected: Message, got: Any) -> list[str]:
     return mismatched_fields(op, expected, got) if isinstance(got, dict) else ["result"]
 
 
+def same_answer(op: str, expected: Message, answer: Message) -> bool:
+    """Whether `answer` is `expected`: the same reason code, or a result with equal fields."""
+    kind, want = answer_kind(answer), answer_kind(expected)
+    if kind == want == "reason":
+        return bool(answer["reason"] == expected["reason"])
+    return kind == want == "result" and (
+        answer["result"] == expected["result"]
+        or not differences(op, expected["result"], answer["result"])
+    )
+
+
+def asked(library: Ask, request: Message) -> Message:
+    """`library(request)`, or `errored` with the traceback of what it raised."""
+    try:
+        return library(request)
+    except Exception as error:
+        return {"errored": "".join(traceback.format_exception(error))}
+
+
 def judge(
     request: Message,
     expected: Message,
     answer: Message | ClientFailure,
     quirks: frozenset[str] = frozenset(),
+    spec: Ask | None = None,
 ) -> Verdict:
-    """The verdict on a client's `answer`, the spec having answered `expected`."""
+    """The verdict on a client's `answer`, the oracle having answered `expected`; `spec` (when
+    given) decides where they differ. Never raises: see `UNJUDGED`."""
+    try:
+        return judged(request, expected, answer, quirks, spec)
+    except Exception as error:
+        op = request.get("op") if isinstance(request, dict) else None
+        return Verdict(UNJUDGED, f"{op}: {type(error).__name__}: {str(error)[:300]}")
+
+
+def judged(
+    request: Message,
+    expected: Message,
+    answer: Message | ClientFailure,
+    quirks: frozenset[str],
+    spec: Ask | None,
+) -> Verdict:
     op = request["op"]
+    answerable(expected, "the oracle")
     if isinstance(answer, ClientFailure):
         behaviour = declared_behaviour(request, expected, quirks)
         if behaviour is not None and behaviour.deployed["result"] == FAILURE_BEHAVIOUR.get(
             answer.kind
         ):
-            return Verdict(QUIRK, f"{op}: {answer.kind} as its declared quirks say")
+            detail = f"{op}: {answer.kind} as its declared quirks say"
+            return Verdict(QUIRK, detail, quirks=behaviour.quirks)
         return Verdict(FAILED, f"{op}: client {answer.kind}: {answer.detail}")
+    if not isinstance(answer, dict):
+        raise TypeError(f"an answer is a JSON object, not {type(answer).__name__}")
     kind = answer_kind(answer)
     if kind == "skipped":
         return Verdict(SKIPPED, f"{op}: {answer['skipped']}")
     if kind == "errored":
         return Verdict(FAILED, f"{op}: client errored")
-    want = answer_kind(expected)
-    if kind == want == "reason" and answer["reason"] == expected["reason"]:
+    if same_answer(op, expected, answer):
         return Verdict(AGREED)
-    if kind == want == "result" and (
-        answer["result"] == expected["result"]
-        or not differences(op, expected["result"], answer["result"])
-    ):
-        return Verdict(AGREED)
+    wrong = ""
+    if spec is not None:
+        truth = answerable(asked(spec, request), "the spec")
+        if not same_answer(op, truth, expected):
+            wrong = f"{op}: the reference {summary(expected)}, the spec {summary(truth)}"
+            expected = truth
+            if same_answer(op, expected, answer):
+                return Verdict(AGREED, oracle_wrong=wrong)
     behaviour = declared_behaviour(request, expected, quirks)
     if behaviour is not None and behaves_as_deployed(op, behaviour.deployed, answer):
-        return Verdict(QUIRK, f"{op}: {kind} as its declared quirks say")
-    return Verdict(DISAGREED, f"{op}: {describe(op, expected, answer)}")
+        detail = f"{op}: {kind} as its declared quirks say"
+        return Verdict(QUIRK, detail, wrong, behaviour.quirks)
+    return Verdict(DISAGREED, f"{op}: {describe(op, expected, answer)}", wrong)
+
+
+def answerable(answer: Message, whose: str) -> Message:
+    """`answer`, which holds a result or a reason, or `Unanswerable`."""
+    if answer_kind(answer) not in ("result", "reason"):
+        text = str(answer.get("errored", answer)).strip().splitlines()
+        raise Unanswerable(f"{whose} gave no answer: {text[-1] if text else answer}")
+    return answer
+
+
+def summary(answer: Message) -> str:
+    if "reason" in answer:
+        return f"refuses with {answer['reason']}"
+    return "accepts it" if answer_kind(answer) == "result" else "answers nothing"
 
 
 def describe(op: str, expected: Message, answer: Message) -> str:
@@ -91,12 +168,36 @@ def describe(op: str, expected: Message, answer: Message) -> str:
 _EMULATION: list[DeployedAdapter] = []
 
 
-def deployed_behaviour(request: Message, expected: Message) -> Behaviour | None:
-    """What the deployed client does on `request` where it differs from the spec's `expected`
-    answer, and the quirks that make it differ; None where it agrees."""
+def emulation() -> DeployedAdapter:
     if not _EMULATION:
         _EMULATION.append(DeployedAdapter())
-    return _EMULATION[0].behaviour(dict(request), expected)
+    return _EMULATION[0]
+
+
+def declared_hang(quirks: frozenset[str]) -> Callable[[Message], bool] | None:
+    """For a client declaring `quirks`: whether the deployed client loops forever on a request
+    by a quirk the client declared (a late answer is then that hang); None when it declared no
+    such quirk."""
+    if not quirks & {"X3"}:
+        return None
+
+    def hangs(request: Message) -> bool:
+        try:
+            emulation().handle(dict(request))
+        except Stop as stop:
+            return stop.result == HANG and stop.quirk in quirks
+        except Exception:
+            return False
+        return False
+
+    return hangs
+
+
+def deployed_behaviour(request: Message, expected: Message) -> Behaviour | None:
+    """What the deployed client does on `request` where it differs from swarmconf's `expected`
+    answer, and the quirks that make it differ; None where it agrees. Raises
+    `deployed.Unexplained` when no quirk of the emulation explains a difference."""
+    return emulation().behaviour(dict(request), expected)
 
 
 def declared_behaviour(

@@ -2,7 +2,7 @@
 
 import pytest
 
-from swarmconf.fuzz.configmerge.cached_spec import CachedSpec
+from swarmconf.fuzz.configmerge.cached_spec import CachedLibrary
 from swarmconf.fuzz.configmerge.differential import recording_engine, request_of, with_messages
 from swarmconf.fuzz.configmerge.run import run_case
 from swarmconf.fuzz.configmerge.scenario import generate_scenario
@@ -12,7 +12,7 @@ from swarmconf.spec.configmerge.reasons import ConfigError
 
 
 def test_a_merge_is_computed_once_and_equals_the_specs() -> None:
-    cache = CachedSpec()
+    cache = CachedLibrary()
     calls = []
 
     def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -70,7 +70,7 @@ def test_the_oracle_answers_every_request_as_the_specs_own_adapter(number: int) 
 
 
 def test_a_parsed_message_is_serialized_once_per_key() -> None:
-    cache = CachedSpec()
+    cache = CachedLibrary()
     message = spec.ConfigMessage.new(3)
     message.data[b"a"] = 1
     parsed = cache.parse(message.serialize())
@@ -82,7 +82,7 @@ def test_a_parsed_message_is_serialized_once_per_key() -> None:
 
 
 def test_a_merged_message_is_serialized_once_per_key() -> None:
-    cache = CachedSpec()
+    cache = CachedLibrary()
     first, second = spec.ConfigMessage.new(1), spec.ConfigMessage.new(1)
     first.data[b"a"], second.data[b"b"] = 1, 2
     key = bytes(range(32))

@@ -1,0 +1,47 @@
+"""A pooled adapter: failures with answers between them are not "in a row", and a request the
+client declared it loops on counts as that hang once it is `HANG_GRACE` late."""
+
+import sys
+import time
+
+from swarmconf.conformance.client import ClientFailure
+from swarmconf.fuzz.client import start
+from swarmconf.fuzz.configmerge.verdict import QUIRK, declared_hang, judge
+
+from .adapters import WRONG
+
+EMULATION = f"{sys.executable} -m swarmconf.conformance.configmerge.deployed"
+PARSE = {"op": "parse", "msg": b"de".hex(), "lag": 5}
+# A diff holding an integer value: the deployed client's parser loops forever on it (X3)
+LOOPING = {"op": "parse", "msg": b"d1:#i1e1:&de1:=d1:ai1eee".hex(), "lag": 5}
+
+
+def test_failures_with_answers_between_them_never_give_up_the_batch() -> None:
+    client = start(f"{WRONG} crash-after 3")
+    try:
+        answers = client.exchange([PARSE] * 36)
+    finally:
+        client.close()
+    failures = [answer for answer in answers if isinstance(answer, ClientFailure)]
+    assert len(failures) == 12 and client.restarts == 12
+    assert {failure.kind for failure in failures} == {"crashed"}
+
+
+def test_a_declared_hang_ends_the_wait_after_the_grace() -> None:
+    client = start(EMULATION, timeout=60.0)
+    try:
+        hangs = declared_hang(client.quirks)
+        assert hangs is not None and hangs(LOOPING) and not hangs(PARSE)
+        started = time.perf_counter()
+        answers = client.send([PARSE, LOOPING, PARSE], hangs)()
+        waited = time.perf_counter() - started
+    finally:
+        client.close()
+    assert waited < 30  # the timeout is 60 s
+    first, hung, last = answers
+    assert not isinstance(first, ClientFailure) and first["reason"] == "MSG_MISSING_SEQNO"
+    assert not isinstance(last, ClientFailure) and last["reason"] == "MSG_MISSING_SEQNO"
+    assert isinstance(hung, ClientFailure) and hung.kind == "timeout"
+    verdict = judge(LOOPING, {"reason": "DIFF_INTEGER"}, hung, client.quirks)
+    assert verdict.status == QUIRK and verdict.quirks == ("X3",)
+    assert declared_hang(frozenset({"X1"})) is None
