@@ -227,8 +227,9 @@ class Engine:
         except ConfigError as error:
             return Merged(ordered[0], False, (), (f"P6 merge refused its inputs: {error}",))
         result = self.bytes_of(merged, sign_key)
+        valid = [m for m in (self.parse(self.primary, data) for data in ordered) if m is not None]
         deleted = self.primary.obsolete_after_merge(
-            ordered, merged, lag=self.scenario.lag, verify_key=self.verify_key
+            ordered, merged, lag=self.scenario.lag, verify_key=self.verify_key, valid=valid
         )
         violations: list[str] = []
         new = result not in inputs

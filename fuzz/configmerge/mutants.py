@@ -90,11 +90,14 @@ def obsolete_as_deployed(
     *,
     lag: int = DEFAULT_LAG,
     verify_key: bytes | None = None,
+    valid: list[ConfigMessage] | None = None,
 ) -> list[bytes]:
     """D27 broken: the deployed client's delete rule (X12), the survivor's position among the
     inputs that parse applied to all inputs: an unparseable input before the survivor gets
     the survivor deleted."""
-    return deployed_obsolete_after_merge(messages, result, lag=lag, verify_key=verify_key)
+    return deployed_obsolete_after_merge(
+        messages, result, lag=lag, verify_key=verify_key, valid=valid
+    )
 
 
 MUTANTS: dict[str, Swaps] = {
