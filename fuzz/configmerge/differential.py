@@ -69,7 +69,7 @@ STATUS_PROPERTY = {FAILED: "C2", UNJUDGED: "C3"}
 """The property a verdict of each status fails (any other failing status fails C1)."""
 MAX_NOTED = 3
 """Violations of one property noted per interleaving (its first operations)."""
-DELETION_ROUNDS = 4
+DELETION_ROUNDS = 8
 """Replays with the client's deletions: each may reach merges the client has not answered yet,
 whose deletions may differ again."""
 CLIENT_DELETED = ", the swarm deleting what the client answered"

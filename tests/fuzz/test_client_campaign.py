@@ -26,6 +26,7 @@ FIRST_CATCH = {
     "unknown-keys": 0,
     "replay-lowest": 2,
     "no-pruning": 29,
+    "delete-winner": 1,
 }
 """The scenario (of seed 1, 200 schedules each) where each mutant is first caught: the budget
 is every interleaving up to the end of that scenario, as for the mutant run in-process."""
