@@ -258,13 +258,17 @@ def check_operations(engine: RecordingEngine, keys: set[OpKey], client: PooledCl
 
 
 def client_deletions(
-    engine: RecordingEngine, answers: dict[OpKey, Any]
+    engine: RecordingEngine, checked: Checked
 ) -> dict[tuple[frozenset[bytes], bool], frozenset[bytes]]:
     """The merges after which the client deletes other inputs than the reference, with what
-    it deletes (its `obsolete`; an answer without a readable one deletes as the reference)."""
+    it deletes (its `obsolete`; an answer without a readable one deletes as the reference). An
+    answer equal to the reference's (agreed, the reference not wrong) deletes as it does."""
     told = {}
-    for key, answer in answers.items():
-        result = answer.get("result") if key[0] == "merge" and isinstance(answer, dict) else None
+    for key, answer in checked.answers.items():
+        verdict = checked.verdicts[key]
+        if key[0] != "merge" or (verdict.status == AGREED and not verdict.oracle_wrong):
+            continue
+        result = answer.get("result") if isinstance(answer, dict) else None
         if not isinstance(result, dict) or not isinstance(result.get("obsolete"), list):
             continue
         try:
@@ -289,7 +293,7 @@ def settle_deletions(
     deletions differ anew (at most DELETION_ROUNDS); the operations the replays reach first are
     sent to the client too. `results` take the replays' outcomes, and each interleaving the
     operations of both runs; the returned `Checked` holds every verdict."""
-    told = client_deletions(engine, checked.answers)
+    told = client_deletions(engine, checked)
     latest = {index: touched for index, _, touched in results}
     position = {index: number for number, (index, _, _) in enumerate(results)}
     for _ in range(DELETION_ROUNDS):
@@ -313,7 +317,7 @@ def settle_deletions(
             checked.judging + more.judging,
             checked.answers | more.answers,
         )
-        told = client_deletions(engine, more.answers)
+        told = client_deletions(engine, more)
     for index, touched in latest.items():
         if {("merge", *key) for key in told} & touched:
             results[position[index]][1].violations.append(

@@ -5,11 +5,11 @@ and delete the ones it obsoletes" atomically. What a push deletes is what the en
 rule says (D27): after an edit, the message edited; after a merge, every input that parses but
 a single survivor of the ignore rules, also when the merge keeps that survivor and pushes
 nothing. Inputs that do not parse stay, such as the scenario's unparseable blobs, and are never
-current messages. After the schedule's events every client comes
-back online and syncs fully, round after round, until a round changes nothing (P5 bounds the
-rounds). Then P1 (every client holds the same bytes and the swarm's current messages collapse
-to that one) and P4 (see `oracle`) are checked; P2, P3 and P6 come from the engine's checks of
-each operation the run used.
+current messages. After the schedule's events every client comes back online and syncs fully,
+round after round, until a round changes nothing (P5 bounds the rounds). Then P1 (every client
+holds the same bytes and the swarm's current messages collapse to that one) and P4 (see
+`oracle`) are checked; P2, P3 and P6 come from the engine's checks of each operation the run
+used.
 """
 
 from __future__ import annotations
@@ -145,7 +145,8 @@ class Run:
         self.push(client, message, published.obsolete)
 
     def sync(self, client: int, mode: str, pick: int) -> bool:
-        """Fetch, merge, publish a new merge; True when the swarm changed."""
+        """Fetch, merge, publish a new merge, delete what the merge obsoletes; True when the
+        swarm changed."""
         if not self.online[client]:
             return False
         inputs = frozenset((*self.view(mode, pick), self.current[client]))

@@ -8,6 +8,7 @@ from swarmconf.fuzz.client import start
 from swarmconf.fuzz.configmerge.case import generate_case
 from swarmconf.fuzz.configmerge.differential import (
     CLIENT_DELETED,
+    Checked,
     ClientTask,
     client_deletions,
     interleavings,
@@ -17,6 +18,7 @@ from swarmconf.fuzz.configmerge.differential import (
 )
 from swarmconf.fuzz.configmerge.scenario import generate_scenario
 from swarmconf.fuzz.configmerge.schedule import generate_schedule
+from swarmconf.fuzz.configmerge.verdict import AGREED, DISAGREED, Verdict
 from swarmconf.spec.configmerge.message import message_hash
 
 from .adapters import EXAMPLE, mutant
@@ -68,10 +70,15 @@ def test_only_a_readable_obsolete_that_differs_is_taken() -> None:
     interleavings(engine, [(0, generate_schedule(scenario, 1, SCENARIO, 0))])
     key, merged = next((key, merged) for key, merged in engine.merges.items() if merged.obsolete)
     op = ("merge", *key)
+
+    def told(answer: object, status: str = DISAGREED) -> object:
+        return client_deletions(engine, Checked({op: Verdict(status)}, 1, 0.0, 0.0, {op: answer}))
+
     hashes = sorted(message_hash(message).hex() for message in merged.obsolete)
-    assert client_deletions(engine, {op: {"result": {"obsolete": hashes}}}) == {}
+    assert told({"result": {"obsolete": hashes}}) == {}
     for unreadable in ({"reason": "NO_VALID_MESSAGE"}, {"result": []}, {"result": {}}):
-        assert client_deletions(engine, {op: unreadable}) == {}
+        assert told(unreadable) == {}
     for listed in ("00", ["zz"], [1]):
-        assert client_deletions(engine, {op: {"result": {"obsolete": listed}}}) == {}
-    assert client_deletions(engine, {op: {"result": {"obsolete": []}}}) == {key: frozenset()}
+        assert told({"result": {"obsolete": listed}}) == {}
+    assert told({"result": {"obsolete": []}}) == {key: frozenset()}
+    assert told({"result": {"obsolete": []}}, AGREED) == {}
