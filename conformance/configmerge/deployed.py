@@ -4,9 +4,10 @@ X1..X12 and X14 of decisions.md and the errata, hangs and aborts included.
 It serves two ends. Run as an adapter process it is a client that declares its quirks in
 `hello`, against which the runner's grading of declared quirks is tested:
 
-    python -m swarmconf.conformance.configmerge.deployed
+    python -m swarmconf.conformance.configmerge.deployed [--loop]
 
-A hang is a request never answered; an abort is the process exiting with status 134. In
+A hang is answered `hung` at once (with `--loop`, a request never answered, which the runner
+and the campaigns detect by its timeout); an abort is the process exiting with status 134. In
 process, `behaviour(request)` says what the deployed client does with a request and which
 quirks make it differ from swarmconf, so the vector generator flags exactly those cases and
 writes the deployed behaviour into them.
@@ -18,6 +19,7 @@ checks names another rule (X10).
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import os
 import sys
@@ -39,6 +41,7 @@ from swarmconf.conformance.configmerge.adapter import (
 )
 from swarmconf.conformance.configmerge.ops import OPS
 from swarmconf.conformance.registry import Request, Result
+from swarmconf.conformance.runner import HUNG
 from swarmconf.reference.configmerge import crypto
 from swarmconf.reference.configmerge import message as reference_message
 from swarmconf.reference.configmerge.merge import _survivors as survivors
@@ -510,7 +513,13 @@ class DeployedAdapter(ApiAdapter):
 
 
 class DeployedProcess(DeployedAdapter):
-    """The emulation as a process: a loop is a request never answered, an abort an exit."""
+    """The emulation as a process: an abort is an exit; a loop is answered `hung` at once (the
+    emulation knows it loops: PROTOCOL.md), or with `loop` never answered, as the deployed
+    client does."""
+
+    def __init__(self, loop: bool = False) -> None:
+        super().__init__()
+        self.loop = loop
 
     def handle(self, request: Request) -> Result:
         try:
@@ -518,12 +527,18 @@ class DeployedProcess(DeployedAdapter):
         except Stop as stop:
             if stop.result == "abort":
                 os._exit(ABORT_STATUS)
+            if not self.loop:
+                return {HUNG: f"the deployed client loops forever ({stop.quirk})"}
             threading.Event().wait()
             raise
 
 
-def main() -> None:
-    serve(DeployedProcess())
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="The deployed client's emulation, as an adapter.")
+    parser.add_argument(
+        "--loop", action="store_true", help="never answer where it loops, instead of `hung`"
+    )
+    serve(DeployedProcess(parser.parse_args(argv).loop))
 
 
 if __name__ == "__main__":

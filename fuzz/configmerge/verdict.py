@@ -26,7 +26,12 @@ from typing import Any
 
 from swarmconf.conformance.client import ClientFailure, Message
 from swarmconf.conformance.configmerge.deployed import HANG, Behaviour, DeployedAdapter, Stop
-from swarmconf.conformance.runner import FAILURE_BEHAVIOUR, behaves_as_deployed, mismatched_fields
+from swarmconf.conformance.runner import (
+    FAILURE_BEHAVIOUR,
+    behaves_as_deployed,
+    hung_failure,
+    mismatched_fields,
+)
 
 AGREED, DISAGREED, FAILED, SKIPPED, QUIRK = "agreed", "disagreed", "failed", "skipped", "quirk"
 UNJUDGED = "unjudged"
@@ -104,6 +109,8 @@ def judged(
 ) -> Verdict:
     op = request["op"]
     answerable(expected, "the oracle")
+    if isinstance(answer, dict):
+        answer = hung_failure(answer) or answer  # judged as the hang it stands for
     if isinstance(answer, ClientFailure):
         behaviour = declared_behaviour(request, expected, quirks)
         if behaviour is not None and behaviour.deployed["result"] == FAILURE_BEHAVIOUR.get(
