@@ -306,8 +306,8 @@ class DeployedAdapter(ApiAdapter):
             crypto.check_verify_key(verify_key)
         try:
             decoded = deployed_bt.decode_message(raw)
-        except deployed_bt.LenientDecodeError:
-            raise strict_reason(raw, lag, verify_key) from None
+        except deployed_bt.LenientDecodeError as error:
+            raise (error.strict or strict_reason(raw, lag, verify_key)) from None
         top = decoded.value
         try:
             message = self._build(raw, top, lag, verify_key)
@@ -326,7 +326,7 @@ class DeployedAdapter(ApiAdapter):
             self.fired.add("X1")
         if decoded.unchecked:
             self.fired.add("X14")
-        if decoded.depth > deployed_bt.STRICT_DEPTH:
+        if decoded.deep:
             self.fired.add("X7")
         return message
 
