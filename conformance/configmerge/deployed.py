@@ -94,6 +94,33 @@ class Behaviour:
     `{"result": "hang"}` or `{"result": "abort"}`."""
 
 
+@dataclass(frozen=True)
+class Emulated:
+    """The emulation's answer to one request, or how it stops, and the quirks that fired."""
+
+    answer: Result | None
+    stop: Stop | None
+    fired: frozenset[str]
+
+    def against(self, swarmconf_answer: Result) -> Behaviour | None:
+        """What the deployed client does where it differs from `swarmconf_answer`, else None;
+        `Unexplained` where no quirk that fired explains a difference."""
+        if self.stop is not None:
+            return Behaviour((self.stop.quirk,), {"result": self.stop.result})
+        answer = self.answer
+        assert answer is not None
+        if "result" in answer and answer == swarmconf_answer:
+            return None
+        if "reason" in answer and answer.get("reason") == swarmconf_answer.get("reason"):
+            return None
+        if not self.fired:
+            raise Unexplained(f"no quirk explains {answer} against {swarmconf_answer}")
+        quirks = tuple(sorted(self.fired, key=lambda quirk: int(quirk[1:])))
+        if "result" in answer:
+            return Behaviour(quirks, {"result": "valid", "expected": answer["result"]})
+        return Behaviour(quirks, {"result": "invalid", "reason": answer["reason"]})
+
+
 def blake2b(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=32).digest()
 
@@ -254,21 +281,17 @@ class DeployedAdapter(ApiAdapter):
 
     def behaviour(self, request: Request, swarmconf_answer: Result) -> Behaviour | None:
         """What the deployed client does where it differs from `swarmconf_answer`, else None."""
+        return self.emulate(request).against(swarmconf_answer)
+
+    def emulate(self, request: Request) -> Emulated:
+        """The deployed client's answer to `request` (or its hang or abort), and the quirks it
+        met on the way."""
         self.fired = set()
         try:
             answer = self.handle(request)
         except Stop as stop:
-            return Behaviour((stop.quirk,), {"result": stop.result})
-        if "result" in answer and answer == swarmconf_answer:
-            return None
-        if "reason" in answer and answer.get("reason") == swarmconf_answer.get("reason"):
-            return None
-        if not self.fired:
-            raise Unexplained(f"no quirk explains {answer} against {swarmconf_answer}")
-        quirks = tuple(sorted(self.fired, key=lambda quirk: int(quirk[1:])))
-        if "result" in answer:
-            return Behaviour(quirks, {"result": "valid", "expected": answer["result"]})
-        return Behaviour(quirks, {"result": "invalid", "reason": answer["reason"]})
+            return Emulated(None, stop.with_traceback(None), frozenset((stop.quirk,)))
+        return Emulated(answer, None, frozenset(self.fired))
 
     def handle(self, request: Request) -> Result:
         if request.get("op") == "hello":
