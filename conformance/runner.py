@@ -42,6 +42,15 @@ GRADES = (PASSED, ACCEPTABLE, FAILED, SKIPPED, NOT_APPLICABLE)
 MAX_CONSECUTIVE_CLIENT_FAILURES = 10
 FAILURE_BEHAVIOUR = {"timeout": "hang", "crashed": "abort"}
 """A client failure and the deployed behaviour it matches."""
+HUNG = "hung"
+"""The answer of an adapter that knows its client never answers a request (PROTOCOL.md)."""
+
+
+def hung_failure(answer: Message) -> ClientFailure | None:
+    """A `hung` answer as the timeout it stands for (graded as a hang), else None."""
+    if HUNG not in answer:
+        return None
+    return ClientFailure("timeout", f"the adapter says the client hangs: {answer[HUNG]}")
 
 
 @dataclass(frozen=True)
@@ -190,7 +199,10 @@ def judge(
     strict_reasons: bool = True,
     declared: Declarations = Declarations(),
 ) -> Outcome:
-    """The grade of `answer` (a protocol response) to `case`."""
+    """The grade of `answer` (a protocol response) to `case`; a `hung` answer is a hang."""
+    hung = hung_failure(answer)
+    if hung is not None:
+        return judge_failure(case, hung, declared)
     if "skipped" in answer:
         return Outcome(case, SKIPPED, f"client skipped: {answer['skipped']}", answer)
     if "errored" in answer:

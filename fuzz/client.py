@@ -91,7 +91,10 @@ class PooledClient:
                 answers[index] = {"skipped": f"client does not support op {request['op']!r}"}
             else:
                 todo.append(index)
-        first = self.write([requests[index] for index in todo])
+        # Each request is written as JSON once; what a restarted process is sent again only
+        # gets new ids
+        bodies = {index: json.dumps(requests[index]) for index in todo}
+        first = self.write([bodies[index] for index in todo])
 
         def collect() -> list[Answer]:
             nonlocal todo, first
@@ -116,19 +119,18 @@ class PooledClient:
                 todo = todo[len(done) + 1 :]
                 self.in_a_row += 1
                 self.restart()
-                first = self.write([requests[index] for index in todo])
+                first = self.write([bodies[index] for index in todo])
             return [answer for answer in answers if answer is not None]
 
         return collect
 
-    def write(self, requests: list[Message]) -> int:
-        """Number the requests and write them on a writer thread; the first one's id."""
+    def write(self, bodies: list[str]) -> int:
+        """Number the requests (each a JSON object, never empty: it has an `op`) and write them
+        on a writer thread; the first one's id."""
         client = self.client
         first = client.next_id + 1
-        client.next_id += len(requests)
-        lines = [
-            json.dumps({"id": first + i, **request}) + "\n" for i, request in enumerate(requests)
-        ]
+        client.next_id += len(bodies)
+        lines = [f'{{"id": {first + i}, {body[1:]}\n' for i, body in enumerate(bodies)]
         if lines and self.in_a_row < MAX_CONSECUTIVE_CLIENT_FAILURES:
             threading.Thread(target=write_lines, args=(client, lines), daemon=True).start()
         return first

@@ -37,10 +37,12 @@ from swarmconf.fuzz.configmerge.differential import (
     RecordingEngine,
     plan_client,
     play,
+    release,
     request_of,
     run_client_tasks,
     sort_key,
 )
+from swarmconf.fuzz.heap import collector_paused
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKED = f"{sys.executable} {ROOT / 'docs/examples/conformance_adapter.py'}"
@@ -69,19 +71,23 @@ def cpu_seconds(client: ProcessClient) -> float:
 
 def oracle_alone(interleavings: int, per_scenario: int, command: str) -> float:
     """CPU seconds the oracle takes alone: the reference plays each task's interleavings and
-    answers the requests a campaign sends for them (their writing left out)."""
+    answers the requests a campaign sends for them (their writing left out), the collector
+    paused and the engine released after each task, as in a campaign."""
     spent = 0.0
     for task in plan_client(1, interleavings, per_scenario, command, 10.0):
-        started = time.process_time()
-        played = play(task)
-        spent += time.process_time() - started
-        engine: RecordingEngine = played.engine
-        keys = sorted(set().union(*(touched for _, _, touched in played.results)), key=sort_key)
-        requests = [request_of(engine, key) for key in keys]
-        started = time.process_time()
-        for key, request in zip(keys, requests, strict=True):
-            engine.expected(key, request)
-        spent += time.process_time() - started
+        with collector_paused():
+            started = time.process_time()
+            played = play(task)
+            spent += time.process_time() - started
+            engine: RecordingEngine = played.engine
+            keys = sorted(set().union(*(t for _, _, t in played.results)), key=sort_key)
+            requests = [request_of(engine, key) for key in keys]
+            started = time.process_time()
+            for key, request in zip(keys, requests, strict=True):
+                engine.expected(key, request)
+            spent += time.process_time() - started
+            release(engine)
+        del played, engine  # freed before the collector resumes, as a campaign's engine is
     return spent
 
 

@@ -4,9 +4,10 @@ X1..X12 and X14 of decisions.md and the errata, hangs and aborts included.
 It serves two ends. Run as an adapter process it is a client that declares its quirks in
 `hello`, against which the runner's grading of declared quirks is tested:
 
-    python -m swarmconf.conformance.configmerge.deployed
+    python -m swarmconf.conformance.configmerge.deployed [--loop]
 
-A hang is a request never answered; an abort is the process exiting with status 134. In
+A hang is answered `hung` at once (with `--loop`, a request never answered, which the runner
+and the campaigns detect by its timeout); an abort is the process exiting with status 134. In
 process, `behaviour(request)` says what the deployed client does with a request and which
 quirks make it differ from swarmconf, so the vector generator flags exactly those cases and
 writes the deployed behaviour into them.
@@ -18,6 +19,7 @@ checks names another rule (X10).
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import os
 import sys
@@ -39,6 +41,7 @@ from swarmconf.conformance.configmerge.adapter import (
 )
 from swarmconf.conformance.configmerge.ops import OPS
 from swarmconf.conformance.registry import Request, Result
+from swarmconf.conformance.runner import HUNG
 from swarmconf.reference.configmerge import crypto
 from swarmconf.reference.configmerge import message as reference_message
 from swarmconf.reference.configmerge.merge import _survivors as survivors
@@ -89,6 +92,33 @@ class Behaviour:
     deployed: dict[str, Any]
     """`{"result": "valid", "expected": {...}}`, `{"result": "invalid", "reason": ...}`,
     `{"result": "hang"}` or `{"result": "abort"}`."""
+
+
+@dataclass(frozen=True)
+class Emulated:
+    """The emulation's answer to one request, or how it stops, and the quirks that fired."""
+
+    answer: Result | None
+    stop: Stop | None
+    fired: frozenset[str]
+
+    def against(self, swarmconf_answer: Result) -> Behaviour | None:
+        """What the deployed client does where it differs from `swarmconf_answer`, else None;
+        `Unexplained` where no quirk that fired explains a difference."""
+        if self.stop is not None:
+            return Behaviour((self.stop.quirk,), {"result": self.stop.result})
+        answer = self.answer
+        assert answer is not None
+        if "result" in answer and answer == swarmconf_answer:
+            return None
+        if "reason" in answer and answer.get("reason") == swarmconf_answer.get("reason"):
+            return None
+        if not self.fired:
+            raise Unexplained(f"no quirk explains {answer} against {swarmconf_answer}")
+        quirks = tuple(sorted(self.fired, key=lambda quirk: int(quirk[1:])))
+        if "result" in answer:
+            return Behaviour(quirks, {"result": "valid", "expected": answer["result"]})
+        return Behaviour(quirks, {"result": "invalid", "reason": answer["reason"]})
 
 
 def blake2b(data: bytes) -> bytes:
@@ -251,21 +281,17 @@ class DeployedAdapter(ApiAdapter):
 
     def behaviour(self, request: Request, swarmconf_answer: Result) -> Behaviour | None:
         """What the deployed client does where it differs from `swarmconf_answer`, else None."""
+        return self.emulate(request).against(swarmconf_answer)
+
+    def emulate(self, request: Request) -> Emulated:
+        """The deployed client's answer to `request` (or its hang or abort), and the quirks it
+        met on the way."""
         self.fired = set()
         try:
             answer = self.handle(request)
         except Stop as stop:
-            return Behaviour((stop.quirk,), {"result": stop.result})
-        if "result" in answer and answer == swarmconf_answer:
-            return None
-        if "reason" in answer and answer.get("reason") == swarmconf_answer.get("reason"):
-            return None
-        if not self.fired:
-            raise Unexplained(f"no quirk explains {answer} against {swarmconf_answer}")
-        quirks = tuple(sorted(self.fired, key=lambda quirk: int(quirk[1:])))
-        if "result" in answer:
-            return Behaviour(quirks, {"result": "valid", "expected": answer["result"]})
-        return Behaviour(quirks, {"result": "invalid", "reason": answer["reason"]})
+            return Emulated(None, stop.with_traceback(None), frozenset((stop.quirk,)))
+        return Emulated(answer, None, frozenset(self.fired))
 
     def handle(self, request: Request) -> Result:
         if request.get("op") == "hello":
@@ -303,8 +329,8 @@ class DeployedAdapter(ApiAdapter):
             crypto.check_verify_key(verify_key)
         try:
             decoded = deployed_bt.decode_message(raw)
-        except deployed_bt.LenientDecodeError:
-            raise strict_reason(raw, lag, verify_key) from None
+        except deployed_bt.LenientDecodeError as error:
+            raise (error.strict or strict_reason(raw, lag, verify_key)) from None
         top = decoded.value
         try:
             message = self._build(raw, top, lag, verify_key)
@@ -323,7 +349,7 @@ class DeployedAdapter(ApiAdapter):
             self.fired.add("X1")
         if decoded.unchecked:
             self.fired.add("X14")
-        if decoded.depth > deployed_bt.STRICT_DEPTH:
+        if decoded.deep:
             self.fired.add("X7")
         return message
 
@@ -510,7 +536,13 @@ class DeployedAdapter(ApiAdapter):
 
 
 class DeployedProcess(DeployedAdapter):
-    """The emulation as a process: a loop is a request never answered, an abort an exit."""
+    """The emulation as a process: an abort is an exit; a loop is answered `hung` at once (the
+    emulation knows it loops: PROTOCOL.md), or with `loop` never answered, as the deployed
+    client does."""
+
+    def __init__(self, loop: bool = False) -> None:
+        super().__init__()
+        self.loop = loop
 
     def handle(self, request: Request) -> Result:
         try:
@@ -518,12 +550,18 @@ class DeployedProcess(DeployedAdapter):
         except Stop as stop:
             if stop.result == "abort":
                 os._exit(ABORT_STATUS)
+            if not self.loop:
+                return {HUNG: f"the deployed client loops forever ({stop.quirk})"}
             threading.Event().wait()
             raise
 
 
-def main() -> None:
-    serve(DeployedProcess())
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="The deployed client's emulation, as an adapter.")
+    parser.add_argument(
+        "--loop", action="store_true", help="never answer where it loops, instead of `hung`"
+    )
+    serve(DeployedProcess(parser.parse_args(argv).loop))
 
 
 if __name__ == "__main__":

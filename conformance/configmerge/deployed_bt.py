@@ -7,12 +7,19 @@ top-level values (the first value of a duplicate wins), bytes after the message'
 top-level values, where they may reach 2^64-1 (D9). Inside `=` and `<` it checks neither key
 order nor integer range (X14): keys may repeat or come unsorted, integers reach 2^64-1.
 Everything else it refuses.
+
+Most inputs need none of these leniencies: `decode_message` reads each input once with
+swarmconf's compiled strict decoder, and reads it leniently only where that decoder meets
+something a leniency may excuse (see `REFUSED_ALIKE`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+from swarmconf.reference.configmerge import bt as strict_bt
+from swarmconf.spec.configmerge.reasons import ConfigError, Reason
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -22,10 +29,26 @@ UNCHECKED_KEYS = frozenset({b"<", b"="})
 """Top-level keys whose values the deployed client reads without bt's checks (X14)."""
 STRICT_DEPTH = 64
 """swarmconf's nesting limit (D10); the deployed client has none (X7)."""
+REFUSED_ALIKE = frozenset(
+    (
+        Reason.BT_TRUNCATED,
+        Reason.BT_UNKNOWN_TYPE,
+        Reason.BT_BAD_INTEGER,
+        Reason.BT_BAD_STRING_LENGTH,
+        Reason.BT_KEY_NOT_STRING,
+    )
+)
+"""The strict decoder's first violations that the lenient reading meets too, at the same byte:
+before it the strict decoder found nothing a leniency excuses, so both read the bytes alike."""
 
 
 class LenientDecodeError(ValueError):
-    """Input the deployed client refuses as bt."""
+    """Input the deployed client refuses as bt; `strict` is swarmconf's refusal of it, when
+    known."""
+
+    def __init__(self, detail: str, strict: ConfigError | None = None) -> None:
+        super().__init__(detail)
+        self.strict = strict
 
 
 @dataclass
@@ -35,8 +58,8 @@ class Decoded:
     value: Any
     canonical: bool
     """False when an X1 leniency was used (including trailing bytes)."""
-    depth: int
-    """The deepest nesting of lists and dicts, the top level counting 1."""
+    deep: bool
+    """Lists and dicts nest deeper than `STRICT_DEPTH` (the top level counting 1)."""
     unchecked: bool = False
     """True when `=` or `<` holds what only the X14 leniency lets through."""
 
@@ -134,9 +157,24 @@ class _Reader:
 
 
 def decode_message(data: bytes) -> Decoded:
-    """The message as the deployed client reads it; `LenientDecodeError` if it refuses."""
+    """The message as the deployed client reads it; `LenientDecodeError` if it refuses.
+
+    Canonical bt within swarmconf's ranges and nesting limit reads alike either way, and so does
+    the input before the strict decoder's first violation: read leniently only from there.
+    """
+    try:
+        value = strict_bt.decode_message(data)
+    except ConfigError as error:
+        if error.reason in REFUSED_ALIKE:
+            raise LenientDecodeError(str(error), error) from None
+        return read_leniently(data)
+    return Decoded(value, canonical=True, deep=False)
+
+
+def read_leniently(data: bytes) -> Decoded:
+    """`decode_message` byte by byte, every leniency checked."""
     reader = _Reader(data)
     value = reader.value(1, INT64_MAX, False)
     if reader.pos != len(data):
         reader.canonical = False  # trailing bytes are ignored (X1)
-    return Decoded(value, reader.canonical, reader.depth, reader.unchecked)
+    return Decoded(value, reader.canonical, reader.depth > STRICT_DEPTH, reader.unchecked)

@@ -49,10 +49,10 @@ class CachedLibrary:
             try:
                 self.parsed[key] = self.library.parse(data, lag=lag, verify_key=verify_key)
             except ConfigError as error:
-                self.parsed[key] = error
+                self.parsed[key] = unlinked(error)
         found = self.parsed[key]
         if isinstance(found, ConfigError):
-            raise found
+            raise refusal(found)
         return found
 
     def merge(
@@ -70,10 +70,10 @@ class CachedLibrary:
             try:
                 self.merged[key] = self.compute_merge(messages, lag, verify_key, sign_key)
             except ConfigError as error:
-                self.merged[key] = error
+                self.merged[key] = unlinked(error)
         found = self.merged[key]
         if isinstance(found, ConfigError):
-            raise found
+            raise refusal(found)
         return found
 
     def compute_merge(
@@ -112,6 +112,14 @@ class CachedLibrary:
             self.published[key] = (message, published)
         return self.published[key][1]
 
+    def forget(self) -> None:
+        """Drop every parse, merge and publication kept. An adapter over the cache is a cycle
+        (its handler table holds its own methods) that only the collector frees, with
+        everything it reaches: forgotten, that is no more than the adapter."""
+        self.parsed.clear()
+        self.merged.clear()
+        self.published.clear()
+
     def implementation(self) -> Implementation:
         """The engine's view: parse and merge cached (the engine merges by bytes, so that the
         oracle answers a merge request from the engine's merge)."""
@@ -133,6 +141,19 @@ class CachedLibrary:
         module.parse = self.parse  # type: ignore[attr-defined]
         module.merge = self.merge  # type: ignore[attr-defined]
         return module
+
+
+def unlinked(error: ConfigError) -> ConfigError:
+    """`error` without its traceback, to be kept in a cache: the traceback holds the frame that
+    caught it, whose `self` is the cache, a cycle only the collector would free (and it would
+    traverse every parse the cache holds)."""
+    return error.with_traceback(None)
+
+
+def refusal(error: ConfigError) -> ConfigError:
+    """A new refusal like the cached `error`: raising `error` itself would link it to the
+    raising frame (the cache's) and to every frame that catches it."""
+    return type(error)(error.reason, error.detail)
 
 
 class LibraryOracle(ApiAdapter):

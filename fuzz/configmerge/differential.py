@@ -23,6 +23,7 @@ makes the answer acceptable, not the loss.
 from __future__ import annotations
 
 import functools
+import gc
 import json
 import time
 import types
@@ -32,12 +33,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from swarmconf.conformance.client import Message
-from swarmconf.conformance.configmerge.adapter import bt_hex
 from swarmconf.reference import configmerge as reference
+from swarmconf.reference.configmerge.data import encode_data
 from swarmconf.spec import configmerge as spec
 from swarmconf.spec.configmerge.message import message_hash
 
 from ..client import DEFAULT_TIMEOUT, PooledClient, pooled
+from ..heap import collector_paused
 from .cached_spec import CachedLibrary, LibraryOracle
 from .campaign import row_of
 from .edits import Data
@@ -75,6 +77,10 @@ whose deletions may differ again."""
 CLIENT_DELETED = ", the swarm deleting what the client answered"
 """Appended to the P1, P4 and P5 violations of an interleaving replayed with the client's
 deletions."""
+COLLECT_EVERY = 8
+"""Tasks between two runs of the cycle collector, paused otherwise: whenever it runs, the next
+task's engine, played while the adapter answers, is alive, and it would traverse all of it
+(as much as a tenth of a task's CPU time). A released engine leaves only small cycles."""
 
 
 @dataclass
@@ -179,7 +185,7 @@ def request_of(engine: RecordingEngine, key: OpKey) -> Message:
     keys = {"verify_key": engine.verify_key.hex()} if engine.verify_key else {}
     if key[0] == "new":
         sign = {"sign_key": engine.sign_key.hex()} if engine.sign_key else {}
-        data = bt_hex(scenario.base_data)
+        data = data_hex(scenario.base_data)
         return {
             "op": "new",
             "seqno": scenario.base_seqno,
@@ -192,7 +198,7 @@ def request_of(engine: RecordingEngine, key: OpKey) -> Message:
         signer = scenario.clients[client].signer
         sign_key = engine.sign_key if signer else engine.forged_key
         sign = {"sign_key": sign_key.hex()} if sign_key else {}
-        data = bt_hex(engine.edited[key])
+        data = data_hex(engine.edited[key])
         request = {"op": "increment", "msg": engine.hex_of(base), "lag": scenario.lag, "data": data}
         return request | keys | sign
     if key[0] == "merge":
@@ -201,6 +207,12 @@ def request_of(engine: RecordingEngine, key: OpKey) -> Message:
         msgs = [engine.hex_of(message) for message in sorted(inputs)]
         return {"op": "merge", "msgs": msgs, "lag": scenario.lag} | keys | sign
     return {"op": key[0], "msg": engine.hex_of(key[1]), "lag": scenario.lag} | keys
+
+
+def data_hex(data: Data) -> str:
+    """A request's `data`: the canonical encoding of valid data, as `&` holds it (D11), written
+    by the reference's compiled encoder."""
+    return encode_data(data).hex()
 
 
 def sort_key(key: OpKey) -> OpKey:
@@ -419,8 +431,21 @@ def play(task: ClientTask, library: types.ModuleType = reference) -> Played:
         (index, generate_schedule(scenario, task.campaign_seed, task.scenario, index))
         for index in range(task.first, task.first + task.schedules)
     )
-    results = interleavings(engine, schedules)
+    with collector_paused():
+        results = interleavings(engine, schedules)
     return Played(task, scenario, engine, results, time.perf_counter() - started)
+
+
+def release(engine: RecordingEngine) -> None:
+    """Drop what a played task's engine keeps once its rows are out. Its oracle and judge are
+    adapters, cycles (a handler table holds the adapter's own methods) that only the collector
+    frees: emptied, they reach nothing more for it to traverse."""
+    engine.cache.forget()
+    for name in ("oracle", "judge"):
+        adapter = engine.__dict__.pop(name, None)
+        if adapter is not None:
+            adapter.cache.forget()
+            adapter.raw.clear()
 
 
 def run_client_tasks(
@@ -436,22 +461,30 @@ def run_client_tasks(
     the adapter's."""
     queue = iter(tasks)
     task = next(queue, None)
-    played = play(task, library) if task is not None else None
-    while played is not None:
-        started = time.perf_counter()
-        task = played.task
-        link = client or pooled(task.command, task.timeout)
-        keys = set().union(*(touched for _, _, touched in played.results))
-        collect = send_operations(played.engine, keys, link)
-        spent = time.perf_counter() - started
-        following = next(queue, None)
-        upcoming = play(following, library) if following is not None else None
-        started = time.perf_counter()
-        checked = collect()
-        checked = settle_deletions(played.engine, played.results, played.schedule_of, checked, link)
-        spent += time.perf_counter() - started
-        yield from rows_of(played, checked, played.seconds + spent)
-        played = upcoming
+    with collector_paused():
+        played = play(task, library) if task is not None else None
+        done = 0
+        while played is not None:
+            started = time.perf_counter()
+            task = played.task
+            link = client or pooled(task.command, task.timeout)
+            keys = set().union(*(touched for _, _, touched in played.results))
+            collect = send_operations(played.engine, keys, link)
+            spent = time.perf_counter() - started
+            following = next(queue, None)
+            upcoming = play(following, library) if following is not None else None
+            started = time.perf_counter()
+            checked = collect()
+            checked = settle_deletions(
+                played.engine, played.results, played.schedule_of, checked, link
+            )
+            spent += time.perf_counter() - started
+            yield from rows_of(played, checked, played.seconds + spent)
+            release(played.engine)
+            played = upcoming
+            done += 1
+            if done % COLLECT_EVERY == 0:
+                gc.collect()
 
 
 def run_client_task(

@@ -271,6 +271,17 @@ def run_hostile_task(task: HostileTask) -> HostileRow:
     inputs = hostile_inputs(task)
     distinct = list({(i.message, i.lag, i.verify_key): i for i in inputs}.values())
     tally = Tally()
+    with collector_paused():
+        # What the check keeps (both libraries' parses) is dropped when it returns, before the
+        # collector runs again, which would traverse it all
+        client_counts = check_inputs(task, distinct, tally)
+    counts = (sum(client_counts.values()), client_counts[SKIPPED], client_counts[QUIRK])
+    return tally.row(task.campaign_seed, task.task, len(inputs), len(distinct), started, counts)
+
+
+def check_inputs(task: HostileTask, distinct: list[Input], tally: Tally) -> Counter[str]:
+    """Every input through both libraries (H1-H3) and the client (C1-C3), noted in `tally`; the
+    client's verdicts counted by status."""
 
     def note(name: str, item: Input, detail: str, **more: str) -> None:
         tally.note(name, detail, {"mutation": item.mutation, **parse_request(item), **more})
@@ -286,32 +297,33 @@ def run_hostile_task(task: HostileTask) -> HostileRow:
         requests = [parse_request(item) for item in distinct]
         pending = client.send(requests, declared_hang(client.quirks))
         spec_parse, reference_parse = spec_cache.parse, reference_cache.parse
-    with collector_paused():
-        for item in distinct:
-            want, spec_seconds = outcome(spec_parse, item)
-            got, reference_seconds = outcome(reference_parse, item)
-            tally.outcomes[want[0] if want[0] != "invalid" else want[1]] += 1
-            if "raised" in (want[0], got[0]):
-                note("H2", item, f"spec {want[-1]}, reference {got[-1]}")
-            elif want != got:
-                note("H1", item, f"spec {want[0]} {want[1][:16]}, reference {got[0]} {got[1][:16]}")
-            if tally.slow(max(spec_seconds, reference_seconds)):
-                note("H3", item, f"spec {spec_seconds:.2f} s, reference {reference_seconds:.2f} s")
-        client_counts = Counter[str]()
-        if client is not None and pending is not None:
-            oracle, judge_ = LibraryOracle(reference_cache), LibraryOracle(spec_cache)
-            command = client.command
-            for item, answer in zip(distinct, pending(), strict=True):
-                request = parse_request(item)
-                expected = asked(oracle.handle, request)
-                verdict = judge(request, expected, answer, client.quirks, judge_.handle)
-                client_counts[verdict.status] += 1
-                tally.quirks.update(verdict.quirks)
-                if verdict.status not in (AGREED, SKIPPED, QUIRK):
-                    name = STATUS_PROPERTY.get(verdict.status, "C1")
-                    note(name, item, verdict.detail, replay=replay_line(request, command))
-    counts = (sum(client_counts.values()), client_counts[SKIPPED], client_counts[QUIRK])
-    return tally.row(task.campaign_seed, task.task, len(inputs), len(distinct), started, counts)
+    for item in distinct:
+        want, spec_seconds = outcome(spec_parse, item)
+        got, reference_seconds = outcome(reference_parse, item)
+        tally.outcomes[want[0] if want[0] != "invalid" else want[1]] += 1
+        if "raised" in (want[0], got[0]):
+            note("H2", item, f"spec {want[-1]}, reference {got[-1]}")
+        elif want != got:
+            note("H1", item, f"spec {want[0]} {want[1][:16]}, reference {got[0]} {got[1][:16]}")
+        if tally.slow(max(spec_seconds, reference_seconds)):
+            note("H3", item, f"spec {spec_seconds:.2f} s, reference {reference_seconds:.2f} s")
+    client_counts = Counter[str]()
+    if client is None or pending is None:
+        return client_counts
+    oracle, judge_ = LibraryOracle(reference_cache), LibraryOracle(spec_cache)
+    command = client.command
+    for item, answer in zip(distinct, pending(), strict=True):
+        request = parse_request(item)
+        expected = asked(oracle.handle, request)
+        verdict = judge(request, expected, answer, client.quirks, judge_.handle)
+        client_counts[verdict.status] += 1
+        tally.quirks.update(verdict.quirks)
+        if verdict.status not in (AGREED, SKIPPED, QUIRK):
+            name = STATUS_PROPERTY.get(verdict.status, "C1")
+            note(name, item, verdict.detail, replay=replay_line(request, command))
+    spec_cache.forget()
+    reference_cache.forget()
+    return client_counts
 
 
 def plan_hostile(

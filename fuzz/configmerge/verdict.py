@@ -19,14 +19,20 @@ reports as a case of its own kind.
 
 from __future__ import annotations
 
+import json
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from swarmconf.conformance.client import ClientFailure, Message
-from swarmconf.conformance.configmerge.deployed import HANG, Behaviour, DeployedAdapter, Stop
-from swarmconf.conformance.runner import FAILURE_BEHAVIOUR, behaves_as_deployed, mismatched_fields
+from swarmconf.conformance.configmerge.deployed import HANG, Behaviour, DeployedAdapter, Emulated
+from swarmconf.conformance.runner import (
+    FAILURE_BEHAVIOUR,
+    behaves_as_deployed,
+    hung_failure,
+    mismatched_fields,
+)
 
 AGREED, DISAGREED, FAILED, SKIPPED, QUIRK = "agreed", "disagreed", "failed", "skipped", "quirk"
 UNJUDGED = "unjudged"
@@ -104,6 +110,8 @@ def judged(
 ) -> Verdict:
     op = request["op"]
     answerable(expected, "the oracle")
+    if isinstance(answer, dict):
+        answer = hung_failure(answer) or answer  # judged as the hang it stands for
     if isinstance(answer, ClientFailure):
         behaviour = declared_behaviour(request, expected, quirks)
         if behaviour is not None and behaviour.deployed["result"] == FAILURE_BEHAVIOUR.get(
@@ -166,12 +174,28 @@ def describe(op: str, expected: Message, answer: Message) -> str:
 # The deployed client's quirks ----------------------------------------------------------------
 
 _EMULATION: list[DeployedAdapter] = []
+_EMULATED: dict[str, Emulated] = {}
+EMULATED_KEPT = 20_000
+"""Requests whose emulation a process keeps (then it starts over)."""
 
 
 def emulation() -> DeployedAdapter:
     if not _EMULATION:
         _EMULATION.append(DeployedAdapter())
     return _EMULATION[0]
+
+
+def emulated(request: Message) -> Emulated:
+    """The emulation's answer to `request` and the quirks it met, computed once per request
+    (by its bytes) however often a late answer or a difference asks for it: it depends on
+    nothing else."""
+    key = json.dumps(request, sort_keys=True)
+    found = _EMULATED.get(key)
+    if found is None:
+        if len(_EMULATED) >= EMULATED_KEPT:
+            _EMULATED.clear()
+        found = _EMULATED[key] = emulation().emulate(dict(request))
+    return found
 
 
 def declared_hang(quirks: frozenset[str]) -> Callable[[Message], bool] | None:
@@ -183,12 +207,10 @@ def declared_hang(quirks: frozenset[str]) -> Callable[[Message], bool] | None:
 
     def hangs(request: Message) -> bool:
         try:
-            emulation().handle(dict(request))
-        except Stop as stop:
-            return stop.result == HANG and stop.quirk in quirks
+            stop = emulated(request).stop
         except Exception:
             return False
-        return False
+        return stop is not None and stop.result == HANG and stop.quirk in quirks
 
     return hangs
 
@@ -197,7 +219,7 @@ def deployed_behaviour(request: Message, expected: Message) -> Behaviour | None:
     """What the deployed client does on `request` where it differs from swarmconf's `expected`
     answer, and the quirks that make it differ; None where it agrees. Raises
     `deployed.Unexplained` when no quirk of the emulation explains a difference."""
-    return emulation().behaviour(dict(request), expected)
+    return emulated(request).against(expected)
 
 
 def declared_behaviour(

@@ -115,6 +115,16 @@ def test_a_case_needs_every_quirk_it_names_declared() -> None:
     assert judge_failure(both, crash, declares_both).status == FAILED
 
 
+def test_a_hung_answer_is_graded_as_a_hang() -> None:
+    hangs = case("invalid", reason="DIFF_INTEGER", deployed={"result": "hang"}, quirks=("X3",))
+    hung = {"hung": "it loops (X3)"}
+    declares_x3 = Declarations(quirks=frozenset({"X3"}))
+    assert judge(hangs, hung, declared=declares_x3).status == ACCEPTABLE
+    undeclared = judge(hangs, hung)
+    assert undeclared.status == FAILED and "hangs: it loops" in undeclared.message
+    assert judge(case("valid", HASH), hung, declared=declares_x3).status == FAILED
+
+
 def test_declarations_make_cases_not_applicable() -> None:
     hello = {"ops": ["hash"], "profiles": ["libsession"], "quirks": ["X2"]}
     declared = Declarations.of(hello)

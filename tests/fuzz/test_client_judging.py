@@ -12,7 +12,12 @@ import pytest
 from pyspark.sql import SparkSession
 
 from swarmconf.conformance.configmerge.adapter import ApiAdapter
-from swarmconf.conformance.configmerge.deployed import QUIRKS, DeployedAdapter, Unexplained
+from swarmconf.conformance.configmerge.deployed import (
+    QUIRKS,
+    DeployedAdapter,
+    Emulated,
+    Unexplained,
+)
 from swarmconf.fuzz.config import Config
 from swarmconf.fuzz.configmerge import verdict
 from swarmconf.fuzz.configmerge.campaigns import THROUGH_CLIENT
@@ -69,10 +74,10 @@ def test_an_oracle_that_errs_or_an_emulation_that_cannot_explain_is_unjudged(
     found = judge(request, refused, {"reason": "MSG_NOT_DICT"}, spec=failing_spec)
     assert found.status == UNJUDGED and "the spec fell over" in found.detail
 
-    def unexplained(self: DeployedAdapter, request: Any, answer: Any) -> None:
+    def unexplained(self: Emulated, answer: Any) -> None:
         raise Unexplained("no quirk explains it")
 
-    monkeypatch.setattr(DeployedAdapter, "behaviour", unexplained)
+    monkeypatch.setattr(Emulated, "against", unexplained)
     found = judge(request, refused, {"reason": "MSG_NOT_DICT"}, frozenset({"X1"}), SPEC.handle)
     assert found.status == UNJUDGED and "Unexplained" in found.detail
 

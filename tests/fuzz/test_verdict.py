@@ -1,14 +1,20 @@
 """Judging a client's answer against the spec's: agreement, failures, skips, declared quirks."""
 
 import hashlib
+from typing import Any
+
+import pytest
 
 from swarmconf.conformance.client import ClientFailure
+from swarmconf.conformance.configmerge.deployed import DeployedAdapter
+from swarmconf.fuzz.configmerge import verdict
 from swarmconf.fuzz.configmerge.verdict import (
     AGREED,
     DISAGREED,
     FAILED,
     QUIRK,
     SKIPPED,
+    declared_hang,
     deployed_behaviour,
     judge,
 )
@@ -87,3 +93,21 @@ def test_lag_zero_quirk() -> None:
     parse = {"op": "parse", "msg": m123, "lag": 0}
     behaviour = deployed_behaviour(parse, {"reason": "BAD_LAG"})
     assert behaviour is not None and behaviour.deployed["result"] == "valid"
+
+
+def test_the_emulation_of_a_request_is_computed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    request = {"op": "parse", "msg": b"d1:#i1e1:&de1:=d1:bi7eee".hex(), "lag": 5}
+    calls = []
+    emulate = DeployedAdapter.emulate
+
+    def counted(self: DeployedAdapter, asked: dict[str, Any]) -> Any:
+        calls.append(asked)
+        return emulate(self, asked)
+
+    monkeypatch.setattr(DeployedAdapter, "emulate", counted)
+    monkeypatch.setattr(verdict, "_EMULATED", {})
+    hangs = declared_hang(frozenset({"X3"}))
+    assert hangs is not None and hangs(request)
+    behaviour = deployed_behaviour(request, {"reason": "DIFF_INTEGER"})
+    assert behaviour is not None and behaviour.deployed == {"result": "hang"}
+    assert len(calls) == 1

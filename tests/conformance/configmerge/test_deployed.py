@@ -112,9 +112,11 @@ def test_graded_strictly_the_process_fails_exactly_the_flagged_cases(cases: list
     assert not_applicable == {case.label for case in sample if _not_for_it(case)}
 
 
-def test_with_its_declarations_the_process_fails_nothing(cases: list[Case]) -> None:
+@pytest.mark.parametrize("loop", [False, True], ids=["answers-hung", "loops"])
+def test_with_its_declarations_the_process_fails_nothing(cases: list[Case], loop: bool) -> None:
     sample = _process_sample(cases)
-    report = run_cases(ProcessClient(EMULATION, TIMEOUT), sample, hang_timeout=1.0)
+    command = [*EMULATION, "--loop"] if loop else EMULATION
+    report = run_cases(ProcessClient(command, TIMEOUT), sample, hang_timeout=1.0)
     grades = Counter(outcome.status for outcome in report.outcomes)
     assert report.failed == []
     assert grades[ACCEPTABLE] == sum(
