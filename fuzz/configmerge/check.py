@@ -31,12 +31,16 @@ class Bound:
     mutant: str | None = None
     symmetry: bool = False
     """Search one state per class of states equal up to renaming clients (shared scripts)."""
+    scripts: str = "plain"
+    """The edit-script family (`model.SCRIPTS`)."""
 
     def model(self) -> Model:
         """This bound's model, one per process (its engine's caches shared by every use)."""
         found = _MODELS.get(self)
         if found is None:
-            scenario = check_scenario(self.clients, self.edits, self.lag, self.shared, self.future)
+            scenario = check_scenario(
+                self.clients, self.edits, self.lag, self.shared, self.future, self.scripts
+            )
             found = _MODELS[self] = Model(scenario, self.mutant, symmetric=self.symmetry)
         return found
 
@@ -46,6 +50,8 @@ class Bound:
 
     def command(self) -> str:
         options = [f"--clients {self.clients}", f"--edits {self.edits}", f"--lag {self.lag}"]
+        if self.scripts != "plain":
+            options.append(f"--scripts {self.scripts}")
         if self.shared:
             options.append("--shared-scripts")
             if not self.symmetry:

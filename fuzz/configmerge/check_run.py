@@ -84,6 +84,7 @@ def report(
             "shared_scripts": bound.shared,
             "future": bound.future,
             "mutant": bound.mutant,
+            "scripts": bound.scripts,
         },
         bound_text=f"{bound.clients} clients \N{MULTIPLICATION SIGN} {bound.edits} edits"
         + (" (identical scripts)" if bound.shared else ""),

@@ -17,6 +17,7 @@ survival (P4). Stale views and signed swarms are left out (see the check page).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import itertools
 from collections.abc import Iterator
@@ -77,7 +78,7 @@ SOMETIMES = {
 """What the search must reach for a pass to mean something."""
 
 
-def script(client: int, edits: int, shared: bool) -> tuple[tuple[Edit, ...], ...]:
+def plain_script(client: int, edits: int, shared: bool) -> tuple[tuple[Edit, ...], ...]:
     """A client's edit batches: each writes the one contested key `a`, a key of its own, and an
     element of the shared set `s`; a later batch discards the client's first element, which
     empties the set when nobody else added to it (the pruning path, D15). `shared`: every client
@@ -95,19 +96,60 @@ def script(client: int, edits: int, shared: bool) -> tuple[tuple[Edit, ...], ...
     return tuple(batches)
 
 
+def overlap_batches(tag: int, batch: int) -> tuple[tuple[Edit, ...], ...]:
+    """The four batches the overlap scripts cycle through: a key of the client's own with the
+    discard of the base's element of the set `d.s`, the removal of the nested dict `d`, an
+    element of `d.s` of the client's own with the contested key `a`, and the discard of the
+    base's and the client's elements of `d.s`. A discard empties `d.s` when nobody else added
+    to it (pruning `d.s`, then `d`, D15)."""
+    return (
+        (
+            Edit("assign", (b"k%d" % tag,), value=batch + 1),
+            Edit("discard", (b"d", b"s"), elements=(0,)),
+        ),
+        (Edit("remove", (b"d",)),),
+        (
+            Edit("add", (b"d", b"s"), elements=(tag + 1,)),
+            Edit("assign", (b"a",), value=10 * tag + batch + 1),
+        ),
+        (Edit("discard", (b"d", b"s"), elements=(0, tag + 1)),),
+    )
+
+
+def overlap_script(client: int, edits: int, shared: bool) -> tuple[tuple[Edit, ...], ...]:
+    """Client c's batch j is overlap batch (c + j) mod 4: the clients write the same keys, one
+    removes the dict another writes inside, at different seqnos. With a lag of 2 or more the
+    lagged diffs several merge inputs carry replay against different source data, which makes
+    the replay set's choice of source observable (D15)."""
+    tag = 0 if shared else client
+    return tuple(overlap_batches(tag, batch)[(tag + batch) % 4] for batch in range(edits))
+
+
+SCRIPTS = {"plain": plain_script, "overlap": overlap_script}
+"""The edit-script families, by the name `--scripts` takes."""
+BASE_DATA: dict[str, Data] = {"plain": {b"a": 0}, "overlap": {b"a": 0, b"d": {b"s": {0}}}}
+"""Each family's starting data."""
+
+
 def check_scenario(
-    clients: int, edits: int, lag: int, shared: bool = False, future: bool = False
+    clients: int,
+    edits: int,
+    lag: int,
+    shared: bool = False,
+    future: bool = False,
+    scripts: str = "plain",
 ) -> Scenario:
-    """The scenario of a bound: unsigned, base data {a: 0}, `edits` one-batch edits per client;
-    with `future` the last client writes an unknown top-level key (D9), unless `shared`."""
-    base: Data = {b"a": 0}
+    """The scenario of a bound: unsigned, the family's base data, `edits` one-batch edits per
+    client from the script family `scripts`; with `future` the last client writes an unknown
+    top-level key (D9), unless `shared`."""
+    script = SCRIPTS[scripts]
     members = tuple(
         Client(
             script(number, edits, shared), future=future and not shared and number == clients - 1
         )
         for number in range(clients)
     )
-    return Scenario(lag, 0, base, members, False, bytes(32))
+    return Scenario(lag, 0, copy.deepcopy(BASE_DATA[scripts]), members, False, bytes(32))
 
 
 @dataclass
@@ -131,7 +173,9 @@ class Model:
     )
 
     def __post_init__(self) -> None:
-        if self.symmetric and len(set(self.scenario.clients)) > 1:
+        clients = self.scenario.clients
+        # Compared, not hashed: an edit's value may be a set or a dict
+        if self.symmetric and any(client != clients[0] for client in clients):
             raise ValueError("symmetry needs clients with identical scripts")
         primary, checker = choose(self.mutant)
         self.engine = Engine(self.scenario, primary, checker)
@@ -143,8 +187,9 @@ class Model:
         )
         self.permutations = list(itertools.permutations(range(count)))
         self.batches = [len(client.batches) for client in self.scenario.clients]
-        scripts = [client.batches for client in self.scenario.clients]
-        self.distinct_scripts = len(set(scripts)) == len(scripts)
+        self.distinct_scripts = all(
+            first.batches != second.batches for first, second in itertools.combinations(clients, 2)
+        )
 
     # The encoding -------------------------------------------------------------------------
 

@@ -18,11 +18,12 @@ from swarmconf.fuzz.configmerge import cli as check_cli
 from swarmconf.fuzz.configmerge.case import replay
 from swarmconf.fuzz.configmerge.check import Bound
 from swarmconf.fuzz.configmerge.model import SOMETIMES, Action, Model, State
+from swarmconf.fuzz.configmerge.mutants import MUTANTS
 from swarmconf.fuzz.configmerge.trace import case_of
 from swarmconf.fuzz.explore import Judgement, Transition, explore
 
-# The smallest bound found for each mutant (lag 1, a future client); `replay-lowest` is not
-# caught up to 3 clients x 1 edit or 2 x 3 with these scripts (see the check page)
+# The smallest bound found for each mutant with the plain scripts (lag 1, a future client);
+# `replay-lowest` needs the overlap scripts and a lag of 2 (see the check page)
 SMALLEST_BOUNDS = {
     "ties": (2, 2),
     "too-old-off-by-one": (2, 1),
@@ -149,6 +150,43 @@ def test_each_mutant_is_caught_with_a_shortest_trace_the_campaign_replays(
         assert not smaller.violations
 
 
+def test_the_overlap_scripts_catch_every_mutant_at_three_clients_two_edits_lag_two() -> None:
+    """The one bound catching all six mutants: `replay-lowest` only shows when lagged diffs
+    carried by several inputs replay against different data, which the overlap scripts make."""
+    found = {}
+    for mutant in MUTANTS:
+        bound = Bound(3, 2, 2, mutant=mutant, scripts="overlap")
+        result, search = explore(bound.model(), stop_on_violation=True, max_depth=5)
+        assert result.violations, mutant
+        for name, item in result.violations.items():
+            actions = search.trace(item)
+            assert len(actions) == item.depth
+            case = case_of(bound.model(), actions, judged=item.action is None)
+            assert name in replay(case).properties
+            assert case.scenario.lag == 2
+        found[mutant] = min(item.depth for item in result.violations.values())
+    assert found["replay-lowest"] == 5
+
+
+def test_replay_lowest_needs_the_overlap_scripts_and_a_lag_over_one() -> None:
+    """At lag 1 a message carries no lagged entries (D7), so each replayed diff has one source;
+    with the plain scripts the source never changes a merge at this bound and depth."""
+    for scripts, lag in (("plain", 2), ("overlap", 1)):
+        bound = Bound(3, 2, lag, mutant="replay-lowest", scripts=scripts)
+        result, _ = explore(bound.model(), stop_on_violation=True, max_depth=5)
+        assert not result.violations, (scripts, lag)
+
+
+def test_the_overlap_scripts_pass_unmutated_and_reach_every_sometimes() -> None:
+    result, _ = explore(Bound(2, 2, scripts="overlap").model())
+    assert result.complete and not result.violations
+    assert set(result.witnesses) == set(SOMETIMES)
+    scenario = Bound(2, 2, scripts="overlap").model().scenario
+    # Both clients write inside the nested dict, one removes it
+    touched = [{edit.path[0] for batch in c.batches for edit in batch} for c in scenario.clients]
+    assert all(b"d" in keys for keys in touched)
+
+
 def command(*argv: str) -> argparse.Namespace:
     """The parsed arguments of `swarmconf check ...` or `swarmconf fuzz ...`."""
     parser = Parser(prog="swarmconf")
@@ -192,6 +230,22 @@ def test_a_mutant_fails_the_command_and_its_counterexample_replays(tmp_path: Pat
     with pytest.raises(CommandError):
         fuzz_cli.replay_command(replayed)
     assert "Failed" in (tmp_path / "report.html").read_text()
+
+
+def test_the_command_takes_the_overlap_scripts_and_regenerates_with_them(tmp_path: Path) -> None:
+    args = command(
+        "check",
+        *("--clients", "3", "--edits", "2", "--lag", "2", "--scripts", "overlap"),
+        *("--mutant", "replay-lowest", "-o", str(tmp_path)),
+    )
+    with pytest.raises(CommandError):
+        check_cli.run_check(args)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["bound"]["scripts"] == "overlap" and summary["depth"] == 5
+    written = summary["counterexamples"][0]
+    assert written["property"] == "P3" and written["replays"]
+    case = json.loads(Path(written["path"]).read_text())
+    assert "--scripts overlap" in case["regenerate"]
 
 
 def test_the_command_refuses_an_unknown_mutant(tmp_path: Path) -> None:
