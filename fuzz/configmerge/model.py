@@ -17,6 +17,7 @@ survival (P4). Stale views and signed swarms are left out (see the check page).
 
 from __future__ import annotations
 
+import bisect
 import copy
 import hashlib
 import itertools
@@ -38,6 +39,8 @@ full view is offered, so every trace stays a campaign schedule."""
 
 CACHE_LIMIT = 1 << 20
 """Entries a model's encoding and knowledge caches hold before they start again."""
+IDENTITY_CACHE_LIMIT = 1 << 16
+"""Parts the encoding keeps by identity (and alive) before it starts again."""
 
 Pending = tuple[tuple[bytes, frozenset[bytes]], ...]
 
@@ -167,7 +170,11 @@ class Model:
     ] = field(default_factory=dict)
 
     settled: dict[tuple[bytes, int], tuple[tuple[str, ...], bool]] = field(default_factory=dict)
+    judged: dict[bytes, Judgement] = field(default_factory=dict)
+    """Judgements by the fingerprint of the flushed state (without symmetry)."""
     codes: dict[object, bytes] = field(default_factory=dict)
+    entry_codes: dict[tuple[bytes, int, int, int], bytes] = field(default_factory=dict)
+    by_identity: dict[int, tuple[object, bytes]] = field(default_factory=dict)
     knowledge: dict[tuple[tuple[bytes, int, int, int], ...], dict[bytes, Knowledge]] = field(
         default_factory=dict
     )
@@ -201,21 +208,40 @@ class Model:
 
     def encode(self, state: State) -> bytes:
         """The canonical encoding: message ids (BLAKE2b-128 of the bytes) and integers, in
-        the state's order. Its parts are cached: most steps change one member and a few
-        messages' knowledge."""
+        the state's order. Its parts are cached: the swarm and each member by value, the
+        knowledge (the longest part, which most steps leave as it was) by the identity of its
+        tuple, kept alive with its code so that the identity stays its own."""
         codes = self.codes
         swarm = codes.get(state.swarm)
         if swarm is None:
-            swarm = codes[state.swarm] = b"%d:" % len(state.swarm) + b"".join(
-                map(self.message_id, state.swarm)
-            )
+            swarm = codes[state.swarm] = self.swarm_code(state.swarm)
         parts = [swarm]
         for member in state.members:
             code = codes.get(member)
             if code is None:
                 code = codes[member] = self.member_code(member)
             parts.append(code)
-        for entry in state.knowledge:
+        if len(codes) > CACHE_LIMIT:
+            codes.clear()
+        knowledge = state.knowledge
+        found = self.by_identity.get(id(knowledge))
+        if found is not None and found[0] is knowledge:
+            parts.append(found[1])
+        else:
+            code = self.knowledge_code(knowledge)
+            if len(self.by_identity) > IDENTITY_CACHE_LIMIT:
+                self.by_identity.clear()
+            self.by_identity[id(knowledge)] = (knowledge, code)
+            parts.append(code)
+        return b"".join(parts)
+
+    def swarm_code(self, swarm: tuple[bytes, ...]) -> bytes:
+        return b"%d:" % len(swarm) + b"".join(map(self.message_id, swarm))
+
+    def knowledge_code(self, knowledge: tuple[tuple[bytes, int, int, int], ...]) -> bytes:
+        codes = self.entry_codes
+        parts = []
+        for entry in knowledge:
             code = codes.get(entry)
             if code is None:
                 message, known, safe, depth = entry
@@ -328,7 +354,7 @@ class Model:
             }
         # Run.learn replaces a message's Knowledge, never changes one: a shallow copy will do
         run.knowledge = dict(knowledge)
-        run.learned = False
+        run.learned = set()
         updates, bits_of = self.oracle(state)
         run.updates = dict(updates)
         run.bits_of = dict(bits_of)
@@ -353,10 +379,19 @@ class Model:
             )
         knowledge = before.knowledge
         if run.learned:
-            knowledge = tuple(
-                sorted((m, k.known, k.safe, k.depth) for m, k in run.knowledge.items())
-            )
-        return State(tuple(sorted(run.swarm)), tuple(members), knowledge)
+            # The entries stay sorted by message: replace or insert the ones learned
+            entries = list(knowledge)
+            for message in run.learned:
+                k = run.knowledge[message]
+                entry = (message, k.known, k.safe, k.depth)
+                at = bisect.bisect_left(entries, (message,))
+                if at < len(entries) and entries[at][0] == message:
+                    entries[at] = entry
+                else:
+                    entries.insert(at, entry)
+            knowledge = tuple(entries)
+        swarm = tuple(sorted(run.swarm))
+        return State(before.swarm if swarm == before.swarm else swarm, tuple(members), knowledge)
 
     # Actions ------------------------------------------------------------------------------
 
@@ -389,35 +424,59 @@ class Model:
 
     def step(self, state: State, action: Action) -> Transition[State] | None:
         """The successor of `state` under `action` (canonical), or None when nothing
-        changes."""
-        run = self.run_of(state)
+        changes. Going offline, coming back with nothing queued and a sync whose merge is no
+        new message only change the client's own part: they are taken without a campaign run
+        (what `Run.toggle` and `Run.sync` do then); everything else runs `Run`."""
         witnesses: list[str] = []
         client = action.client
-        if action.kind == "edit":
-            run.edit(client)
+        member = state.members[client]
+        violations: tuple[str, ...] = ()
+        successor = None
+        if action.kind == "offline" or (action.kind == "online" and not member.pending):
+            successor = self.with_member(
+                state,
+                client,
+                Member(member.current, not member.online, member.pending, member.bases),
+            )
         elif action.kind == "sync":
             view = state.swarm if action.view is None else action.view
-            inputs = frozenset((*view, run.current[client]))
-            merged = self.engine.merge(inputs, True)
-            if merged.new and len(merged.remaining) >= 2:
-                witnesses.append(CONFLICT)
-            if merged.new and any(
-                known.depth > 0
-                for m in merged.remaining
-                if (known := run.knowledge.get(m)) is not None
-            ):
-                witnesses.append(MERGE_OF_MERGES)
-            self.sync(run, client, view)
-        else:
-            run.toggle(client, action.kind == "online")
-        successor = self.state_of(run, state, client)
+            merged = self.engine.merge(frozenset((*view, member.current)), True)
+            if not merged.new:
+                # The client takes the message the merge kept; nothing is pushed or learned
+                successor = self.with_member(
+                    state,
+                    client,
+                    Member(merged.message, member.online, member.pending, member.bases),
+                )
+                violations = tuple(dict.fromkeys(merged.violations))
+            else:
+                if len(merged.remaining) >= 2:
+                    witnesses.append(CONFLICT)
+                if any(entry[3] > 0 for entry in state.knowledge if entry[0] in merged.remaining):
+                    witnesses.append(MERGE_OF_MERGES)
+        if successor is None:
+            run = self.run_of(state)
+            if action.kind == "edit":
+                run.edit(client)
+            elif action.kind == "sync":
+                self.sync(run, client, state.swarm if action.view is None else action.view)
+            else:
+                run.toggle(client, True)
+            successor = self.state_of(run, state, client)
+            violations = tuple(run.outcome.violations)
         if successor == state:
             return None
-        violations = tuple(run.outcome.violations)
         if not self.symmetric:
             return Transition(successor, violations, tuple(witnesses))
         canonical, renaming = self.canonical(successor)
         return Transition(canonical, violations, tuple(witnesses), renaming)
+
+    @staticmethod
+    def with_member(state: State, client: int, member: Member) -> State:
+        members = state.members
+        return State(
+            state.swarm, (*members[:client], member, *members[client + 1 :]), state.knowledge
+        )
 
     def independent(self, state: State, first: Action, second: Action) -> bool:
         """Actions of two clients commute when one of them only changes its own client: going
@@ -452,11 +511,24 @@ class Model:
 
     def judge(self, state: State) -> Judgement:
         """Quiescence from `state` in every order: P5, then P1 and P4 (the first order that
-        fails, see `failing_order`)."""
+        fails, see `failing_order`). Without symmetry every order is a rotation and the
+        settle starts from the flushed state, so the judgement is the flushed state's: it is
+        memoized by its fingerprint."""
+        if self.symmetric:
+            return self.judgement(state, None, None)
+        flushed = self.flushed(state)
+        key = self.fingerprint(flushed)
+        found = self.judged.get(key)
+        if found is None:
+            if len(self.judged) > CACHE_LIMIT:
+                self.judged.clear()
+            found = self.judged[key] = self.judgement(state, flushed, key)
+        return found
+
+    def judgement(self, state: State, flushed: State | None, key: bytes | None) -> Judgement:
         lost = False
-        flushed = None if self.symmetric else self.flushed(state)
         for order in self.orders:
-            violations, lost_here = self.quiescence(state, order, flushed)
+            violations, lost_here = self.quiescence(state, order, flushed, key)
             lost = lost or lost_here
             if violations:
                 return Judgement(violations, (LOSS,) if lost else ())
@@ -480,19 +552,24 @@ class Model:
         return self.state_of(run, state, None)
 
     def quiescence(
-        self, state: State, order: tuple[int, ...], flushed: State | None = None
+        self,
+        state: State,
+        order: tuple[int, ...],
+        flushed: State | None = None,
+        fingerprint: bytes | None = None,
     ) -> tuple[tuple[str, ...], bool]:
         """The violations of settling from `state` in `order` (every client back online, its
         queued pushes flushed, then full rounds), and whether an update was lost beyond the
         window. Memoized by the flushed state: states that differ only in online flags share
-        their quiescence. `flushed`: the flushed state, when known."""
+        their quiescence. `flushed`: the flushed state and its `fingerprint`, when known."""
         rotation = order[0]
         if not is_rotation(order):
             # Rename the clients so that the order is 0, 1, ...: the settle loop only rotates
             state, rotation, flushed = self.renamed(state, order), 0, None
         if flushed is None:
             flushed = self.flushed(state)
-        key = (self.fingerprint(flushed), rotation)
+            fingerprint = None
+        key = (fingerprint or self.fingerprint(flushed), rotation)
         found = self.settled.get(key)
         if found is None:
             run = self.run_of(flushed)
@@ -509,12 +586,12 @@ class Model:
 
 
 class Learning(Run):
-    """A campaign run that notes whether any message's knowledge changed."""
+    """A campaign run that notes the messages whose knowledge changed."""
 
-    learned: bool
+    learned: set[bytes]
 
     def learn(self, message: bytes, knowledge: Knowledge) -> None:
-        self.learned = True
+        self.learned.add(message)
         super().learn(message, knowledge)
 
 
