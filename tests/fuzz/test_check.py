@@ -278,20 +278,30 @@ def test_model_paths_replay_as_campaign_cases_with_the_same_verdict() -> None:
     assert verdicts == {True, False}
 
 
-def test_the_spark_search_finds_the_same_states(spark: SparkSession) -> None:
+@pytest.mark.parametrize("driver_limit", [0, 5, 1000])
+def test_the_spark_search_finds_the_same_states(spark: SparkSession, driver_limit: int) -> None:
+    """Every level on Spark (0), the small first and last levels on the driver with the others
+    on Spark (5: the search moves to the executors and back), every level on the driver."""
     bound = Bound(2, 1)
     local, _ = explore(bound.model())
-    searcher = SparkSearch(spark, bound.model, 4)
+    searcher = SparkSearch(spark, bound.model, 4, driver_limit=driver_limit)
     on_spark = searcher.run()
     assert on_spark.complete and not on_spark.violations
     assert [level.states for level in on_spark.levels] == [level.states for level in local.levels]
     assert on_spark.transitions == local.transitions
     assert set(on_spark.witnesses) == set(local.witnesses)
+    sizes = [level.states for level in local.levels]
+    assert searcher.driver_levels == sum(1 for size in sizes if size <= driver_limit)
+    if driver_limit == 5:
+        assert sizes[0] <= 5 < max(sizes) and sizes[-1] <= 5
 
 
-def test_a_spark_counterexample_is_traced_through_the_levels(spark: SparkSession) -> None:
+@pytest.mark.parametrize("driver_limit", [0, 3])
+def test_a_spark_counterexample_is_traced_through_the_levels(
+    spark: SparkSession, driver_limit: int
+) -> None:
     bound = Bound(2, 1, mutant="window-off-by-one")
-    searcher = SparkSearch(spark, bound.model, 4)
+    searcher = SparkSearch(spark, bound.model, 4, driver_limit=driver_limit)
     result = searcher.run(stop_on_violation=True)
     found = result.violations["P3"]
     actions: list[Action] = searcher.trace(found)
