@@ -45,6 +45,26 @@ class Bound:
         return found
 
     @property
+    def size(self) -> str:
+        """The bound's size as the verdict names it: clients by edits, with the sign."""
+        text = f"{plural(self.clients, 'client')} \N{MULTIPLICATION SIGN} "
+        text += plural(self.edits, "edit")
+        return text + (" (identical scripts)" if self.shared else "")
+
+    def describe(self) -> str:
+        """The whole bound in words, as the report's facts show it."""
+        parts = [plural(self.clients, "client"), plural(self.edits, "edit"), f"lag {self.lag}"]
+        parts[0:2] = [f"{parts[0]} \N{MULTIPLICATION SIGN} {parts[1]}"]
+        parts.append(f"{'identical ' if self.shared else ''}{self.scripts} scripts")
+        if self.future and not self.shared:
+            parts.append("the last client writes an unknown key")
+        if self.symmetry:
+            parts.append("symmetry")
+        if self.mutant:
+            parts.append(f"mutant {self.mutant}")
+        return ", ".join(parts)
+
+    @property
     def sometimes(self) -> dict[str, str]:
         return SOMETIMES
 
@@ -61,6 +81,10 @@ class Bound:
         if self.mutant:
             options.append(f"--mutant {self.mutant}")
         return "swarmconf check " + " ".join(options)
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def write_counterexample(

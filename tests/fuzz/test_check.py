@@ -210,6 +210,9 @@ def test_the_check_command_writes_a_non_vacuous_passing_report(
     assert sum(level["states"] for level in summary["levels"]) == summary["states"]
     page = (tmp_path / "report.html").read_text()
     assert "Passed" in page and summary["verdict"] in page
+    # The bound in words, where the search ran in plain English
+    assert "2 clients \N{MULTIPLICATION SIGN} 2 edits, lag 1, plain scripts" in page
+    assert "in process, 1 core" in page and '"clients"' not in page
     assert "hold on all" in capsys.readouterr().out
 
 
