@@ -114,6 +114,32 @@ def test_symmetry_keeps_one_state_per_renaming_class() -> None:
     assert len(plain_search.parents) == plain.states
 
 
+@pytest.mark.parametrize("mutant", [None, "no-pruning"])
+def test_steps_taken_without_a_campaign_run_are_the_runs_steps(mutant: str | None) -> None:
+    """Going offline, coming back with nothing queued and a sync that makes no new message are
+    taken without `Run`: each gives the state and violations `Run` itself gives."""
+    model = Bound(2, 2, scripts="overlap", mutant=mutant).model()
+    local = 0
+    for state in walk_states(model, 200):
+        for action in model.actions(state):
+            if action.kind == "edit":
+                continue
+            step = model.step(state, action)
+            run = model.run_of(state)
+            if action.kind == "sync":
+                model.sync(run, action.client, state.swarm if action.view is None else action.view)
+            else:
+                run.toggle(action.client, action.kind == "online")
+            expected = model.state_of(run, state, action.client)
+            if expected == state:
+                assert step is None
+                continue
+            assert step is not None and step.state == expected
+            assert step.violations == tuple(run.outcome.violations)
+            local += not run.learned
+    assert local > 100
+
+
 def walk_states(model: Model, count: int) -> list[State]:
     """States along random walks of the model."""
     rng = random.Random(7)
