@@ -140,6 +140,16 @@ def test_steps_taken_without_a_campaign_run_are_the_runs_steps(mutant: str | Non
     assert local > 100
 
 
+def test_a_judgement_is_its_flushed_states() -> None:
+    """States that flush to the same state share one judgement, which is the one worked out
+    from each of them."""
+    model = Bound(3, 1, mutant="window-off-by-one").model()
+    states = walk_states(model, 300)
+    verdicts = {model.judge(state) for state in states}
+    assert all(model.judge(state) == model.judgement(state, None, None) for state in states)
+    assert len(model.judged) < len(set(states)) and len(verdicts) > 1
+
+
 def walk_states(model: Model, count: int) -> list[State]:
     """States along random walks of the model."""
     rng = random.Random(7)
