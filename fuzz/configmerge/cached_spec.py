@@ -116,7 +116,15 @@ class CachedLibrary:
         """The engine's view: parse and merge cached (the engine merges by bytes, so that the
         oracle answers a merge request from the engine's merge)."""
         name = self.library.__name__.split(".")[1]
-        return Implementation(name, self.parse, self.merge, self.library.ConfigMessage.new)
+        library = self.library
+        return Implementation(
+            name,
+            self.parse,
+            self.merge,
+            library.ConfigMessage.new,
+            library.obsolete_after_merge,
+            library.obsolete_after_edit,
+        )
 
     def module(self) -> types.ModuleType:
         """The API contract as a module, for `conformance.configmerge.adapter.ApiAdapter`."""

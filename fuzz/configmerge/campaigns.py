@@ -30,7 +30,7 @@ from .differential import PROPERTIES as CLIENT_PROPERTIES
 from .differential import ClientTask, client_schema, plan_client, run_client_tasks
 from .hostile import PROPERTIES as HOSTILE_PROPERTIES
 from .hostile import HostileTask, plan_hostile, run_hostile_task
-from .impl import mutated
+from .impl import late, mutated
 from .mutants import MUTANTS
 from .report import PROPERTIES, client_closing, write_outputs
 from .schema import row_schema
@@ -55,10 +55,13 @@ def mutants() -> list[str]:
 
 
 def mutant_adapter(name: str) -> AbstractContextManager[Adapter]:
-    """The spec's adapter with mutant `name`'s merge in place of the spec's."""
+    """The spec's adapter with mutant `name`'s merge, and its delete rule, in place of the
+    spec's."""
     module = types.ModuleType(spec.__name__)
     module.__dict__.update(vars(spec))
     module.merge = mutated(name, spec.merge)  # type: ignore[attr-defined]
+    deletes = mutated(name, late(spec, "obsolete_after_merge"))
+    module.obsolete_after_merge = deletes  # type: ignore[attr-defined]
     adapter = builtin_adapter("spec")
     adapter.name = f"swarmconf.spec+{name}"
     adapter.handlers.update(ApiAdapter(module, adapter.name).handlers)

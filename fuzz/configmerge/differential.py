@@ -12,6 +12,12 @@ operations differs from the spec's (bytes, hashes, merged or not, reason codes),
 client crashed, hung, garbled or errored on one, and C3 when an answer could not be judged (the
 oracle erred, the emulation of the deployed client cannot explain a difference). Skipped
 requests and declared quirks are counted, per quirk, not passed silently.
+
+The swarm deletes what the client says: where its answer to a merge lists other `obsolete`
+inputs than the reference's, the interleavings that used that merge are played again deleting
+what the client listed (`settle_deletions`), and their P1, P4 and P5 are those of the replay. A
+client that deletes the wrong message loses it there, declared quirk (X12) or not: the quirk
+makes the answer acceptable, not the loss.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import time
 import types
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from swarmconf.conformance.client import Message
@@ -35,7 +41,7 @@ from ..client import DEFAULT_TIMEOUT, PooledClient, pooled
 from .cached_spec import CachedLibrary, LibraryOracle
 from .campaign import row_of
 from .edits import Data
-from .engine import Engine, Published
+from .engine import Engine, Merged, Published, among
 from .impl import Implementation
 from .run import Outcome, run_case
 from .scenario import Scenario, generate_scenario
@@ -63,6 +69,12 @@ STATUS_PROPERTY = {FAILED: "C2", UNJUDGED: "C3"}
 """The property a verdict of each status fails (any other failing status fails C1)."""
 MAX_NOTED = 3
 """Violations of one property noted per interleaving (its first operations)."""
+DELETION_ROUNDS = 8
+"""Replays with the client's deletions: each may reach merges the client has not answered yet,
+whose deletions may differ again."""
+CLIENT_DELETED = ", the swarm deleting what the client answered"
+"""Appended to the P1, P4 and P5 violations of an interleaving replayed with the client's
+deletions."""
 
 
 @dataclass
@@ -81,6 +93,8 @@ class RecordingEngine(Engine):
     key."""
     hexes: dict[bytes, str] = field(default_factory=dict)
     """Each message's hex, written once however many requests carry it."""
+    told: dict[tuple[frozenset[bytes], bool], frozenset[bytes]] = field(default_factory=dict)
+    """What the client deletes after a merge, where it differs from the reference."""
 
     def hex_of(self, message: bytes) -> str:
         found = self.hexes.get(message)
@@ -126,9 +140,11 @@ class RecordingEngine(Engine):
             self.answered[key] = {"result": published}
         return message, before, after
 
-    def merge(self, inputs: frozenset[bytes], signer: bool) -> Any:
+    def merge(self, inputs: frozenset[bytes], signer: bool) -> Merged:
         self.touched.add(("merge", inputs, signer))
-        return super().merge(inputs, signer)
+        merged = super().merge(inputs, signer)
+        told = self.told.get((inputs, signer))
+        return merged if told is None else replace(merged, obsolete=told)
 
     def published(self, merged: Any, sign_key: bytes | None) -> bytes:
         """Through the cache, which answers the same merge request with these bytes."""
@@ -204,6 +220,8 @@ class Checked:
     seconds_waiting: float
     judging: float = 0.0
     """Seconds spent judging the answers (the spec and the emulation included)."""
+    answers: dict[OpKey, Any] = field(default_factory=dict)
+    """The client's answers, by operation."""
 
 
 def send_operations(
@@ -228,7 +246,8 @@ def send_operations(
             for key, request, want, answer in zip(ordered, requests, expected, answers, strict=True)
         }
         judging = time.perf_counter() - started
-        return Checked(verdicts, len(requests), client.waiting - waited, judging)
+        by_key = dict(zip(ordered, answers, strict=True))
+        return Checked(verdicts, len(requests), client.waiting - waited, judging, by_key)
 
     return collect
 
@@ -236,6 +255,80 @@ def send_operations(
 def check_operations(engine: RecordingEngine, keys: set[OpKey], client: PooledClient) -> Checked:
     """Send the operations to the client in one batch; judge each answer against the spec's."""
     return send_operations(engine, keys, client)()
+
+
+def client_deletions(
+    engine: RecordingEngine, checked: Checked
+) -> dict[tuple[frozenset[bytes], bool], frozenset[bytes]]:
+    """The merges after which the client deletes other inputs than the reference, with what
+    it deletes (its `obsolete`; an answer without a readable one deletes as the reference). An
+    answer equal to the reference's (agreed, the reference not wrong) deletes as it does."""
+    told = {}
+    for key, answer in checked.answers.items():
+        verdict = checked.verdicts[key]
+        if key[0] != "merge" or (verdict.status == AGREED and not verdict.oracle_wrong):
+            continue
+        result = answer.get("result") if isinstance(answer, dict) else None
+        if not isinstance(result, dict) or not isinstance(result.get("obsolete"), list):
+            continue
+        try:
+            hashes = [bytes.fromhex(text) for text in result["obsolete"]]
+        except (TypeError, ValueError):
+            continue
+        deleted = among(sorted(key[1]), hashes)
+        if deleted != engine.merges[key[1:]].obsolete:
+            told[key[1:]] = deleted
+    return told
+
+
+def settle_deletions(
+    engine: RecordingEngine,
+    results: list[tuple[int, Outcome, set[OpKey]]],
+    schedule_of: Callable[[int], Schedule],
+    checked: Checked,
+    client: PooledClient,
+) -> Checked:
+    """Replay each interleaving that used a merge after which the client deletes otherwise than
+    the reference, deleting what the client says, until the replays reach no merge whose
+    deletions differ anew (at most DELETION_ROUNDS); the operations the replays reach first are
+    sent to the client too. `results` take the replays' outcomes, and each interleaving the
+    operations of both runs; the returned `Checked` holds every verdict."""
+    told = client_deletions(engine, checked)
+    latest = {index: touched for index, _, touched in results}
+    position = {index: number for number, (index, _, _) in enumerate(results)}
+    for _ in range(DELETION_ROUNDS):
+        if not told:
+            return checked
+        engine.told.update(told)
+        keys = {("merge", *key) for key in told}
+        affected = [index for index, touched in latest.items() if keys & touched]
+        replayed = interleavings(engine, [(index, schedule_of(index)) for index in affected])
+        for index, outcome, touched in replayed:
+            outcome.violations[:] = [deleted_by_client(text) for text in outcome.violations]
+            number = position[index]
+            results[number] = (index, outcome, results[number][2] | touched)
+            latest[index] = touched
+        new = set().union(*(touched for _, _, touched in replayed)) - checked.verdicts.keys()
+        more = check_operations(engine, new, client) if new else Checked({}, 0, 0.0)
+        checked = Checked(
+            checked.verdicts | more.verdicts,
+            checked.requests + more.requests,
+            checked.seconds_waiting + more.seconds_waiting,
+            checked.judging + more.judging,
+            checked.answers | more.answers,
+        )
+        told = client_deletions(engine, more)
+    for index, touched in latest.items():
+        if {("merge", *key) for key in told} & touched:
+            results[position[index]][1].violations.append(
+                f"C3 the client's deletions still differ after {DELETION_ROUNDS} replays"
+            )
+    return checked
+
+
+def deleted_by_client(violation: str) -> str:
+    """A violation of a replay with the client's deletions, saying so when the swarm's."""
+    return violation + CLIENT_DELETED if violation[:2] in ("P1", "P4", "P5") else violation
 
 
 def client_violations(touched: set[OpKey], verdicts: dict[OpKey, Verdict]) -> list[str]:
@@ -313,6 +406,10 @@ class Played:
     results: list[tuple[int, Outcome, set[OpKey]]]
     seconds: float
 
+    def schedule_of(self, index: int) -> Schedule:
+        task = self.task
+        return generate_schedule(self.scenario, task.campaign_seed, task.scenario, index)
+
 
 def play(task: ClientTask, library: types.ModuleType = reference) -> Played:
     started = time.perf_counter()
@@ -351,6 +448,7 @@ def run_client_tasks(
         upcoming = play(following, library) if following is not None else None
         started = time.perf_counter()
         checked = collect()
+        checked = settle_deletions(played.engine, played.results, played.schedule_of, checked, link)
         spent += time.perf_counter() - started
         yield from rows_of(played, checked, played.seconds + spent)
         played = upcoming
@@ -406,8 +504,10 @@ def replay_with_client(
 ) -> tuple[Outcome, dict[str, int]]:
     """One interleaving on a fresh engine, its operations through `client`."""
     engine = recording_engine(scenario)
-    [(_, outcome, touched)] = interleavings(engine, [(0, schedule)])
-    checked = check_operations(engine, touched, client)
+    results = interleavings(engine, [(0, schedule)])
+    checked = check_operations(engine, results[0][2], client)
+    checked = settle_deletions(engine, results, lambda _: schedule, checked, client)
+    [(_, outcome, touched)] = results
     outcome.violations.extend(client_violations(touched, checked.verdicts))
     return outcome, tally(checked.verdicts.values())
 

@@ -1,5 +1,9 @@
 """Cached operations for one scenario: parse, edit-and-publish, merge, each checked once.
 
+Each edit and merge also carries what its push deletes from the swarm, as the primary's delete
+rule says (`obsolete_after_edit`, `obsolete_after_merge`, D27): the swarm of a campaign deletes
+exactly that, so a wrong delete rule shows as a lost message (P1) or a lost update (P4).
+
 All schedules of a scenario share one engine, so a merge of the same messages is computed once
 and its checks (P2 determinism, P3 agreement, P6 validity) run on that first computation; every
 schedule that reaches it again sees the same result and the same violations. P3 runs the other
@@ -18,6 +22,7 @@ from typing import Any
 import nacl.signing
 
 from swarmconf.spec.configmerge import bt
+from swarmconf.spec.configmerge.message import message_hash
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason
 from swarmconf.spec.configmerge.signing import sign
 
@@ -68,16 +73,20 @@ class Published:
     writes: dict[Atom, object]
     wiped: frozenset[Path]
     violations: tuple[str, ...]
+    obsolete: frozenset[bytes] = frozenset()
+    """The messages its push deletes: the one edited (D27)."""
 
 
 @dataclass(frozen=True)
 class Merged:
-    """A merge: its result, whether it is a new message, and the inputs D14 kept."""
+    """A merge: its result, whether it is a new message, the inputs D14 kept, and the inputs
+    the client deletes after it (D27; pushing the result, if new)."""
 
     message: bytes
     new: bool
     remaining: tuple[bytes, ...]
     violations: tuple[str, ...]
+    obsolete: frozenset[bytes] = frozenset()
 
 
 @dataclass
@@ -174,8 +183,13 @@ class Engine:
                 expected = self.apply_edit(self.checker, base, client, batch)[0]
                 if expected != message:
                     violations.append(f"P3 edit differs from {self.checker.name}")
+            deleted = self.primary.obsolete_after_edit(self.parse(self.primary, base))
             self.edits[key] = Published(
-                message, writes_of(before, after), wiped_of(before, after), tuple(violations)
+                message,
+                writes_of(before, after),
+                wiped_of(before, after),
+                tuple(violations),
+                among([base], deleted),
             )
         return self.edits[key]
 
@@ -209,9 +223,14 @@ class Engine:
             self.info(message)
         sign_key = self.sign_key if signer else None
         try:
-            result = self.run_merge(self.primary, ordered, sign_key, parsed=True)
+            merged = self.merged(self.primary, ordered, sign_key, parsed=True)
         except ConfigError as error:
             return Merged(ordered[0], False, (), (f"P6 merge refused its inputs: {error}",))
+        result = self.bytes_of(merged, sign_key)
+        valid = [m for m in (self.parse(self.primary, data) for data in ordered) if m is not None]
+        deleted = self.primary.obsolete_after_merge(
+            ordered, merged, lag=self.scenario.lag, verify_key=self.verify_key, valid=valid
+        )
         violations: list[str] = []
         new = result not in inputs
         if self.checker is not None and self.check(result):
@@ -223,7 +242,7 @@ class Engine:
         remaining = self.remaining(ordered)
         if new:
             violations.extend(self.check_valid(result, merged=True, client=None))
-        return Merged(result, new, remaining, tuple(violations))
+        return Merged(result, new, remaining, tuple(violations), among(ordered, deleted))
 
     def check(self, message: bytes) -> bool:
         """Whether P3 checks the operation that produced `message`."""
@@ -247,16 +266,29 @@ class Engine:
         sign_key: bytes | None,
         parsed: bool = False,
     ) -> bytes:
-        """The bytes `impl` publishes for a merge of `inputs`; with `parsed`, through its merge
-        of already parsed messages (each distinct message parsed once per engine)."""
+        """The bytes `impl` publishes for a merge of `inputs` (see `merged`)."""
+        return self.bytes_of(self.merged(impl, inputs, sign_key, parsed), sign_key)
+
+    def merged(
+        self,
+        impl: Implementation,
+        inputs: list[bytes],
+        sign_key: bytes | None,
+        parsed: bool = False,
+    ) -> Any:
+        """`impl`'s merge of `inputs`, its result as the library gives it; with `parsed`,
+        through its merge of already parsed messages (each distinct message parsed once per
+        engine)."""
         options = {"lag": self.scenario.lag, "verify_key": self.verify_key, "sign_key": sign_key}
         if parsed and impl.merge_parsed is not None:
             valid = [m for m in (self.parse(impl, data) for data in inputs) if m is not None]
             if not valid:
                 raise ConfigError(Reason.NO_VALID_MESSAGE)
-            result = impl.merge_parsed(valid, **options)
-        else:
-            result = impl.merge(inputs, **options)
+            return impl.merge_parsed(valid, **options)
+        return impl.merge(inputs, **options)
+
+    def bytes_of(self, result: Any, sign_key: bytes | None) -> bytes:
+        """The bytes of a merge's `result` as published."""
         if not result.merged:
             # A single survivor is returned as parsed: find its bytes (D14)
             survivor = self.known.get((result.seqno, result.hash))
@@ -304,6 +336,12 @@ class Engine:
         if merged and parsed.diff:
             problems.append("P6 merge result has a non-empty diff")
         return problems
+
+
+def among(messages: list[bytes], hashes: list[bytes]) -> frozenset[bytes]:
+    """The `messages` whose hashes are in `hashes` (what a push deleting `hashes` removes)."""
+    wanted = set(hashes)
+    return frozenset(message for message in messages if message_hash(message) in wanted)
 
 
 def sampled(message: bytes, one_in: int) -> bool:

@@ -1,8 +1,9 @@
 """The mergers a campaign runs and checks: `swarmconf.spec.configmerge`,
 `swarmconf.reference.configmerge`, mutants.
 
-Both libraries expose the same API (parse, merge, ConfigMessage); the campaign runs clients on
-the *primary* one and checks every distinct operation against the *checker* (P3).
+Both libraries expose the same API (parse, merge, ConfigMessage, and what a push deletes:
+obsolete_after_merge, obsolete_after_edit); the campaign runs clients on the *primary* one and
+checks every distinct operation against the *checker* (P3).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 from .mutants import MUTANTS, active
@@ -23,6 +25,10 @@ class Implementation:
     parse: Callable[..., Any]
     merge: Merge
     new: Callable[..., Any]
+    obsolete_after_merge: Callable[..., list[bytes]]
+    """The hashes a push of a merge's result deletes (D27)."""
+    obsolete_after_edit: Callable[..., list[bytes]]
+    """The hashes a push of an edit deletes (D27)."""
     merge_parsed: Merge | None = None
     """The merge of already parsed valid messages, when the library provides one."""
 
@@ -33,7 +39,25 @@ def load(name: str) -> Implementation | None:
     if not all(hasattr(module, attr) for attr in ("parse", "merge", "ConfigMessage")):
         return None
     merge_parsed = getattr(module, "merge_parsed", None)
-    return Implementation(name, module.parse, module.merge, module.ConfigMessage.new, merge_parsed)
+    return Implementation(
+        name,
+        module.parse,
+        module.merge,
+        module.ConfigMessage.new,
+        module.obsolete_after_merge,
+        module.obsolete_after_edit,
+        merge_parsed,
+    )
+
+
+def late(module: ModuleType, name: str) -> Callable[..., Any]:
+    """`module.name`, looked up at each call: a mutant that swaps that very function (rather
+    than one it calls) then takes effect."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(module, name)(*args, **kwargs)
+
+    return call
 
 
 def mutated(mutant: str, function: Callable[..., Any]) -> Callable[..., Any]:
@@ -59,6 +83,7 @@ def choose(
     """
     spec = load("spec")
     assert spec is not None
+    library = importlib.import_module("swarmconf.spec.configmerge")
     if mutant is not None:
         if mutant not in MUTANTS:
             raise ValueError(f"unknown mutant {mutant!r}; known: {', '.join(MUTANTS)}")
@@ -68,6 +93,8 @@ def choose(
             spec.parse,
             mutated(mutant, spec.merge),
             spec.new,
+            mutated(mutant, late(library, "obsolete_after_merge")),
+            mutated(mutant, late(library, "obsolete_after_edit")),
             mutated(mutant, spec.merge_parsed),
         )
         return broken, spec if differential else None

@@ -1,11 +1,15 @@
 """Run one interleaving: clients, a de-duplicating swarm, then quiescence and the checks.
 
 The swarm stores each distinct message once and applies a client's batch "push the new message
-and delete the ones it obsoletes" atomically. After the schedule's events every client comes
-back online and syncs fully, round after round, until a round changes nothing (P5 bounds the
-rounds). Then P1 (every client holds the same bytes and the swarm's current messages collapse
-to that one) and P4 (see `oracle`) are checked; P2, P3 and P6 come from the engine's checks of
-each operation the run used.
+and delete the ones it obsoletes" atomically. What a push deletes is what the engine's delete
+rule says (D27): after an edit, the message edited; after a merge, every input that parses but
+a single survivor of the ignore rules, also when the merge keeps that survivor and pushes
+nothing. Inputs that do not parse stay, such as the scenario's unparseable blobs, and are never
+current messages. After the schedule's events every client comes back online and syncs fully,
+round after round, until a round changes nothing (P5 bounds the rounds). Then P1 (every client
+holds the same bytes and the swarm's current messages collapse to that one) and P4 (see
+`oracle`) are checked; P2, P3 and P6 come from the engine's checks of each operation the run
+used.
 """
 
 from __future__ import annotations
@@ -54,8 +58,8 @@ class Run:
         scenario = engine.scenario
         count = len(scenario.clients)
         base = engine.base
-        self.swarm: dict[bytes, None] = {base: None}
-        self.held: tuple[bytes, ...] = (base,)
+        self.swarm: dict[bytes, None] = dict.fromkeys((base, *scenario.blobs))
+        self.held: tuple[bytes, ...] = tuple(self.swarm)
         """The swarm's messages in order, as a tuple (remade only when the swarm changes)."""
         self.history: list[tuple[bytes, ...]] = [self.held]
         self.signer = [client.signer for client in scenario.clients]
@@ -82,19 +86,34 @@ class Run:
         if not self.online[client]:
             self.pending[client].append((message, obsolete))
             return False
-        changed = False
-        # Deleting from the swarm needs the key too: a forged message deletes nothing
-        if self.signer[client]:
-            for old in obsolete:
-                if old in self.swarm:
-                    del self.swarm[old]
-                    changed = True
+        changed = self.remove(client, obsolete)
         if changed or message not in self.swarm:
             self.swarm[message] = None
             self.held = tuple(self.swarm)
             changed = True
         self.history.append(self.held)
         return changed
+
+    def remove(self, client: int, obsolete: frozenset[bytes]) -> bool:
+        """Delete what `client` says is obsolete; True when the swarm changed."""
+        # Deleting from the swarm needs the key too: a forged message deletes nothing
+        if not self.signer[client]:
+            return False
+        changed = False
+        for old in obsolete:
+            if old in self.swarm:
+                del self.swarm[old]
+                changed = True
+        return changed
+
+    def delete(self, client: int, obsolete: frozenset[bytes]) -> bool:
+        """Delete without pushing (a merge that keeps one of its inputs); True when the swarm
+        changed."""
+        if not self.remove(client, obsolete):
+            return False
+        self.held = tuple(self.swarm)
+        self.history.append(self.held)
+        return True
 
     def view(self, mode: str, pick: int) -> tuple[bytes, ...] | list[bytes]:
         if mode == "full":
@@ -123,10 +142,11 @@ class Run:
             before = self.knowledge[base]
             self.learn(message, Knowledge(before.known | bit, before.safe | bit, before.depth))
             self.current[client] = message
-        self.push(client, message, frozenset((base,)))
+        self.push(client, message, published.obsolete)
 
     def sync(self, client: int, mode: str, pick: int) -> bool:
-        """Fetch, merge, publish a new merge; True when the swarm changed."""
+        """Fetch, merge, publish a new merge, delete what the merge obsoletes; True when the
+        swarm changed."""
         if not self.online[client]:
             return False
         inputs = frozenset((*self.view(mode, pick), self.current[client]))
@@ -134,11 +154,11 @@ class Run:
         self.note(merged.violations)
         self.current[client] = merged.message
         if not merged.new:
-            return False
+            return self.delete(client, merged.obsolete)
         self.outcome.merges += 1
         self.outcome.max_width = max(self.outcome.max_width, len(merged.remaining))
         self.learn(merged.message, self.merged_knowledge(merged.remaining))
-        return self.push(client, merged.message, inputs)
+        return self.push(client, merged.message, merged.obsolete)
 
     def merged_knowledge(self, remaining: tuple[bytes, ...]) -> Knowledge:
         known, safe_everywhere, carried, depth = 0, -1, 0, 0

@@ -5,7 +5,10 @@ In a signed scenario every message must carry a valid signature and only some cl
 signing key; the others can read and merge (D17: without the key a merge returns the
 highest-ranked message unchanged) and their own edits carry a wrong signature, so the swarm
 holds forged messages every client must skip. A "future" client writes an unknown top-level key
-into the messages it publishes (D9).
+into the messages it publishes (D9). Some scenarios seed the swarm with blobs no client can parse
+(`blobs`): a message of a later major version, whose first key sorts before `#` (D8), so it
+comes before every message in a merge's inputs, and a message whose `&` is not a dict, at a
+seqno near the starting one, so it sorts between messages. A push never deletes them (D27).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from .edits import (
 from .seeds import derive_bytes, derive_rng
 
 LAGS = (1, 2, 3, 3, 5, 5, 5)
+BLOB_CHANCE = 0.3
+"""The share of scenarios whose swarm starts with unparseable blobs."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,8 @@ class Scenario:
     clients: tuple[Client, ...]
     signed: bool
     key_seed: bytes
+    blobs: tuple[bytes, ...] = ()
+    """Unparseable blobs the swarm holds from the start (kept by every push, D27)."""
 
     @property
     def edit_count(self) -> int:
@@ -74,7 +81,21 @@ def generate_scenario(
         clients=members,
         signed=signed,
         key_seed=derive_bytes(32, "key", campaign_seed, index),
+        blobs=unparseable_blobs(campaign_seed, index),
     )
+
+
+def unparseable_blobs(campaign_seed: int, index: int) -> tuple[bytes, ...]:
+    """The blobs seeded into a scenario's swarm, from a generator of their own (so the rest of
+    the scenario is that of its seeds without blobs): none in most scenarios, else a future
+    major version (MSG_VERSION_BREAK), one whose data is not a dict (MSG_BAD_DATA), or both."""
+    rng = derive_rng("blobs", campaign_seed, index)
+    if rng.random() >= BLOB_CHANCE:
+        return ()
+    seqno = rng.randint(0, 6)
+    future = b"d1:!i1e1:#i%de1:&dee" % seqno
+    broken = b"d1:#i%de1:&i%dee" % (seqno, rng.randint(0, 9))
+    return rng.choice(((future,), (broken,), (future, broken)))
 
 
 def scenario_to_json(scenario: Scenario) -> JsonValue:
@@ -84,6 +105,7 @@ def scenario_to_json(scenario: Scenario) -> JsonValue:
         "base_data": value_to_json(scenario.base_data),
         "signed": scenario.signed,
         "key_seed": scenario.key_seed.hex(),
+        "blobs": [blob.hex() for blob in scenario.blobs],
         "clients": [
             {
                 "signer": client.signer,
@@ -115,4 +137,5 @@ def scenario_from_json(obj: JsonValue) -> Scenario:
         clients=clients,
         signed=bool(obj["signed"]),
         key_seed=bytes.fromhex(obj["key_seed"]),
+        blobs=tuple(bytes.fromhex(blob) for blob in obj.get("blobs", ())),
     )

@@ -342,9 +342,12 @@ def obsolete_after_merge(
     *,
     lag: int = 5,
     verify_key: bytes | None = None,
+    valid: list[ConfigMessage] | None = None,
 ) -> list[bytes]:
-    """The hashes, ascending, of the inputs a push of the merge `result` deletes (D27)."""
-    valid = _parsed(messages, lag, verify_key)
+    """The hashes, ascending, of the inputs a push of the merge `result` deletes (D27);
+    `valid`, when given, is the inputs that parse, in order (parsed by the caller)."""
+    if valid is None:
+        valid = _parsed(messages, lag, verify_key)
     absorbed = {m.hash for m in valid}
     if not result.merged and valid:
         absorbed -= {m.hash for m in _survivors(valid, lag)}
@@ -363,10 +366,12 @@ def deployed_obsolete_after_merge(
     *,
     lag: int = 5,
     verify_key: bytes | None = None,
+    valid: list[ConfigMessage] | None = None,
 ) -> list[bytes]:
     """What the deployed client deletes: every parsed input but the one at the survivor's
-    position among parsed inputs, counted among all inputs (X12)."""
-    valid = _parsed(messages, lag, verify_key)
+    position among parsed inputs, counted among all inputs (X12); `valid` as above."""
+    if valid is None:
+        valid = _parsed(messages, lag, verify_key)
     parsed = {m.hash for m in valid}
     if result.merged:
         return sorted(parsed)

@@ -19,6 +19,7 @@ def obsolete_after_merge(
     *,
     lag: int = DEFAULT_LAG,
     verify_key: bytes | None = None,
+    valid: list[ConfigMessage] | None = None,
 ) -> list[bytes]:
     """The hashes, ascending, of the inputs a push of `merge(messages)`'s `result` deletes
     (D27, D14, D15, D17).
@@ -26,9 +27,11 @@ def obsolete_after_merge(
     A new merge message absorbs every valid input. A result that is one of the inputs (the
     single survivor of the ignore rules, D14) absorbs the inputs the ignore rules drop, and no
     other: where verification is required and no signing key is held (D17), the remaining
-    inputs it did not merge are kept.
+    inputs it did not merge are kept. `valid`, when given, is what `parse_valid` gives for
+    `messages` (a caller that parsed them already).
     """
-    valid = parse_valid(messages, lag, verify_key)
+    if valid is None:
+        valid = parse_valid(messages, lag, verify_key)
     if result.merged:
         absorbed = valid
     else:
@@ -48,6 +51,7 @@ def deployed_obsolete_after_merge(
     *,
     lag: int = DEFAULT_LAG,
     verify_key: bytes | None = None,
+    valid: list[ConfigMessage] | None = None,
 ) -> list[bytes]:
     """What the deployed client deletes after a merge (X12): every input that parses, except,
     when the result is one of the inputs, the input at the result's position among the inputs
@@ -55,9 +59,10 @@ def deployed_obsolete_after_merge(
 
     An input that does not parse before the survivor shifts that position: another input is
     kept, and the survivor itself is deleted. Unlike D27, it also deletes the remaining inputs
-    a client that cannot sign leaves unmerged (D17).
+    a client that cannot sign leaves unmerged (D17). `valid` as for `obsolete_after_merge`.
     """
-    valid = parse_valid(messages, lag, verify_key)
+    if valid is None:
+        valid = parse_valid(messages, lag, verify_key)
     parsed = {message.hash for message in valid}
     if result.merged:
         return sorted(parsed)

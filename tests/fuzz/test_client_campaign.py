@@ -25,7 +25,8 @@ FIRST_CATCH = {
     "window-off-by-one": 0,
     "unknown-keys": 0,
     "replay-lowest": 2,
-    "no-pruning": 29,
+    "no-pruning": 59,
+    "delete-winner": 1,
 }
 """The scenario (of seed 1, 200 schedules each) where each mutant is first caught: the budget
 is every interleaving up to the end of that scenario, as for the mutant run in-process."""
