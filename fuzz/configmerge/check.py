@@ -33,13 +33,21 @@ class Bound:
     """Search one state per class of states equal up to renaming clients (shared scripts)."""
     scripts: str = "plain"
     """The edit-script family (`model.SCRIPTS`)."""
+    blob: bool = False
+    """The swarm starts with an unparseable message (`model.UNPARSEABLE_BLOB`)."""
 
     def model(self) -> Model:
         """This bound's model, one per process (its engine's caches shared by every use)."""
         found = _MODELS.get(self)
         if found is None:
             scenario = check_scenario(
-                self.clients, self.edits, self.lag, self.shared, self.future, self.scripts
+                self.clients,
+                self.edits,
+                self.lag,
+                self.shared,
+                self.future,
+                self.scripts,
+                self.blob,
             )
             found = _MODELS[self] = Model(scenario, self.mutant, symmetric=self.symmetry)
         return found
@@ -58,6 +66,8 @@ class Bound:
         parts.append(f"{'identical ' if self.shared else ''}{self.scripts} scripts")
         if self.future and not self.shared:
             parts.append("the last client writes an unknown key")
+        if self.blob:
+            parts.append("an unparseable blob in the swarm")
         if self.symmetry:
             parts.append("symmetry")
         if self.mutant:
@@ -72,6 +82,8 @@ class Bound:
         options = [f"--clients {self.clients}", f"--edits {self.edits}", f"--lag {self.lag}"]
         if self.scripts != "plain":
             options.append(f"--scripts {self.scripts}")
+        if self.blob:
+            options.append("--blob")
         if self.shared:
             options.append("--shared-scripts")
             if not self.symmetry:

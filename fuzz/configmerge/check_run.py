@@ -85,6 +85,7 @@ def report(
             "future": bound.future,
             "mutant": bound.mutant,
             "scripts": bound.scripts,
+            "blob": bound.blob,
         },
         bound_text=bound.size,
         bound_description=bound.describe(),

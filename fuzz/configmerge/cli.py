@@ -75,6 +75,12 @@ def register(subparsers: Any) -> None:
         "this makes the replay order of lagged diffs observable)",
     )
     check.add_argument(
+        "--blob",
+        action="store_true",
+        help="the swarm starts with an unparseable message (a later major version) that sorts "
+        "before every other and that the delete rule keeps (D27)",
+    )
+    check.add_argument(
         "--shared-scripts",
         action="store_true",
         help="every client runs the same script, none writes an unknown key (states equal up to "
@@ -125,6 +131,7 @@ def run_check(args: argparse.Namespace) -> int:
         mutant=args.mutant,
         symmetry=args.shared_scripts and not args.no_symmetry,
         scripts=args.scripts,
+        blob=args.blob,
     )
     settings = Settings(
         master=args.master if spark else None,

@@ -134,6 +134,11 @@ BASE_DATA: dict[str, Data] = {"plain": {b"a": 0}, "overlap": {b"a": 0, b"d": {b"
 """Each family's starting data."""
 
 
+UNPARSEABLE_BLOB = b"d1:!i1e1:#i0e1:&dee"
+"""A message of a later major version (its first key sorts before `#`, D8): no client parses it,
+it comes first among a merge's inputs, and the delete rule keeps it (D27)."""
+
+
 def check_scenario(
     clients: int,
     edits: int,
@@ -141,10 +146,12 @@ def check_scenario(
     shared: bool = False,
     future: bool = False,
     scripts: str = "plain",
+    blob: bool = False,
 ) -> Scenario:
     """The scenario of a bound: unsigned, the family's base data, `edits` one-batch edits per
     client from the script family `scripts`; with `future` the last client writes an unknown
-    top-level key (D9), unless `shared`."""
+    top-level key (D9), unless `shared`; with `blob` the swarm starts with an unparseable
+    message."""
     script = SCRIPTS[scripts]
     members = tuple(
         Client(
@@ -152,7 +159,8 @@ def check_scenario(
         )
         for number in range(clients)
     )
-    return Scenario(lag, 0, copy.deepcopy(BASE_DATA[scripts]), members, False, bytes(32))
+    blobs = (UNPARSEABLE_BLOB,) if blob else ()
+    return Scenario(lag, 0, copy.deepcopy(BASE_DATA[scripts]), members, False, bytes(32), blobs)
 
 
 @dataclass
@@ -310,7 +318,8 @@ class Model:
         base = self.engine.base
         count = len(self.scenario.clients)
         member = Member(base, True, (), ())
-        return State((base,), (member,) * count, ((base, 1, 1, 0),))
+        swarm = tuple(sorted((base, *self.scenario.blobs)))
+        return State(swarm, (member,) * count, ((base, 1, 1, 0),))
 
     def oracle(self, state: State) -> tuple[dict[int, Update], dict[tuple[int, bytes], int]]:
         """The Run's `updates` and `bits_of` for the edits the state's clients made."""
@@ -425,8 +434,9 @@ class Model:
     def step(self, state: State, action: Action) -> Transition[State] | None:
         """The successor of `state` under `action` (canonical), or None when nothing
         changes. Going offline, coming back with nothing queued and a sync whose merge is no
-        new message only change the client's own part: they are taken without a campaign run
-        (what `Run.toggle` and `Run.sync` do then); everything else runs `Run`."""
+        new message and deletes nothing the swarm holds only change the client's own part: they
+        are taken without a campaign run (what `Run.toggle` and `Run.sync` do then); everything
+        else runs `Run`."""
         witnesses: list[str] = []
         client = action.client
         member = state.members[client]
@@ -441,8 +451,9 @@ class Model:
         elif action.kind == "sync":
             view = state.swarm if action.view is None else action.view
             merged = self.engine.merge(frozenset((*view, member.current)), True)
-            if not merged.new:
-                # The client takes the message the merge kept; nothing is pushed or learned
+            if not merged.new and merged.obsolete.isdisjoint(state.swarm):
+                # The client takes the message the merge kept; nothing is pushed, deleted
+                # (what the delete rule makes obsolete is gone already) or learned
                 successor = self.with_member(
                     state,
                     client,
