@@ -108,7 +108,7 @@ bench-kvsim: $(READY)
 # The fuzz campaign (README): FUZZ_INTERLEAVINGS interleavings on local Spark, then the report's
 # path. Needs Java 17 for Spark.
 FUZZ_INTERLEAVINGS ?= 200000
-.PHONY: fuzz fuzz-cluster bench-fuzz
+.PHONY: fuzz fuzz-cluster bench-fuzz bench-check
 fuzz: $(READY)
 	$(BIN)/swarmconf fuzz --interleavings $(FUZZ_INTERLEAVINGS) -o fuzz-out
 
@@ -119,6 +119,10 @@ fuzz-cluster: $(READY)
 # Campaign throughput on local[2] and how the core's rate scales with clients and edits.
 bench-fuzz: $(READY)
 	$(BIN)/python -m bench.fuzz.campaign --interleavings $(FUZZ_INTERLEAVINGS)
+
+# The bounded check's distinct states a second in one process (medians, wall and CPU time).
+bench-check: $(READY)
+	nice $(BIN)/python -m bench.fuzz.check --runs 3
 
 # spec, the reference at commit 067bc65 (read from the git history) and the reference now (as
 # installed, from its sources, and on the pure-Python fallback), timed in one run (medians,

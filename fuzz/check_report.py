@@ -15,6 +15,15 @@ from typing import Any
 from .explore import Result
 from .report_page import Counterexample, Page, Property, chart, duration, number, render
 
+IN_PROCESS = "in process"
+"""Where a search ran when it ran without Spark."""
+
+
+def where(master: str, cores: int) -> str:
+    """ "in process, 1 core" or "on local[2], 2 cores"."""
+    place = master if master == IN_PROCESS else f"on {master}"
+    return f"{place}, {cores} core{'' if cores == 1 else 's'}"
+
 
 def verdict(
     result: Result, properties: Mapping[str, str], bound: str, sometimes: Mapping[str, str]
@@ -25,8 +34,9 @@ def verdict(
     if failing:
         parts = [f"{name} at depth {found.depth}" for name, found in failing]
         searched = "all" if result.complete else "the first"
+        verb = "fails" if len(parts) == 1 else "fail"
         return False, (
-            f"{', '.join(parts)} fail on {bound} (shortest traces; {searched} "
+            f"{', '.join(parts)} {verb} on {bound} (shortest traces; {searched} "
             f"{number(result.states)} states searched)"
         )
     missing = [name for name in sometimes if name not in result.witnesses]
@@ -50,6 +60,7 @@ def summarize(
     sometimes: Mapping[str, str],
     bound: dict[str, Any],
     bound_text: str,
+    bound_description: str,
     reductions: dict[str, Any],
     counterexamples: list[dict[str, Any]],
     master: str,
@@ -61,6 +72,8 @@ def summarize(
         "passed": passed,
         "verdict": sentence,
         "bound": bound,
+        "bound_text": bound_description,
+        "verdict_bound": bound_text,
         "master": master,
         "cores": cores,
         "states": result.states,
@@ -107,15 +120,15 @@ def page(
     summary: dict[str, Any], properties: Mapping[str, str], sometimes: Mapping[str, str]
 ) -> Page:
     bound = summary["bound"]
-    clients, edits = bound["clients"], bound["edits"]
-    title = f"check of {clients} clients \N{MULTIPLICATION SIGN} {edits} edits, lag {bound['lag']}"
+    title = f"check of {summary['verdict_bound']}, lag {bound['lag']}"
     if bound.get("mutant"):
         title += f", mutant {bound['mutant']}"
+    ran = where(summary["master"], summary["cores"])
+    rate = number(round(summary["states_per_second"]))
     headline = [
-        summary["verdict"],
+        summary["verdict"] + ".",
         f"{number(summary['states'])} states and {number(summary['transitions'])} transitions "
-        f"in {duration(summary['seconds'])} ({number(summary['states_per_second'])} states a "
-        f"second on {summary['master']}).",
+        f"in {duration(summary['seconds'])}, {rate} states a second ({ran}).",
     ]
     reached = "; ".join(
         f"{name} in {number(count)} {'states or transitions' if count != 1 else 'state'}"
@@ -127,16 +140,20 @@ def page(
     notes.extend(f"{name}: {text}." for name, text in sometimes.items())
     reductions = summary["reductions"]
     facts = [
-        ("bound", json.dumps(bound)),
-        ("depth", f"{summary['depth']} ({'exhausted' if summary['complete'] else 'stopped'})"),
-        ("states per second per core", number(summary["states_per_second_per_core"])),
+        ("bound", summary["bound_text"]),
+        (
+            "depth",
+            f"{summary['depth']} "
+            + ("(exhausted)" if summary["complete"] else "(stopped before exhausting the bound)"),
+        ),
+        ("states per second per core", number(round(summary["states_per_second_per_core"]))),
         (
             "sleep sets",
             f"{'on' if reductions['sleep_sets'] else 'off'}, "
             f"{number(reductions['transitions_slept'])} transitions skipped",
         ),
         ("symmetry", "on (identical scripts)" if reductions["symmetry"] else "off"),
-        ("where", f"{summary['master']}, {summary['cores']} cores"),
+        ("where", ran),
     ]
     counterexamples = [
         Counterexample(
@@ -167,4 +184,6 @@ def page(
             chart("States visited (growth curve)", growth, "depth", "states"),
         ],
         notes=notes,
+        facts_title="The search",
+        no_counterexample="None: no state or transition violates a property.",
     )

@@ -116,18 +116,39 @@ def merge_notes(into: dict[str, Found], found: dict[str, Found]) -> None:
             )
 
 
+DRIVER_LEVEL_LIMIT = 4000
+"""A level of at most this many states runs on the driver: a Spark level's fixed cost (its jobs,
+their scheduling and shuffles) dwarfs the work of a small one."""
+
+
 class SparkSearch:
     """The search on a Spark session; `parents[d]` holds the parent pointers of the states
-    first reached at depth d (d >= 1)."""
+    first reached at depth d (d >= 1) on Spark, `local_parents` those of the levels run on the
+    driver.
+
+    Levels of at most `driver_limit` states run on the driver, with the same expansion and
+    dedupe as a partition's, against the visited set held there; when a level grows past the
+    limit the frontier and the visited set are partitioned onto the executors, and when one
+    shrinks back to it they are collected again (the first and last levels of a search are
+    small)."""
 
     def __init__(
-        self, spark: SparkSession, factory: Factory, partitions: int, sleep_sets: bool = False
+        self,
+        spark: SparkSession,
+        factory: Factory,
+        partitions: int,
+        sleep_sets: bool = False,
+        driver_limit: int = DRIVER_LEVEL_LIMIT,
     ) -> None:
         self.spark = spark
         self.sleep_sets = sleep_sets
         self.factory = factory
         self.partitions = partitions
+        self.driver_limit = driver_limit
         self.parents: dict[int, RDD[Any]] = {}
+        self.local_parents: dict[bytes, tuple[bytes, Any]] = {}
+        self.driver_levels = 0
+        """Levels run on the driver."""
 
     def partitioned(self, rdd: RDD[Any]) -> RDD[Any]:
         return rdd.partitionBy(self.partitions, bucket)
@@ -146,62 +167,84 @@ class SparkSearch:
         result = Result()
         initial = space.initial()
         first = space.fingerprint(initial)
-        frontier = self.partitioned(
-            context.parallelize([(first, (initial, frozenset(), None, None))], self.partitions)
-        ).persist(StorageLevel.MEMORY_AND_DISK)
-        visited = self.partitioned(context.parallelize([(first, None)], self.partitions))
-        visited = visited.persist(StorageLevel.MEMORY_AND_DISK)
+        # On the driver: the frontier and the visited set; on Spark: their RDDs
+        local: list[tuple[bytes, Any]] | None = [(first, (initial, frozenset(), None, None))]
+        seen: set[bytes] | None = {first}
+        frontier: RDD[Any] | None = None
+        visited: RDD[Any] | None = None
         size = 1
         factory, sleep_sets = self.factory, self.sleep_sets
         stale: list[RDD[Any]] = []
         while size:
             level_started = time.perf_counter()
             depth = result.depth
-            expanded = frontier.mapPartitions(
-                functools.partial(expand_partition, factory, depth, sleep_sets)
-            ).persist(StorageLevel.MEMORY_AND_DISK)
-            transitions = slept = 0
-            for record in expanded.filter(lambda r: r[0] != SUCCESSOR).collect():
-                if record[0] == NOTE:
-                    merge_notes(result.violations, record[1])
-                    merge_notes(result.witnesses, record[2])
-                else:
-                    transitions += record[1]
-                    slept += record[2]
-            result.transitions += transitions
-            result.slept += slept
-            result.states += size
-            stop = bool(stop_on_violation and result.violations) or (
-                max_depth is not None and depth >= max_depth
-            )
-            following = 0
-            if not stop:
-                candidates = self.partitioned(
-                    expanded.filter(lambda r: r[0] == SUCCESSOR).map(lambda r: (r[1], r[2]))
-                )
-                union = visited.union(candidates)
-                assert union.getNumPartitions() == self.partitions, (
-                    "the union is not partition-wise"
-                )
-                fresh = union.mapPartitions(dedupe_partition, preservesPartitioning=True).persist(
-                    StorageLevel.MEMORY_AND_DISK
-                )
-                parents = fresh.mapValues(lambda v: (v[2], v[3]))
-                parents = parents.persist(StorageLevel.MEMORY_AND_DISK)
-                # One job computes the new states and their parent pointers, both kept
-                following = parents.count()
-                self.parents[depth + 1] = parents
-                grown = visited.union(fresh.mapValues(lambda v: None))
-                grown = grown.mapPartitions(lambda r: r, preservesPartitioning=True)
-                # Computed by the next level's dedupe, which then drops the old visited set
+            if local is not None and seen is not None and size > self.driver_limit:
+                frontier = self.partitioned(context.parallelize(local, self.partitions))
+                frontier = frontier.persist(StorageLevel.MEMORY_AND_DISK)
+                marks = [(fingerprint, None) for fingerprint in seen]
+                visited = self.partitioned(context.parallelize(marks, self.partitions))
+                visited = visited.persist(StorageLevel.MEMORY_AND_DISK)
+                local = seen = None
+            elif frontier is not None and visited is not None and size <= self.driver_limit:
+                local = frontier.collect()
+                seen = set(visited.keys().collect())
+                frontier.unpersist()
                 stale.append(visited)
-                visited = grown.persist(StorageLevel.MEMORY_AND_DISK)
-            expanded.unpersist()
-            frontier.unpersist()
+                frontier = visited = None
+            stop = False
+            following = 0
+            if local is not None and seen is not None:
+                self.driver_levels += 1
+                records = list(expand_partition(factory, depth, sleep_sets, local))
+                transitions, slept = self.take_notes(result, records)
+                stop = self.stops(result, stop_on_violation, max_depth, depth)
+                fresh = []
+                if not stop:
+                    for record in records:
+                        if record[0] == SUCCESSOR and record[1] not in seen:
+                            seen.add(record[1])
+                            value = record[2]
+                            self.local_parents[record[1]] = (value[2], value[3])
+                            fresh.append((record[1], value))
+                result.states += size
+                local = fresh
+                following = len(fresh)
+            else:
+                assert frontier is not None and visited is not None
+                expanded = frontier.mapPartitions(
+                    functools.partial(expand_partition, factory, depth, sleep_sets)
+                ).persist(StorageLevel.MEMORY_AND_DISK)
+                notes = expanded.filter(lambda r: r[0] != SUCCESSOR).collect()
+                transitions, slept = self.take_notes(result, notes)
+                result.states += size
+                stop = self.stops(result, stop_on_violation, max_depth, depth)
+                if not stop:
+                    candidates = self.partitioned(
+                        expanded.filter(lambda r: r[0] == SUCCESSOR).map(lambda r: (r[1], r[2]))
+                    )
+                    union = visited.union(candidates)
+                    assert union.getNumPartitions() == self.partitions, (
+                        "the union is not partition-wise"
+                    )
+                    fresh_rdd = union.mapPartitions(
+                        dedupe_partition, preservesPartitioning=True
+                    ).persist(StorageLevel.MEMORY_AND_DISK)
+                    parents = fresh_rdd.mapValues(lambda v: (v[2], v[3]))
+                    parents = parents.persist(StorageLevel.MEMORY_AND_DISK)
+                    # One job computes the new states and their parent pointers, both kept
+                    following = parents.count()
+                    self.parents[depth + 1] = parents
+                    grown = visited.union(fresh_rdd.mapValues(lambda v: None))
+                    grown = grown.mapPartitions(lambda r: r, preservesPartitioning=True)
+                    # Computed by the next level's dedupe, which then drops the old visited set
+                    stale.append(visited)
+                    visited = grown.persist(StorageLevel.MEMORY_AND_DISK)
+                expanded.unpersist()
+                frontier.unpersist()
+                if not stop:
+                    frontier = fresh_rdd
             while len(stale) > 1:
                 stale.pop(0).unpersist()
-            if not stop:
-                frontier = fresh
             level = Level(depth, size, transitions, slept, time.perf_counter() - level_started)
             result.levels.append(level)
             if progress is not None:
@@ -215,6 +258,27 @@ class SparkSearch:
         result.seconds = time.perf_counter() - started
         return result
 
+    @staticmethod
+    def take_notes(result: Result, records: Iterable[Any]) -> tuple[int, int]:
+        """Add a level's notes to `result`; its (transitions, transitions slept)."""
+        transitions = slept = 0
+        for record in records:
+            if record[0] == NOTE:
+                merge_notes(result.violations, record[1])
+                merge_notes(result.witnesses, record[2])
+            elif record[0] == COUNT:
+                transitions += record[1]
+                slept += record[2]
+        result.transitions += transitions
+        result.slept += slept
+        return transitions, slept
+
+    @staticmethod
+    def stops(result: Result, stop_on_violation: bool, max_depth: int | None, depth: int) -> bool:
+        return bool(stop_on_violation and result.violations) or (
+            max_depth is not None and depth >= max_depth
+        )
+
     def trace(self, found: Found) -> list[Any]:
         """The actions to what `found` saw first, its parents looked up level by level."""
         assert found.first is not None
@@ -222,7 +286,10 @@ class SparkSearch:
         fingerprint = found.first
         depth = found.depth - (found.action is not None)
         while depth > 0:
-            parent, action = self.parents[depth].lookup(fingerprint)[0]
+            link = self.local_parents.get(fingerprint)
+            parent, action = (
+                link if link is not None else self.parents[depth].lookup(fingerprint)[0]
+            )
             actions.append(action)
             fingerprint = parent
             depth -= 1

@@ -115,6 +115,8 @@ def note(
 ) -> None:
     """Count each property or witness once per state (or transition: from `fingerprint` by
     `action`); keep the first one that shows it."""
+    if not names:
+        return
     for name, detail in distinct(names):
         found = table.setdefault(name, Found())
         found.count += 1

@@ -77,6 +77,8 @@ class Page:
     counterexamples: list[Counterexample] = field(default_factory=list)
     charts: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    facts_title: str = "The campaign"
+    no_counterexample: str = "None: every case passed."
 
 
 def render(page: Page) -> str:
@@ -97,6 +99,10 @@ def render(page: Page) -> str:
         for c in page.counterexamples
     )
     notes = "".join(f"<p>{html.escape(note)}</p>" for note in page.notes)
+    if not examples:
+        examples_block = f'<p class="none">{html.escape(page.no_counterexample)}</p>'
+    else:
+        examples_block = f"<ol>{examples}</ol>"
     charts = "".join(page.charts)
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(page.title)}</title>
@@ -107,8 +113,8 @@ def render(page: Page) -> str:
 <table><tr><th></th><th>checks that</th><th>violations</th></tr>{rows}</table>
 {notes}
 <h2>Counterexamples</h2>
-{f"<ol>{examples}</ol>" if examples else '<p class="none">None: every case passed.</p>'}
-<h2>The campaign</h2><table>{facts}</table>
+{examples_block}
+<h2>{html.escape(page.facts_title)}</h2><table>{facts}</table>
 <h2>Charts</h2><div class="charts">{charts}</div>
 </article></main></body></html>
 """

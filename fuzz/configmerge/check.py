@@ -31,14 +31,48 @@ class Bound:
     mutant: str | None = None
     symmetry: bool = False
     """Search one state per class of states equal up to renaming clients (shared scripts)."""
+    scripts: str = "plain"
+    """The edit-script family (`model.SCRIPTS`)."""
+    blob: bool = False
+    """The swarm starts with an unparseable message (`model.UNPARSEABLE_BLOB`)."""
 
     def model(self) -> Model:
         """This bound's model, one per process (its engine's caches shared by every use)."""
         found = _MODELS.get(self)
         if found is None:
-            scenario = check_scenario(self.clients, self.edits, self.lag, self.shared, self.future)
+            scenario = check_scenario(
+                self.clients,
+                self.edits,
+                self.lag,
+                self.shared,
+                self.future,
+                self.scripts,
+                self.blob,
+            )
             found = _MODELS[self] = Model(scenario, self.mutant, symmetric=self.symmetry)
         return found
+
+    @property
+    def size(self) -> str:
+        """The bound's size as the verdict names it: clients by edits, with the sign."""
+        text = f"{plural(self.clients, 'client')} \N{MULTIPLICATION SIGN} "
+        text += plural(self.edits, "edit")
+        return text + (" (identical scripts)" if self.shared else "")
+
+    def describe(self) -> str:
+        """The whole bound in words, as the report's facts show it."""
+        parts = [plural(self.clients, "client"), plural(self.edits, "edit"), f"lag {self.lag}"]
+        parts[0:2] = [f"{parts[0]} \N{MULTIPLICATION SIGN} {parts[1]}"]
+        parts.append(f"{'identical ' if self.shared else ''}{self.scripts} scripts")
+        if self.future and not self.shared:
+            parts.append("the last client writes an unknown key")
+        if self.blob:
+            parts.append("an unparseable blob in the swarm")
+        if self.symmetry:
+            parts.append("symmetry")
+        if self.mutant:
+            parts.append(f"mutant {self.mutant}")
+        return ", ".join(parts)
 
     @property
     def sometimes(self) -> dict[str, str]:
@@ -46,6 +80,10 @@ class Bound:
 
     def command(self) -> str:
         options = [f"--clients {self.clients}", f"--edits {self.edits}", f"--lag {self.lag}"]
+        if self.scripts != "plain":
+            options.append(f"--scripts {self.scripts}")
+        if self.blob:
+            options.append("--blob")
         if self.shared:
             options.append("--shared-scripts")
             if not self.symmetry:
@@ -55,6 +93,10 @@ class Bound:
         if self.mutant:
             options.append(f"--mutant {self.mutant}")
         return "swarmconf check " + " ".join(options)
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def write_counterexample(

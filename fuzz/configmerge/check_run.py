@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..check_report import summarize, write_outputs
+from ..check_report import IN_PROCESS, summarize, write_outputs
 from ..explore import Level, Result, explore
 from .check import Bound, write_counterexample
 from .report import PROPERTIES
@@ -43,7 +43,7 @@ def run(bound: Bound, settings: Settings) -> dict[str, Any]:
             max_depth=settings.max_depth,
             progress=shown,
         )
-        return report(bound, settings, result, search.trace, "in-process", 1)
+        return report(bound, settings, result, search.trace, IN_PROCESS, 1)
     from ..check_spark import SparkSearch
     from ..config import Config
     from ..job import start_spark
@@ -84,9 +84,11 @@ def report(
             "shared_scripts": bound.shared,
             "future": bound.future,
             "mutant": bound.mutant,
+            "scripts": bound.scripts,
+            "blob": bound.blob,
         },
-        bound_text=f"{bound.clients} clients \N{MULTIPLICATION SIGN} {bound.edits} edits"
-        + (" (identical scripts)" if bound.shared else ""),
+        bound_text=bound.size,
+        bound_description=bound.describe(),
         reductions={"sleep_sets": settings.sleep_sets, "symmetry": bound.symmetry},
         counterexamples=counterexamples,
         master=master,

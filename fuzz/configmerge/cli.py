@@ -19,9 +19,12 @@ EXAMPLES = (
     "swarmconf check --clients 2 --edits 2 -o check-out",
     "swarmconf check --clients 3 --edits 2 --master 'local[2]'",
     "swarmconf check --clients 2 --edits 2 --mutant ties",
+    "swarmconf check --clients 3 --edits 2 --lag 2 --scripts overlap --mutant replay-lowest",
     "swarmconf fuzz replay check-out/counterexamples/P3-ties.json",
 )
 IN_PROCESS = "none"
+SCRIPT_FAMILIES = ("plain", "overlap")
+"""`model.SCRIPTS` by name (the model is imported only when a check runs)."""
 
 
 def bounded(low: int, high: int) -> Any:
@@ -62,6 +65,20 @@ def register(subparsers: Any) -> None:
         default="check-out",
         metavar="DIR|URI",
         help="output directory, or a Hadoop URI (file:///..., hdfs://..., s3a://...)",
+    )
+    check.add_argument(
+        "--scripts",
+        choices=SCRIPT_FAMILIES,
+        default="plain",
+        help="the edit-script family: plain (each client its own keys and the contested `a`) or "
+        "overlap (the clients remove and write inside one nested dict; with --lag 2 or more "
+        "this makes the replay order of lagged diffs observable)",
+    )
+    check.add_argument(
+        "--blob",
+        action="store_true",
+        help="the swarm starts with an unparseable message (a later major version) that sorts "
+        "before every other and that the delete rule keeps (D27)",
     )
     check.add_argument(
         "--shared-scripts",
@@ -113,6 +130,8 @@ def run_check(args: argparse.Namespace) -> int:
         future=not args.no_future,
         mutant=args.mutant,
         symmetry=args.shared_scripts and not args.no_symmetry,
+        scripts=args.scripts,
+        blob=args.blob,
     )
     settings = Settings(
         master=args.master if spark else None,

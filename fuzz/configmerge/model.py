@@ -17,6 +17,8 @@ survival (P4). Stale views and signed swarms are left out (see the check page).
 
 from __future__ import annotations
 
+import bisect
+import copy
 import hashlib
 import itertools
 from collections.abc import Iterator
@@ -37,6 +39,8 @@ full view is offered, so every trace stays a campaign schedule."""
 
 CACHE_LIMIT = 1 << 20
 """Entries a model's encoding and knowledge caches hold before they start again."""
+IDENTITY_CACHE_LIMIT = 1 << 16
+"""Parts the encoding keeps by identity (and alive) before it starts again."""
 
 Pending = tuple[tuple[bytes, frozenset[bytes]], ...]
 
@@ -77,7 +81,7 @@ SOMETIMES = {
 """What the search must reach for a pass to mean something."""
 
 
-def script(client: int, edits: int, shared: bool) -> tuple[tuple[Edit, ...], ...]:
+def plain_script(client: int, edits: int, shared: bool) -> tuple[tuple[Edit, ...], ...]:
     """A client's edit batches: each writes the one contested key `a`, a key of its own, and an
     element of the shared set `s`; a later batch discards the client's first element, which
     empties the set when nobody else added to it (the pruning path, D15). `shared`: every client
@@ -95,19 +99,68 @@ def script(client: int, edits: int, shared: bool) -> tuple[tuple[Edit, ...], ...
     return tuple(batches)
 
 
+def overlap_batches(tag: int, batch: int) -> tuple[tuple[Edit, ...], ...]:
+    """The four batches the overlap scripts cycle through: a key of the client's own with the
+    discard of the base's element of the set `d.s`, the removal of the nested dict `d`, an
+    element of `d.s` of the client's own with the contested key `a`, and the discard of the
+    base's and the client's elements of `d.s`. A discard empties `d.s` when nobody else added
+    to it (pruning `d.s`, then `d`, D15)."""
+    return (
+        (
+            Edit("assign", (b"k%d" % tag,), value=batch + 1),
+            Edit("discard", (b"d", b"s"), elements=(0,)),
+        ),
+        (Edit("remove", (b"d",)),),
+        (
+            Edit("add", (b"d", b"s"), elements=(tag + 1,)),
+            Edit("assign", (b"a",), value=10 * tag + batch + 1),
+        ),
+        (Edit("discard", (b"d", b"s"), elements=(0, tag + 1)),),
+    )
+
+
+def overlap_script(client: int, edits: int, shared: bool) -> tuple[tuple[Edit, ...], ...]:
+    """Client c's batch j is overlap batch (c + j) mod 4: the clients write the same keys, one
+    removes the dict another writes inside, at different seqnos. With a lag of 2 or more the
+    lagged diffs several merge inputs carry replay against different source data, which makes
+    the replay set's choice of source observable (D15)."""
+    tag = 0 if shared else client
+    return tuple(overlap_batches(tag, batch)[(tag + batch) % 4] for batch in range(edits))
+
+
+SCRIPTS = {"plain": plain_script, "overlap": overlap_script}
+"""The edit-script families, by the name `--scripts` takes."""
+BASE_DATA: dict[str, Data] = {"plain": {b"a": 0}, "overlap": {b"a": 0, b"d": {b"s": {0}}}}
+"""Each family's starting data."""
+
+
+UNPARSEABLE_BLOB = b"d1:!i1e1:#i0e1:&dee"
+"""A message of a later major version (its first key sorts before `#`, D8): no client parses it,
+it comes first among a merge's inputs, and the delete rule keeps it (D27)."""
+
+
 def check_scenario(
-    clients: int, edits: int, lag: int, shared: bool = False, future: bool = False
+    clients: int,
+    edits: int,
+    lag: int,
+    shared: bool = False,
+    future: bool = False,
+    scripts: str = "plain",
+    blob: bool = False,
 ) -> Scenario:
-    """The scenario of a bound: unsigned, base data {a: 0}, `edits` one-batch edits per client;
-    with `future` the last client writes an unknown top-level key (D9), unless `shared`."""
-    base: Data = {b"a": 0}
+    """The scenario of a bound: unsigned, the family's base data, `edits` one-batch edits per
+    client from the script family `scripts`; with `future` the last client writes an unknown
+    top-level key (D9), unless `shared`; with `blob` the swarm starts with an unparseable
+    message."""
+    script = SCRIPTS[scripts]
     members = tuple(
         Client(
             script(number, edits, shared), future=future and not shared and number == clients - 1
         )
         for number in range(clients)
     )
-    return Scenario(lag, 0, base, members, False, bytes(32))
+    blobs = (UNPARSEABLE_BLOB,) if blob else ()
+    return Scenario(lag, 0, copy.deepcopy(BASE_DATA[scripts]), members, False, bytes(32), blobs)
 
 
 @dataclass
@@ -125,13 +178,19 @@ class Model:
     ] = field(default_factory=dict)
 
     settled: dict[tuple[bytes, int], tuple[tuple[str, ...], bool]] = field(default_factory=dict)
+    judged: dict[bytes, Judgement] = field(default_factory=dict)
+    """Judgements by the fingerprint of the flushed state (without symmetry)."""
     codes: dict[object, bytes] = field(default_factory=dict)
+    entry_codes: dict[tuple[bytes, int, int, int], bytes] = field(default_factory=dict)
+    by_identity: dict[int, tuple[object, bytes]] = field(default_factory=dict)
     knowledge: dict[tuple[tuple[bytes, int, int, int], ...], dict[bytes, Knowledge]] = field(
         default_factory=dict
     )
 
     def __post_init__(self) -> None:
-        if self.symmetric and len(set(self.scenario.clients)) > 1:
+        clients = self.scenario.clients
+        # Compared, not hashed: an edit's value may be a set or a dict
+        if self.symmetric and any(client != clients[0] for client in clients):
             raise ValueError("symmetry needs clients with identical scripts")
         primary, checker = choose(self.mutant)
         self.engine = Engine(self.scenario, primary, checker)
@@ -143,8 +202,9 @@ class Model:
         )
         self.permutations = list(itertools.permutations(range(count)))
         self.batches = [len(client.batches) for client in self.scenario.clients]
-        scripts = [client.batches for client in self.scenario.clients]
-        self.distinct_scripts = len(set(scripts)) == len(scripts)
+        self.distinct_scripts = all(
+            first.batches != second.batches for first, second in itertools.combinations(clients, 2)
+        )
 
     # The encoding -------------------------------------------------------------------------
 
@@ -156,21 +216,40 @@ class Model:
 
     def encode(self, state: State) -> bytes:
         """The canonical encoding: message ids (BLAKE2b-128 of the bytes) and integers, in
-        the state's order. Its parts are cached: most steps change one member and a few
-        messages' knowledge."""
+        the state's order. Its parts are cached: the swarm and each member by value, the
+        knowledge (the longest part, which most steps leave as it was) by the identity of its
+        tuple, kept alive with its code so that the identity stays its own."""
         codes = self.codes
         swarm = codes.get(state.swarm)
         if swarm is None:
-            swarm = codes[state.swarm] = b"%d:" % len(state.swarm) + b"".join(
-                map(self.message_id, state.swarm)
-            )
+            swarm = codes[state.swarm] = self.swarm_code(state.swarm)
         parts = [swarm]
         for member in state.members:
             code = codes.get(member)
             if code is None:
                 code = codes[member] = self.member_code(member)
             parts.append(code)
-        for entry in state.knowledge:
+        if len(codes) > CACHE_LIMIT:
+            codes.clear()
+        knowledge = state.knowledge
+        found = self.by_identity.get(id(knowledge))
+        if found is not None and found[0] is knowledge:
+            parts.append(found[1])
+        else:
+            code = self.knowledge_code(knowledge)
+            if len(self.by_identity) > IDENTITY_CACHE_LIMIT:
+                self.by_identity.clear()
+            self.by_identity[id(knowledge)] = (knowledge, code)
+            parts.append(code)
+        return b"".join(parts)
+
+    def swarm_code(self, swarm: tuple[bytes, ...]) -> bytes:
+        return b"%d:" % len(swarm) + b"".join(map(self.message_id, swarm))
+
+    def knowledge_code(self, knowledge: tuple[tuple[bytes, int, int, int], ...]) -> bytes:
+        codes = self.entry_codes
+        parts = []
+        for entry in knowledge:
             code = codes.get(entry)
             if code is None:
                 message, known, safe, depth = entry
@@ -239,7 +318,8 @@ class Model:
         base = self.engine.base
         count = len(self.scenario.clients)
         member = Member(base, True, (), ())
-        return State((base,), (member,) * count, ((base, 1, 1, 0),))
+        swarm = tuple(sorted((base, *self.scenario.blobs)))
+        return State(swarm, (member,) * count, ((base, 1, 1, 0),))
 
     def oracle(self, state: State) -> tuple[dict[int, Update], dict[tuple[int, bytes], int]]:
         """The Run's `updates` and `bits_of` for the edits the state's clients made."""
@@ -283,7 +363,7 @@ class Model:
             }
         # Run.learn replaces a message's Knowledge, never changes one: a shallow copy will do
         run.knowledge = dict(knowledge)
-        run.learned = False
+        run.learned = set()
         updates, bits_of = self.oracle(state)
         run.updates = dict(updates)
         run.bits_of = dict(bits_of)
@@ -308,10 +388,19 @@ class Model:
             )
         knowledge = before.knowledge
         if run.learned:
-            knowledge = tuple(
-                sorted((m, k.known, k.safe, k.depth) for m, k in run.knowledge.items())
-            )
-        return State(tuple(sorted(run.swarm)), tuple(members), knowledge)
+            # The entries stay sorted by message: replace or insert the ones learned
+            entries = list(knowledge)
+            for message in run.learned:
+                k = run.knowledge[message]
+                entry = (message, k.known, k.safe, k.depth)
+                at = bisect.bisect_left(entries, (message,))
+                if at < len(entries) and entries[at][0] == message:
+                    entries[at] = entry
+                else:
+                    entries.insert(at, entry)
+            knowledge = tuple(entries)
+        swarm = tuple(sorted(run.swarm))
+        return State(before.swarm if swarm == before.swarm else swarm, tuple(members), knowledge)
 
     # Actions ------------------------------------------------------------------------------
 
@@ -344,35 +433,61 @@ class Model:
 
     def step(self, state: State, action: Action) -> Transition[State] | None:
         """The successor of `state` under `action` (canonical), or None when nothing
-        changes."""
-        run = self.run_of(state)
+        changes. Going offline, coming back with nothing queued and a sync whose merge is no
+        new message and deletes nothing the swarm holds only change the client's own part: they
+        are taken without a campaign run (what `Run.toggle` and `Run.sync` do then); everything
+        else runs `Run`."""
         witnesses: list[str] = []
         client = action.client
-        if action.kind == "edit":
-            run.edit(client)
+        member = state.members[client]
+        violations: tuple[str, ...] = ()
+        successor = None
+        if action.kind == "offline" or (action.kind == "online" and not member.pending):
+            successor = self.with_member(
+                state,
+                client,
+                Member(member.current, not member.online, member.pending, member.bases),
+            )
         elif action.kind == "sync":
             view = state.swarm if action.view is None else action.view
-            inputs = frozenset((*view, run.current[client]))
-            merged = self.engine.merge(inputs, True)
-            if merged.new and len(merged.remaining) >= 2:
-                witnesses.append(CONFLICT)
-            if merged.new and any(
-                known.depth > 0
-                for m in merged.remaining
-                if (known := run.knowledge.get(m)) is not None
-            ):
-                witnesses.append(MERGE_OF_MERGES)
-            self.sync(run, client, view)
-        else:
-            run.toggle(client, action.kind == "online")
-        successor = self.state_of(run, state, client)
+            merged = self.engine.merge(frozenset((*view, member.current)), True)
+            if not merged.new and merged.obsolete.isdisjoint(state.swarm):
+                # The client takes the message the merge kept; nothing is pushed, deleted
+                # (what the delete rule makes obsolete is gone already) or learned
+                successor = self.with_member(
+                    state,
+                    client,
+                    Member(merged.message, member.online, member.pending, member.bases),
+                )
+                violations = tuple(dict.fromkeys(merged.violations))
+            else:
+                if len(merged.remaining) >= 2:
+                    witnesses.append(CONFLICT)
+                if any(entry[3] > 0 for entry in state.knowledge if entry[0] in merged.remaining):
+                    witnesses.append(MERGE_OF_MERGES)
+        if successor is None:
+            run = self.run_of(state)
+            if action.kind == "edit":
+                run.edit(client)
+            elif action.kind == "sync":
+                self.sync(run, client, state.swarm if action.view is None else action.view)
+            else:
+                run.toggle(client, True)
+            successor = self.state_of(run, state, client)
+            violations = tuple(run.outcome.violations)
         if successor == state:
             return None
-        violations = tuple(run.outcome.violations)
         if not self.symmetric:
             return Transition(successor, violations, tuple(witnesses))
         canonical, renaming = self.canonical(successor)
         return Transition(canonical, violations, tuple(witnesses), renaming)
+
+    @staticmethod
+    def with_member(state: State, client: int, member: Member) -> State:
+        members = state.members
+        return State(
+            state.swarm, (*members[:client], member, *members[client + 1 :]), state.knowledge
+        )
 
     def independent(self, state: State, first: Action, second: Action) -> bool:
         """Actions of two clients commute when one of them only changes its own client: going
@@ -407,11 +522,24 @@ class Model:
 
     def judge(self, state: State) -> Judgement:
         """Quiescence from `state` in every order: P5, then P1 and P4 (the first order that
-        fails, see `failing_order`)."""
+        fails, see `failing_order`). Without symmetry every order is a rotation and the
+        settle starts from the flushed state, so the judgement is the flushed state's: it is
+        memoized by its fingerprint."""
+        if self.symmetric:
+            return self.judgement(state, None, None)
+        flushed = self.flushed(state)
+        key = self.fingerprint(flushed)
+        found = self.judged.get(key)
+        if found is None:
+            if len(self.judged) > CACHE_LIMIT:
+                self.judged.clear()
+            found = self.judged[key] = self.judgement(state, flushed, key)
+        return found
+
+    def judgement(self, state: State, flushed: State | None, key: bytes | None) -> Judgement:
         lost = False
-        flushed = None if self.symmetric else self.flushed(state)
         for order in self.orders:
-            violations, lost_here = self.quiescence(state, order, flushed)
+            violations, lost_here = self.quiescence(state, order, flushed, key)
             lost = lost or lost_here
             if violations:
                 return Judgement(violations, (LOSS,) if lost else ())
@@ -435,19 +563,24 @@ class Model:
         return self.state_of(run, state, None)
 
     def quiescence(
-        self, state: State, order: tuple[int, ...], flushed: State | None = None
+        self,
+        state: State,
+        order: tuple[int, ...],
+        flushed: State | None = None,
+        fingerprint: bytes | None = None,
     ) -> tuple[tuple[str, ...], bool]:
         """The violations of settling from `state` in `order` (every client back online, its
         queued pushes flushed, then full rounds), and whether an update was lost beyond the
         window. Memoized by the flushed state: states that differ only in online flags share
-        their quiescence. `flushed`: the flushed state, when known."""
+        their quiescence. `flushed`: the flushed state and its `fingerprint`, when known."""
         rotation = order[0]
         if not is_rotation(order):
             # Rename the clients so that the order is 0, 1, ...: the settle loop only rotates
             state, rotation, flushed = self.renamed(state, order), 0, None
         if flushed is None:
             flushed = self.flushed(state)
-        key = (self.fingerprint(flushed), rotation)
+            fingerprint = None
+        key = (fingerprint or self.fingerprint(flushed), rotation)
         found = self.settled.get(key)
         if found is None:
             run = self.run_of(flushed)
@@ -464,12 +597,12 @@ class Model:
 
 
 class Learning(Run):
-    """A campaign run that notes whether any message's knowledge changed."""
+    """A campaign run that notes the messages whose knowledge changed."""
 
-    learned: bool
+    learned: set[bytes]
 
     def learn(self, message: bytes, knowledge: Knowledge) -> None:
-        self.learned = True
+        self.learned.add(message)
         super().learn(message, knowledge)
 
 

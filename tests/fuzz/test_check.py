@@ -18,11 +18,12 @@ from swarmconf.fuzz.configmerge import cli as check_cli
 from swarmconf.fuzz.configmerge.case import replay
 from swarmconf.fuzz.configmerge.check import Bound
 from swarmconf.fuzz.configmerge.model import SOMETIMES, Action, Model, State
+from swarmconf.fuzz.configmerge.mutants import MUTANTS
 from swarmconf.fuzz.configmerge.trace import case_of
 from swarmconf.fuzz.explore import Judgement, Transition, explore
 
-# The smallest bound found for each mutant (lag 1, a future client); `replay-lowest` is not
-# caught up to 3 clients x 1 edit or 2 x 3 with these scripts (see the check page)
+# The smallest bound found for each mutant with the plain scripts (lag 1, a future client);
+# `replay-lowest` needs the overlap scripts and a lag of 2 (see the check page)
 SMALLEST_BOUNDS = {
     "ties": (2, 2),
     "too-old-off-by-one": (2, 1),
@@ -113,6 +114,42 @@ def test_symmetry_keeps_one_state_per_renaming_class() -> None:
     assert len(plain_search.parents) == plain.states
 
 
+@pytest.mark.parametrize("mutant", [None, "no-pruning"])
+def test_steps_taken_without_a_campaign_run_are_the_runs_steps(mutant: str | None) -> None:
+    """Going offline, coming back with nothing queued and a sync that makes no new message are
+    taken without `Run`: each gives the state and violations `Run` itself gives."""
+    model = Bound(2, 2, scripts="overlap", mutant=mutant).model()
+    local = 0
+    for state in walk_states(model, 200):
+        for action in model.actions(state):
+            if action.kind == "edit":
+                continue
+            step = model.step(state, action)
+            run = model.run_of(state)
+            if action.kind == "sync":
+                model.sync(run, action.client, state.swarm if action.view is None else action.view)
+            else:
+                run.toggle(action.client, action.kind == "online")
+            expected = model.state_of(run, state, action.client)
+            if expected == state:
+                assert step is None
+                continue
+            assert step is not None and step.state == expected
+            assert step.violations == tuple(run.outcome.violations)
+            local += not run.learned
+    assert local > 100
+
+
+def test_a_judgement_is_its_flushed_states() -> None:
+    """States that flush to the same state share one judgement, which is the one worked out
+    from each of them."""
+    model = Bound(3, 1, mutant="window-off-by-one").model()
+    states = walk_states(model, 300)
+    verdicts = {model.judge(state) for state in states}
+    assert all(model.judge(state) == model.judgement(state, None, None) for state in states)
+    assert len(model.judged) < len(set(states)) and len(verdicts) > 1
+
+
 def walk_states(model: Model, count: int) -> list[State]:
     """States along random walks of the model."""
     rng = random.Random(7)
@@ -149,6 +186,59 @@ def test_each_mutant_is_caught_with_a_shortest_trace_the_campaign_replays(
         assert not smaller.violations
 
 
+def test_the_overlap_scripts_catch_every_mutant_at_three_clients_two_edits_lag_two() -> None:
+    """The one bound catching all six merge mutants: `replay-lowest` only shows when lagged
+    diffs carried by several inputs replay against different data, which the overlap scripts
+    make. (`delete-winner` needs an unparseable blob, see below.)"""
+    found = {}
+    for mutant in sorted(set(MUTANTS) - {"delete-winner"}):
+        bound = Bound(3, 2, 2, mutant=mutant, scripts="overlap")
+        result, search = explore(bound.model(), stop_on_violation=True, max_depth=5)
+        assert result.violations, mutant
+        for name, item in result.violations.items():
+            actions = search.trace(item)
+            assert len(actions) == item.depth
+            case = case_of(bound.model(), actions, judged=item.action is None)
+            assert name in replay(case).properties
+            assert case.scenario.lag == 2
+        found[mutant] = min(item.depth for item in result.violations.values())
+    assert found["replay-lowest"] == 5
+
+
+def test_replay_lowest_needs_the_overlap_scripts_and_a_lag_over_one() -> None:
+    """At lag 1 a message carries no lagged entries (D7), so each replayed diff has one source;
+    with the plain scripts the source never changes a merge at this bound and depth."""
+    for scripts, lag in (("plain", 2), ("overlap", 1)):
+        bound = Bound(3, 2, lag, mutant="replay-lowest", scripts=scripts)
+        result, _ = explore(bound.model(), stop_on_violation=True, max_depth=5)
+        assert not result.violations, (scripts, lag)
+
+
+def test_the_overlap_scripts_pass_unmutated_and_reach_every_sometimes() -> None:
+    result, _ = explore(Bound(2, 2, scripts="overlap").model())
+    assert result.complete and not result.violations
+    assert set(result.witnesses) == set(SOMETIMES)
+    scenario = Bound(2, 2, scripts="overlap").model().scenario
+    # Both clients write inside the nested dict, one removes it
+    touched = [{edit.path[0] for batch in c.batches for edit in batch} for c in scenario.clients]
+    assert all(b"d" in keys for keys in touched)
+
+
+def test_an_unparseable_blob_catches_delete_winner_before_any_event(tmp_path: Path) -> None:
+    """With a blob sorting before every message, the deployed delete rule (X12) deletes the
+    merge's survivor at the first settle: P1 in the initial state, a case of no events."""
+    bound = Bound(2, 1, mutant="delete-winner", blob=True)
+    result, search = explore(bound.model(), stop_on_violation=True)
+    found = result.violations["P1"]
+    assert found.depth == 0 and search.trace(found) == []
+    case = case_of(bound.model(), [], judged=True)
+    assert case.scenario.blobs and "P1" in replay(case).properties
+    # The delete rule itself keeps the blob and passes; without the blob X12 deletes right
+    for clean in (Bound(2, 2, blob=True), Bound(2, 2, mutant="delete-winner")):
+        passed, _ = explore(clean.model())
+        assert passed.complete and not passed.violations
+
+
 def command(*argv: str) -> argparse.Namespace:
     """The parsed arguments of `swarmconf check ...` or `swarmconf fuzz ...`."""
     parser = Parser(prog="swarmconf")
@@ -172,6 +262,9 @@ def test_the_check_command_writes_a_non_vacuous_passing_report(
     assert sum(level["states"] for level in summary["levels"]) == summary["states"]
     page = (tmp_path / "report.html").read_text()
     assert "Passed" in page and summary["verdict"] in page
+    # The bound in words, where the search ran in plain English
+    assert "2 clients \N{MULTIPLICATION SIGN} 2 edits, lag 1, plain scripts" in page
+    assert "in process, 1 core" in page and '"clients"' not in page
     assert "hold on all" in capsys.readouterr().out
 
 
@@ -192,6 +285,22 @@ def test_a_mutant_fails_the_command_and_its_counterexample_replays(tmp_path: Pat
     with pytest.raises(CommandError):
         fuzz_cli.replay_command(replayed)
     assert "Failed" in (tmp_path / "report.html").read_text()
+
+
+def test_the_command_takes_the_overlap_scripts_and_regenerates_with_them(tmp_path: Path) -> None:
+    args = command(
+        "check",
+        *("--clients", "3", "--edits", "2", "--lag", "2", "--scripts", "overlap"),
+        *("--mutant", "replay-lowest", "-o", str(tmp_path)),
+    )
+    with pytest.raises(CommandError):
+        check_cli.run_check(args)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["bound"]["scripts"] == "overlap" and summary["depth"] == 5
+    written = summary["counterexamples"][0]
+    assert written["property"] == "P3" and written["replays"]
+    case = json.loads(Path(written["path"]).read_text())
+    assert "--scripts overlap" in case["regenerate"]
 
 
 def test_the_command_refuses_an_unknown_mutant(tmp_path: Path) -> None:
@@ -224,20 +333,30 @@ def test_model_paths_replay_as_campaign_cases_with_the_same_verdict() -> None:
     assert verdicts == {True, False}
 
 
-def test_the_spark_search_finds_the_same_states(spark: SparkSession) -> None:
+@pytest.mark.parametrize("driver_limit", [0, 5, 1000])
+def test_the_spark_search_finds_the_same_states(spark: SparkSession, driver_limit: int) -> None:
+    """Every level on Spark (0), the small first and last levels on the driver with the others
+    on Spark (5: the search moves to the executors and back), every level on the driver."""
     bound = Bound(2, 1)
     local, _ = explore(bound.model())
-    searcher = SparkSearch(spark, bound.model, 4)
+    searcher = SparkSearch(spark, bound.model, 4, driver_limit=driver_limit)
     on_spark = searcher.run()
     assert on_spark.complete and not on_spark.violations
     assert [level.states for level in on_spark.levels] == [level.states for level in local.levels]
     assert on_spark.transitions == local.transitions
     assert set(on_spark.witnesses) == set(local.witnesses)
+    sizes = [level.states for level in local.levels]
+    assert searcher.driver_levels == sum(1 for size in sizes if size <= driver_limit)
+    if driver_limit == 5:
+        assert sizes[0] <= 5 < max(sizes) and sizes[-1] <= 5
 
 
-def test_a_spark_counterexample_is_traced_through_the_levels(spark: SparkSession) -> None:
+@pytest.mark.parametrize("driver_limit", [0, 3])
+def test_a_spark_counterexample_is_traced_through_the_levels(
+    spark: SparkSession, driver_limit: int
+) -> None:
     bound = Bound(2, 1, mutant="window-off-by-one")
-    searcher = SparkSearch(spark, bound.model, 4)
+    searcher = SparkSearch(spark, bound.model, 4, driver_limit=driver_limit)
     result = searcher.run(stop_on_violation=True)
     found = result.violations["P3"]
     actions: list[Action] = searcher.trace(found)
