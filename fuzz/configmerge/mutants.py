@@ -20,7 +20,7 @@ from swarmconf.spec.configmerge.merge import build_replay_set as _build_replay_s
 from swarmconf.spec.configmerge.merge import is_too_old as _is_too_old
 from swarmconf.spec.configmerge.merge import merge_messages as _merge_messages
 from swarmconf.spec.configmerge.merge import rank as _rank
-from swarmconf.spec.configmerge.message import ConfigMessage
+from swarmconf.spec.configmerge.message import DEFAULT_LAG, ConfigMessage
 from swarmconf.spec.configmerge.message import in_window as _in_window
 from swarmconf.spec.configmerge.obsolete import deployed_obsolete_after_merge
 
@@ -84,6 +84,22 @@ def merged_with_unknown_keys(
     return result
 
 
+def obsolete_as_deployed(
+    messages: list[bytes],
+    result: ConfigMessage,
+    *,
+    lag: int = DEFAULT_LAG,
+    verify_key: bytes | None = None,
+    valid: list[ConfigMessage] | None = None,
+) -> list[bytes]:
+    """D27 broken: the deployed client's delete rule (X12), the survivor's position among the
+    inputs that parse applied to all inputs: an unparseable input before the survivor gets
+    the survivor deleted."""
+    return deployed_obsolete_after_merge(
+        messages, result, lag=lag, verify_key=verify_key, valid=valid
+    )
+
+
 MUTANTS: dict[str, Swaps] = {
     "ties": {(merge, "rank"): rank_lower_hash_first},
     "replay-lowest": {(merge, "build_replay_set"): replay_set_from_lowest},
@@ -91,8 +107,7 @@ MUTANTS: dict[str, Swaps] = {
     "window-off-by-one": {(merge, "in_window"): window_one_wider},
     "no-pruning": {(data, "pruned"): unpruned},
     "unknown-keys": {(merge, "merge_messages"): merged_with_unknown_keys},
-    # D27 broken: the deployed client's delete rule (X12), which the spec already states
-    "delete-winner": {(obsolete, "obsolete_after_merge"): deployed_obsolete_after_merge},
+    "delete-winner": {(obsolete, "obsolete_after_merge"): obsolete_as_deployed},
 }
 """Each mutant: the spec function it replaces, by (module, name)."""
 
