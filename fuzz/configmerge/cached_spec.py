@@ -84,14 +84,37 @@ class CachedLibrary:
             check_verify_key(verify_key)
         if sign_key is not None:
             signing_key(sign_key)
+        valid = self.valid(messages, lag, verify_key)
+        require(valid != [], Reason.NO_VALID_MESSAGE, f"none of {len(messages)} inputs")
+        return self.merge_parsed(valid, lag=lag, verify_key=verify_key, sign_key=sign_key)
+
+    def valid(self, messages: list[bytes], lag: int, verify_key: bytes | None) -> list[Parsed]:
+        """The inputs that parse, in order, through the cache."""
         valid = []
         for data in messages:
             try:
                 valid.append(self.parse(data, lag=lag, verify_key=verify_key))
             except ConfigError:
                 continue
-        require(valid != [], Reason.NO_VALID_MESSAGE, f"none of {len(messages)} inputs")
-        return self.merge_parsed(valid, lag=lag, verify_key=verify_key, sign_key=sign_key)
+        return valid
+
+    def obsolete_after_merge(
+        self,
+        messages: list[bytes],
+        result: Parsed,
+        *,
+        lag: int = 5,
+        verify_key: bytes | None = None,
+        valid: list[Parsed] | None = None,
+    ) -> list[bytes]:
+        """The library's delete rule (D27) over the inputs as the cache parsed them: an
+        adapter's merge answer names what its push deletes without parsing its inputs again."""
+        if valid is None:
+            valid = self.valid(messages, lag, verify_key)
+        deleted: list[bytes] = self.library.obsolete_after_merge(
+            messages, result, lag=lag, verify_key=verify_key, valid=valid
+        )
+        return deleted
 
     def publish(self, message: Parsed, sign_key: bytes | None) -> Published:
         """`message.serialize(sign_key)` and `message.hash`.
@@ -140,6 +163,7 @@ class CachedLibrary:
         module.__dict__.update({name: getattr(self.library, name) for name in self.library.__all__})
         module.parse = self.parse  # type: ignore[attr-defined]
         module.merge = self.merge  # type: ignore[attr-defined]
+        module.obsolete_after_merge = self.obsolete_after_merge  # type: ignore[attr-defined]
         return module
 
 

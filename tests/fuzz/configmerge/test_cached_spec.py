@@ -7,7 +7,9 @@ from swarmconf.fuzz.configmerge.differential import recording_engine, request_of
 from swarmconf.fuzz.configmerge.run import run_case
 from swarmconf.fuzz.configmerge.scenario import generate_scenario
 from swarmconf.fuzz.configmerge.schedule import generate_schedule
+from swarmconf.reference import configmerge as reference
 from swarmconf.spec import configmerge as spec
+from swarmconf.spec.configmerge.message import message_hash
 from swarmconf.spec.configmerge.reasons import ConfigError
 
 
@@ -48,6 +50,31 @@ def test_the_oracle_answers_merges_from_the_engines_merges() -> None:
     for key in merges:
         assert "result" in engine.oracle.handle(request_of(engine, key))
     assert len(engine.cache.merged) == computed
+
+
+def test_the_oracles_merge_answers_parse_no_input_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its `obsolete` (D27) comes from the cache's parses, not from the library parsing the
+    inputs anew (each parse verifies a signature: scenario 2 is signed)."""
+    from swarmconf.reference.configmerge import payload
+
+    scenario = generate_scenario(1, 2)
+    engine = recording_engine(scenario)
+    for number in range(5):
+        run_case(engine, generate_schedule(scenario, 1, 2, number))
+    merges = [key for key in engine.touched if key[0] == "merge"]
+    assert merges and engine.verify_key is not None
+    parses = []
+
+    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+        parses.append(args)
+        return reference.parse(*args, **kwargs)
+
+    monkeypatch.setattr(payload, "parse", counting)
+    for key in merges:
+        answer = engine.oracle.handle(request_of(engine, key))
+        deleted = engine.merges[key[1:]].obsolete
+        assert answer["result"]["obsolete"] == sorted(message_hash(m).hex() for m in deleted)
+    assert parses == []
 
 
 @pytest.mark.parametrize("number", [2, 3, 13])
