@@ -13,6 +13,10 @@
    oracle's (the reference playing the same tasks' interleavings and answering their requests
    from its caches, measured alone, the requests' writing left out), over the adapter's and the
    oracle's together. Target: at most 25 %.
+4. What bounds ratio 1, in the same process: the CPU of the campaign without a client on the
+   same interleavings, over the client campaign's and the adapter's together (the most a machine
+   whose cores are all busy can give) and over the client campaign's alone (the most it can give
+   with the adapter on cores of its own).
 
 The machine may be shared: each pair of runs alternates (without, with, without, with, ...)
 and the medians of `--rounds` rounds are reported, with every run's figure.
@@ -33,6 +37,7 @@ from pathlib import Path
 
 from swarmconf.conformance.client import Message, ProcessClient
 from swarmconf.fuzz.client import Answer, PooledClient, start
+from swarmconf.fuzz.configmerge.campaign import plan, run_task
 from swarmconf.fuzz.configmerge.differential import (
     RecordingEngine,
     plan_client,
@@ -69,12 +74,12 @@ def cpu_seconds(client: ProcessClient) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def oracle_alone(interleavings: int, per_scenario: int, command: str) -> float:
+def oracle_alone(seed: int, interleavings: int, per_scenario: int, command: str) -> float:
     """CPU seconds the oracle takes alone: the reference plays each task's interleavings and
     answers the requests a campaign sends for them (their writing left out), the collector
     paused and the engine released after each task, as in a campaign."""
     spent = 0.0
-    for task in plan_client(1, interleavings, per_scenario, command, 10.0):
+    for task in plan_client(seed, interleavings, per_scenario, command, 10.0):
         with collector_paused():
             started = time.process_time()
             played = play(task)
@@ -91,7 +96,15 @@ def oracle_alone(interleavings: int, per_scenario: int, command: str) -> float:
     return spent
 
 
-def measure(command: str, interleavings: int, per_scenario: int) -> dict[str, float]:
+def without_client(seed: int, interleavings: int, per_scenario: int) -> float:
+    """CPU seconds of the campaign without a client on the same interleavings, in process."""
+    started = time.process_time()
+    for task in plan(seed, interleavings, per_scenario):
+        run_task(task)
+    return time.process_time() - started
+
+
+def measure(command: str, seed: int, interleavings: int, per_scenario: int) -> dict[str, float]:
     """The campaign through `command` in this process, its CPU against the adapter's and the
     oracle's; and the adapter answering the same batches alone."""
     started = start(command)
@@ -100,7 +113,7 @@ def measure(command: str, interleavings: int, per_scenario: int) -> dict[str, fl
     try:
         adapter_cpu = cpu_seconds(client.client)
         begin, cpu = time.perf_counter(), time.process_time()
-        tasks = plan_client(1, interleavings, per_scenario, command, started.timeout)
+        tasks = plan_client(seed, interleavings, per_scenario, command, started.timeout)
         for _ in run_client_tasks(tasks, client):
             pass
         campaign = time.perf_counter() - begin
@@ -118,7 +131,8 @@ def measure(command: str, interleavings: int, per_scenario: int) -> dict[str, fl
         alone_cpu = cpu_seconds(alone.client) - alone_cpu
     finally:
         alone.close()
-    oracle_cpu = oracle_alone(interleavings, per_scenario, command)
+    oracle_cpu = oracle_alone(seed, interleavings, per_scenario, command)
+    internal_cpu = without_client(seed, interleavings, per_scenario)
     return {
         "interleavings": interleavings,
         "requests": sum(len(batch) for batch in client.batches),
@@ -129,6 +143,9 @@ def measure(command: str, interleavings: int, per_scenario: int) -> dict[str, fl
         "adapter_alone_cpu_seconds": alone_cpu,
         "oracle_cpu_seconds": oracle_cpu,
         "own_cpu_share": (campaign_cpu - oracle_cpu) / (adapter_cpu + oracle_cpu),
+        "internal_cpu_seconds": internal_cpu,
+        "cpu_ratio_saturated": internal_cpu / (campaign_cpu + adapter_cpu),
+        "cpu_ratio_spare_cores": internal_cpu / campaign_cpu,
     }
 
 
@@ -173,7 +190,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=9)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--master", default="local[2]")
-    parser.add_argument("--cpu-interleavings", type=int, default=2_000)
+    parser.add_argument("--cpu-interleavings", type=int, default=10_000)
     parser.add_argument("--per-scenario", type=int, default=500)
     args = parser.parse_args(argv)
     seed = ["--seed", str(args.seed)]
@@ -191,23 +208,50 @@ def main(argv: list[str] | None = None) -> None:
         inputs, [*inputs, "--client", EMULATION], args.master, "inputs_per_second", args.rounds
     )
     print(ratio_line("hostile inputs, emulation adapter", alone, through, ">= 50 %"), flush=True)
-    shares = []
-    for _ in range(args.rounds):
-        found = measure(WORKED, args.cpu_interleavings, args.per_scenario)
-        shares.append(found["own_cpu_share"])
+    found = [
+        measure(WORKED, args.seed, args.cpu_interleavings, args.per_scenario)
+        for _ in range(args.rounds)
+    ]
+    for run in found:
         print(
-            f"  {found['interleavings']:,} interleavings, {found['requests']:,} requests: "
-            f"campaign CPU {found['campaign_cpu_seconds']:.2f} s (the oracle alone "
-            f"{found['oracle_cpu_seconds']:.2f} s), adapter CPU "
-            f"{found['adapter_cpu_seconds']:.2f} s; wall {found['campaign_seconds']:.2f} s, "
-            f"the adapter alone {found['adapter_alone_seconds']:.2f} s",
+            f"  {run['interleavings']:,} interleavings, {run['requests']:,} requests: "
+            f"campaign CPU {run['campaign_cpu_seconds']:.2f} s (the oracle alone "
+            f"{run['oracle_cpu_seconds']:.2f} s), adapter CPU "
+            f"{run['adapter_cpu_seconds']:.2f} s, without a client "
+            f"{run['internal_cpu_seconds']:.2f} s; wall {run['campaign_seconds']:.2f} s, "
+            f"the adapter alone {run['adapter_alone_seconds']:.2f} s",
             flush=True,
         )
     print(
-        f"campaign's own CPU beyond the adapter's and the oracle's: median "
-        f"{statistics.median(shares):.0%} (target <= 25 %; runs "
-        f"{', '.join(f'{share:.0%}' for share in shares)})"
+        median_line(
+            "campaign's own CPU beyond the adapter's and the oracle's",
+            found,
+            "own_cpu_share",
+            "target <= 25 %",
+        )
     )
+    print(
+        median_line(
+            "CPU without a client / through it, adapter included (all cores busy)",
+            found,
+            "cpu_ratio_saturated",
+            "bounds ratio 1 on a saturated machine",
+        )
+    )
+    print(
+        median_line(
+            "CPU without a client / through it, adapter left out (spare cores)",
+            found,
+            "cpu_ratio_spare_cores",
+            "bounds ratio 1 with spare cores",
+        )
+    )
+
+
+def median_line(name: str, runs: list[dict[str, float]], key: str, say: str) -> str:
+    values = [run[key] for run in runs]
+    each = ", ".join(f"{value:.0%}" for value in values)
+    return f"{name}: median {statistics.median(values):.0%} ({say}; runs {each})"
 
 
 if __name__ == "__main__":
