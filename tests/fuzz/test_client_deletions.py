@@ -64,6 +64,17 @@ def test_a_replay_through_the_client_deletes_what_it_answers() -> None:
     assert any(CLIENT_DELETED in violation for violation in outcome.violations)
 
 
+def test_a_long_chain_of_client_deletions_is_followed_to_its_end() -> None:
+    """Case 1:900:69 reaches a new merge whose deletions differ in each of 9 replays."""
+    case = generate_case(1, 900, 69)
+    client = start(EMULATION)
+    try:
+        outcome, _ = replay_with_client(case.scenario, case.schedule, client)
+    finally:
+        client.close()
+    assert outcome.properties == ["P1"]
+
+
 def test_only_a_readable_obsolete_that_differs_is_taken() -> None:
     scenario = generate_scenario(1, SCENARIO)
     engine = recording_engine(scenario)
