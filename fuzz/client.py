@@ -195,13 +195,14 @@ def stop(client: ProcessClient) -> None:
 
 
 def write_lines(client: ProcessClient, lines: list[str]) -> None:
-    """Write the batch; a killed or dead process ends it (its readers report the failure)."""
+    """Write the batch in one write (the stream is line-buffered: line by line, each line
+    would be a system call and wake the adapter); a killed or dead process ends it (its
+    readers report the failure)."""
     stream = client.process.stdin if client.process is not None else None
     if stream is None:
         return
     with contextlib.suppress(BrokenPipeError, OSError, ValueError):
-        for line in lines:
-            stream.write(line)
+        stream.write("".join(lines))
         stream.flush()
 
 
