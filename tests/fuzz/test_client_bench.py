@@ -1,5 +1,6 @@
 """The client bench: the campaign's own CPU share is its CPU beyond the oracle's, over the
-adapter's and the oracle's; every side's CPU time is measured."""
+adapter's and the oracle's; every side's CPU time is measured, and the campaign without a
+client on the same interleavings bounds the first ratio."""
 
 from bench.fuzz.client import measure, ratio_line
 
@@ -7,7 +8,7 @@ from .adapters import EXAMPLE
 
 
 def test_the_own_cpu_share_is_the_campaigns_cpu_beyond_the_oracles_over_both_others() -> None:
-    found = measure(EXAMPLE, 20, 10)
+    found = measure(EXAMPLE, 1, 20, 10)
     assert found["requests"] > 40
     campaign, oracle = found["campaign_cpu_seconds"], found["oracle_cpu_seconds"]
     assert oracle > 0 and campaign > 0
@@ -16,6 +17,10 @@ def test_the_own_cpu_share_is_the_campaigns_cpu_beyond_the_oracles_over_both_oth
     tick = 0.01  # /proc counts CPU time in clock ticks
     assert 0 <= found["adapter_alone_cpu_seconds"] <= found["adapter_alone_seconds"] + tick
     assert 0 <= adapter <= found["campaign_seconds"] + tick
+    internal = found["internal_cpu_seconds"]
+    assert internal > 0
+    assert found["cpu_ratio_saturated"] == internal / (campaign + adapter)
+    assert found["cpu_ratio_spare_cores"] == internal / campaign
 
 
 def test_a_ratio_is_of_the_medians_of_alternated_runs() -> None:
