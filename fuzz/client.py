@@ -130,9 +130,9 @@ class PooledClient:
         client = self.client
         first = client.next_id + 1
         client.next_id += len(bodies)
-        lines = [f'{{"id": {first + i}, {body[1:]}\n' for i, body in enumerate(bodies)]
-        if lines and self.in_a_row < MAX_CONSECUTIVE_CLIENT_FAILURES:
-            threading.Thread(target=write_lines, args=(client, lines), daemon=True).start()
+        text = "".join(f'{{"id": {first + i}, {body[1:]}\n' for i, body in enumerate(bodies))
+        if text and self.in_a_row < MAX_CONSECUTIVE_CLIENT_FAILURES:
+            threading.Thread(target=write_batch, args=(client, text), daemon=True).start()
         return first
 
     def read(
@@ -194,15 +194,15 @@ def stop(client: ProcessClient) -> None:
         process.wait()
 
 
-def write_lines(client: ProcessClient, lines: list[str]) -> None:
-    """Write the batch in one write (the stream is line-buffered: line by line, each line
-    would be a system call and wake the adapter); a killed or dead process ends it (its
+def write_batch(client: ProcessClient, text: str) -> None:
+    """Write the batch's lines in one write (the stream is line-buffered: line by line, each
+    line would be a system call and wake the adapter); a killed or dead process ends it (its
     readers report the failure)."""
     stream = client.process.stdin if client.process is not None else None
     if stream is None:
         return
     with contextlib.suppress(BrokenPipeError, OSError, ValueError):
-        stream.write("".join(lines))
+        stream.write(text)
         stream.flush()
 
 
