@@ -144,8 +144,9 @@ class CachedLibrary:
         self.published.clear()
 
     def implementation(self) -> Implementation:
-        """The engine's view: parse and merge cached (the engine merges by bytes, so that the
-        oracle answers a merge request from the engine's merge)."""
+        """The engine's view: parse and merge cached, the delete rule over the cached parses
+        (the engine merges by bytes, so that the oracle answers a merge request from the
+        engine's merge)."""
         name = self.library.__name__.split(".")[1]
         library = self.library
         return Implementation(
@@ -153,7 +154,7 @@ class CachedLibrary:
             self.parse,
             self.merge,
             library.ConfigMessage.new,
-            library.obsolete_after_merge,
+            self.obsolete_after_merge,
             library.obsolete_after_edit,
         )
 
