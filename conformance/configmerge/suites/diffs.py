@@ -5,8 +5,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from swarmconf.conformance.configmerge.suite import Suite
+from swarmconf.conformance.builder import SuiteBuilder
 from swarmconf.conformance.configmerge.values import data_hex, random_data, random_edits
+from swarmconf.conformance.configmerge.vocabulary import new_suite
 
 SCALARS: list[tuple[str, Any]] = [("int", 1), ("string", b"v"), ("zero", 0), ("empty", b"")]
 KINDS: list[tuple[str, Any]] = [
@@ -38,8 +39,8 @@ HANDPICKED: list[tuple[str, Any, Any]] = [
 ]
 
 
-def build() -> Suite:
-    suite = Suite(
+def build() -> SuiteBuilder:
+    suite = new_suite(
         "diffs",
         "Diffs (D12): scalars assigned or removed, set additions and removals, nested dicts,"
         " removed dicts and sets recorded element by element, kind changes recorded as the"
@@ -47,11 +48,11 @@ def build() -> Suite:
     )
     for name, old, new in HANDPICKED:
         flags = ["TypeChange"] if "-to-" in name else ["DiffShape"]
-        suite.add(
+        suite.case(
             f"diff-{name}",
             f"diff for {name.replace('-', ' ')}",
-            "diff",
-            {"old": data_hex(old), "new": data_hex(new)},
+            op="diff",
+            input={"old": data_hex(old), "new": data_hex(new)},
             flags=flags,
             rules=["D12"],
             expect="valid",
@@ -64,11 +65,11 @@ def build() -> Suite:
                 if depth:
                     old_data = {b"outer": {**old_data, b"keep": 1}}
                     new_data = {b"outer": {**new_data, b"keep": 1}}
-                suite.add(
+                suite.case(
                     f"kind-{old_name}-to-{new_name}-depth-{depth}",
                     f"a value changing from {old_name} to {new_name} at depth {depth}",
-                    "diff",
-                    {"old": data_hex(old_data), "new": data_hex(new_data)},
+                    op="diff",
+                    input={"old": data_hex(old_data), "new": data_hex(new_data)},
                     flags=["TypeChange"],
                     rules=["D12"],
                     expect="valid",
@@ -77,11 +78,11 @@ def build() -> Suite:
     for index in range(2500):
         old = random_data(rng)
         new = random_edits(rng, old, rng.randint(1, 6))
-        suite.add(
+        suite.case(
             f"random-{index}",
             "random data and random edits of it",
-            "diff",
-            {"old": data_hex(old), "new": data_hex(new)},
+            op="diff",
+            input={"old": data_hex(old), "new": data_hex(new)},
             flags=["RandomData"],
             rules=["D12"],
             expect="valid",

@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
+from swarmconf.conformance.builder import BoundGroup, SuiteBuilder
 from swarmconf.conformance.catalogue import Catalogue
+from swarmconf.conformance.vectors import Flag, Json
 from swarmconf.spec.kvgossip.encoding import encode
 from swarmconf.spec.kvgossip.grants import issue_grant
 
-from .base import Flag, Suite, add
-from .craft import grant_body_parts, raw_array, signed
-from .world import ALICE, BOB, G_ALICE, G_TEMP, ROOT, T0
+from ..craft import grant_body_parts, raw_array, signed
+from ..vocabulary import new_suite
+from ..world import ALICE, BOB, G_ALICE, G_TEMP, ROOT, T0
 
 FLAGS = {
     "Valid": Flag("BASIC", "The grant serves the key at that time.", "Accepted."),
@@ -48,125 +50,76 @@ def with_field(index: int, value: object) -> bytes:
     return signed(ROOT.seed, raw_array([*PARTS[:index], encode(value), *PARTS[index + 1 :]]))
 
 
-class Granting:
-    """The suite and its one group: may a grant serve a key at a time, under the root key."""
-
-    def __init__(self, strict: bool) -> None:
-        self.suite = Suite("grants", HEADER, FLAGS)
-        self.group = self.suite.group("grant-for-key", rootKey=ROOT.pk.hex())
-        self.strict = strict
-
-    def case(
-        self,
-        name: str,
-        comment: str,
-        flags: list[str],
-        grant: bytes,
-        key: str,
-        ts: int,
-        want: str,
-        reason: str | None = None,
-        revoked: tuple[bytes, ...] = (),
-        rules: tuple[str, ...] = ("notes:2.2",),
-    ) -> None:
-        add(
-            self.suite,
-            self.group,
-            name,
-            comment,
-            flags=flags,
-            rules=list(rules),
-            input={
-                "grant": grant.hex(),
-                "key": key,
-                "ts": ts,
-                "revokedIds": [x.hex() for x in revoked],
-            },
-            want=want,
-            reason=reason,
-            strict=self.strict,
-        )
+def asks(grant: bytes, key: str, ts: int, revoked: tuple[bytes, ...] = ()) -> Json:
+    """The input: may `grant` serve `key` at `ts`, with these grant ids revoked?"""
+    return {"grant": grant.hex(), "key": key, "ts": ts, "revokedIds": [x.hex() for x in revoked]}
 
 
-case = Catalogue[Granting]()
+case = Catalogue[BoundGroup]()
 
 
 @case
-def serves_matching_key(g: Granting) -> None:
+def serves_matching_key(g: BoundGroup) -> None:
     g.case(
         "serves-matching-key",
         "root -> alice /a/**, key /a/x.",
-        ["Valid"],
-        ALICES,
-        "/a/x",
-        T0,
-        "valid",
+        flags=["Valid"],
+        input=asks(ALICES, "/a/x", T0),
+        expect="valid",
+        rules=["notes:2.2"],
     )
 
 
 @case
-def issue_time(g: Granting) -> None:
+def issue_time(g: BoundGroup) -> None:
     g.case(
         "issued-at-equals-ts",
         "A record stamped exactly at issue time.",
-        ["TimeWindow"],
-        ALICES,
-        "/a/x",
-        T0,
-        "valid",
-        rules=("notes:2.2", "row:12"),
+        flags=["TimeWindow"],
+        input=asks(ALICES, "/a/x", T0),
+        expect="valid",
+        rules=["notes:2.2", "row:12"],
     )
     g.case(
         "record-before-issue",
         "A record stamped 1 ms before the grant.",
-        ["TimeWindow"],
-        ALICES,
-        "/a/x",
-        T0 - 1,
-        "invalid",
-        "GRANT_NOT_YET_VALID",
-        rules=("notes:2.2", "row:12", "attack:15"),
+        flags=["TimeWindow"],
+        input=asks(ALICES, "/a/x", T0 - 1),
+        expect="GRANT_NOT_YET_VALID",
+        rules=["notes:2.2", "row:12", "attack:15"],
     )
 
 
 @case
-def expiry(g: Granting) -> None:
+def expiry(g: BoundGroup) -> None:
     g.case(
         "before-expiry",
         "1 ms before expires_at.",
-        ["TimeWindow"],
-        TEMPORARY,
-        "/t/x",
-        T0 + 999,
-        "valid",
-        rules=("notes:2.2", "row:11"),
+        flags=["TimeWindow"],
+        input=asks(TEMPORARY, "/t/x", T0 + 999),
+        expect="valid",
+        rules=["notes:2.2", "row:11"],
     )
     g.case(
         "at-expiry",
         "Exactly at expires_at.",
-        ["TimeWindow"],
-        TEMPORARY,
-        "/t/x",
-        T0 + 1000,
-        "invalid",
-        "GRANT_EXPIRED",
-        rules=("notes:2.2", "row:11", "attack:15"),
+        flags=["TimeWindow"],
+        input=asks(TEMPORARY, "/t/x", T0 + 1000),
+        expect="GRANT_EXPIRED",
+        rules=["notes:2.2", "row:11", "attack:15"],
     )
     g.case(
         "after-expiry-far-future-clock-irrelevant",
         "Long after expiry.",
-        ["TimeWindow"],
-        TEMPORARY,
-        "/t/x",
-        T0 + 10**9,
-        "invalid",
-        "GRANT_EXPIRED",
-        rules=("notes:2.2", "row:11"),
+        flags=["TimeWindow"],
+        input=asks(TEMPORARY, "/t/x", T0 + 10**9),
+        expect="GRANT_EXPIRED",
+        rules=["notes:2.2", "row:11"],
     )
 
 
 @case
-def pattern_mismatch(g: Granting) -> None:
+def pattern_mismatch(g: BoundGroup) -> None:
     for name, comment, key in [
         ("pattern-mismatch", "/a/** does not cover /b.", "/b"),
         ("pattern-tail-needs-segment", "/a/** does not cover /a itself.", "/a"),
@@ -174,74 +127,59 @@ def pattern_mismatch(g: Granting) -> None:
         g.case(
             name,
             comment,
-            ["PatternMismatch"],
-            ALICES,
-            key,
-            T0,
-            "invalid",
-            "GRANT_PATTERN_MISMATCH",
-            rules=("notes:2.2", "row:6"),
+            flags=["PatternMismatch"],
+            input=asks(ALICES, key, T0),
+            expect="GRANT_PATTERN_MISMATCH",
+            rules=["notes:2.2", "row:6"],
         )
 
 
 @case
-def revocation(g: Granting) -> None:
+def revocation(g: BoundGroup) -> None:
     g.case(
         "revoked",
         "The grant's id is in the revocation set.",
-        ["Revoked"],
-        ALICES,
-        "/a/x",
-        T0,
-        "invalid",
-        "GRANT_REVOKED",
-        revoked=(G_ALICE.id,),
-        rules=("notes:2.2", "row:15"),
+        flags=["Revoked"],
+        input=asks(ALICES, "/a/x", T0, (G_ALICE.id,)),
+        expect="GRANT_REVOKED",
+        rules=["notes:2.2", "row:15"],
     )
     other = issue_grant(ROOT.seed, BOB.pk, "/a/**", subgrant=False, issued_at=T0)
     g.case(
         "other-grant-revoked",
         "Another grant is revoked, not this one.",
-        ["Valid"],
-        ALICES,
-        "/a/x",
-        T0,
-        "valid",
-        revoked=(other.id,),
+        flags=["Valid"],
+        input=asks(ALICES, "/a/x", T0, (other.id,)),
+        expect="valid",
+        rules=["notes:2.2"],
     )
 
 
 @case
-def grants_to_the_root_or_self(g: Granting) -> None:
+def grants_to_the_root_or_self(g: BoundGroup) -> None:
     to_root = issue_grant(ALICE.seed, ROOT.pk, "/a/**", subgrant=True, issued_at=T0)
     rules = ("notes:2.2", "row:8", "attack:13")
     g.case(
         "grant-to-root",
         "alice grants to the root.",
-        ["GrantToRoot"],
-        to_root.encode(),
-        "/a/x",
-        T0,
-        "invalid",
-        "GRANT_TO_ROOT",
-        rules=rules,
+        flags=["GrantToRoot"],
+        input=asks(to_root.encode(), "/a/x", T0),
+        expect="GRANT_TO_ROOT",
+        rules=[*rules],
     )
     self_body = raw_array([*PARTS[:2], PARTS[1], *PARTS[3:]])
     g.case(
         "self-issued",
         "root grants to the root.",
-        ["SelfIssued"],
-        signed(ROOT.seed, self_body),
-        "/a/x",
-        T0,
-        "invalid",
-        "GRANT_SELF_ISSUED",
-        rules=rules,
+        flags=["SelfIssued"],
+        input=asks(signed(ROOT.seed, self_body), "/a/x", T0),
+        expect="GRANT_SELF_ISSUED",
+        rules=[*rules],
     )
 
 
 @case
-def bad_fields(g: Granting) -> None:
+def bad_fields(g: BoundGroup) -> None:
     """A field of root -> alice changed and signed again: the grant itself is invalid."""
     cases = [
         ("unknown-flag-bit", "flags = 2.", with_field(4, 2), "GRANT_UNKNOWN_FLAGS", ()),
@@ -271,15 +209,14 @@ def bad_fields(g: Granting) -> None:
         g.case(
             name,
             comment,
-            ["BadFields"],
-            grant,
-            "/a/x",
-            T0,
-            "invalid",
-            reason,
-            rules=("notes:2.2", *rules),
+            flags=["BadFields"],
+            input=asks(grant, "/a/x", T0),
+            expect=reason,
+            rules=["notes:2.2", *rules],
         )
 
 
-def build(strict: bool = True) -> Suite:
-    return case.fill(Granting(strict)).suite
+def build(strict: bool = True) -> SuiteBuilder:
+    suite = new_suite("grants", " ".join(HEADER), FLAGS, strict=strict)
+    case.fill(suite.group("kv_grant_for_key", rootKey=ROOT.pk.hex()))
+    return suite

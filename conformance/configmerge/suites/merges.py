@@ -1,0 +1,5 @@
+"""Not yet ported."""
+
+from ..cat_merge import merges as build
+
+__all__ = ["build"]

@@ -1,0 +1,5 @@
+"""Not yet ported."""
+
+from ..cat_exhaustive import build as build
+
+__all__ = ["build"]

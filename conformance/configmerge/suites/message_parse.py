@@ -1,0 +1,5 @@
+"""Not yet ported."""
+
+from ..cat_parse import build as build
+
+__all__ = ["build"]

@@ -1,0 +1,5 @@
+"""Not yet ported."""
+
+from ..suite_chains import build
+
+__all__ = ["build"]

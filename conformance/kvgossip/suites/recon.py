@@ -1,0 +1,5 @@
+"""Not yet ported."""
+
+from ..suite_recon import build
+
+__all__ = ["build"]

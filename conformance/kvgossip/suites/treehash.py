@@ -1,0 +1,5 @@
+"""Not yet ported."""
+
+from ..suite_treehash import build
+
+__all__ = ["build"]
