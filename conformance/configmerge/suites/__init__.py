@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from swarmconf.conformance.builder import SuiteBuilder
+from swarmconf.conformance.vectors import Suite
 
 NAMES = (
     "bt_encoding",
@@ -24,5 +24,5 @@ NAMES = (
 )
 
 
-def build_suites() -> list[SuiteBuilder]:
+def build_suites() -> list[Suite]:
     return [import_module(f"{__name__}.{name}").build() for name in NAMES]
