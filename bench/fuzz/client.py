@@ -133,19 +133,33 @@ def measure(command: str, seed: int, interleavings: int, per_scenario: int) -> d
         alone.close()
     oracle_cpu = oracle_alone(seed, interleavings, per_scenario, command)
     internal_cpu = without_client(seed, interleavings, per_scenario)
+    return with_ratios(
+        {
+            "interleavings": interleavings,
+            "requests": sum(len(batch) for batch in client.batches),
+            "campaign_seconds": campaign,
+            "campaign_cpu_seconds": campaign_cpu,
+            "adapter_cpu_seconds": adapter_cpu,
+            "adapter_alone_seconds": answering,
+            "adapter_alone_cpu_seconds": alone_cpu,
+            "oracle_cpu_seconds": oracle_cpu,
+            "internal_cpu_seconds": internal_cpu,
+        }
+    )
+
+
+def with_ratios(figures: dict[str, float]) -> dict[str, float]:
+    """The measured figures and the ratios the bench reports from them: the campaign's own CPU
+    share (its CPU beyond the oracle's, over the adapter's and the oracle's), and the campaign
+    without a client over the campaign through it, with all cores busy (the adapter's CPU
+    counted) and with the adapter on cores of its own."""
+    campaign, adapter = figures["campaign_cpu_seconds"], figures["adapter_cpu_seconds"]
+    oracle, internal = figures["oracle_cpu_seconds"], figures["internal_cpu_seconds"]
     return {
-        "interleavings": interleavings,
-        "requests": sum(len(batch) for batch in client.batches),
-        "campaign_seconds": campaign,
-        "campaign_cpu_seconds": campaign_cpu,
-        "adapter_cpu_seconds": adapter_cpu,
-        "adapter_alone_seconds": answering,
-        "adapter_alone_cpu_seconds": alone_cpu,
-        "oracle_cpu_seconds": oracle_cpu,
-        "own_cpu_share": (campaign_cpu - oracle_cpu) / (adapter_cpu + oracle_cpu),
-        "internal_cpu_seconds": internal_cpu,
-        "cpu_ratio_saturated": internal_cpu / (campaign_cpu + adapter_cpu),
-        "cpu_ratio_spare_cores": internal_cpu / campaign_cpu,
+        **figures,
+        "own_cpu_share": (campaign - oracle) / (adapter + oracle),
+        "cpu_ratio_saturated": internal / (campaign + adapter),
+        "cpu_ratio_spare_cores": internal / campaign,
     }
 
 
