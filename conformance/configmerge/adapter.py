@@ -12,6 +12,7 @@ from typing import Any
 
 from swarmconf.conformance import btcodec
 from swarmconf.conformance.adapter import Adapter
+from swarmconf.conformance.configmerge.ops import OPS
 from swarmconf.conformance.registry import Handler, Request, Result
 from swarmconf.spec.configmerge.encryption import PROFILES
 
@@ -67,28 +68,20 @@ def replace_data(message: Any, data: dict[bytes, Any]) -> None:
 
 
 class ApiAdapter(Adapter):
-    """The config-merge operations over an implementation of the API contract."""
+    """The config-merge operations over an implementation of the API contract: each operation
+    `name` of `ops.OPS` is answered by the method `op_<name>`."""
 
     def __init__(self, impl: ModuleType, name: str) -> None:
         self.impl = impl
-        handlers: dict[str, Handler] = {
-            "parse": self.parse,
-            "hash": self.hash,
-            "new": self.new,
-            "serialize": self.serialize,
-            "diff": self.diff,
-            "increment": self.increment,
-            "merge": self.merge,
-            "sign": self.sign,
-            "verify": self.verify,
-            "encrypt": self.encrypt,
-            "decrypt": self.decrypt,
-            "pad": self.pad,
-            "unpad": self.unpad,
-            "wrap": self.wrap,
-            "unwrap": self.unwrap,
-        }
+        handlers: dict[str, Handler] = {op: self.handler(op) for op in OPS}
         super().__init__(name, handlers, PROFILES)
+
+    def handler(self, op: str) -> Handler:
+        """The method that answers `op`: `op_<op>`."""
+        method = getattr(self, f"op_{op}", None)
+        if not callable(method):
+            raise TypeError(f"{type(self).__name__} has no method op_{op} for the operation {op}")
+        return method  # type: ignore[no-any-return]
 
     def message(self, text: str) -> bytes:
         """The bytes of a message a request gives as hex."""
@@ -103,7 +96,7 @@ class ApiAdapter(Adapter):
         data = message.serialize(sign_key)
         return {"msg": data.hex(), "hash": message.hash.hex()}
 
-    def parse(self, request: Request) -> Result:
+    def op_parse(self, request: Request) -> Result:
         message = self._parse(request)
         lagged = [[entry.seqno, entry.hash, entry.diff] for entry in message.lagged]
         return {
@@ -116,32 +109,32 @@ class ApiAdapter(Adapter):
             "signature": None if message.signature is None else message.signature.hex(),
         }
 
-    def hash(self, request: Request) -> Result:
+    def op_hash(self, request: Request) -> Result:
         return {"hash": self._parse(request).hash.hex()}
 
-    def new(self, request: Request) -> Result:
+    def op_new(self, request: Request) -> Result:
         message = self.impl.ConfigMessage.new(request["seqno"], lag=request["lag"])
         replace_data(message, _data(request, "data"))
         result = self._serialized(message, _bytes(request, "sign_key"))
         return {**result, "diff": bt_hex(message.diff)}
 
-    def serialize(self, request: Request) -> Result:
+    def op_serialize(self, request: Request) -> Result:
         return self._serialized(self._parse(request), _bytes(request, "sign_key"))
 
-    def diff(self, request: Request) -> Result:
+    def op_diff(self, request: Request) -> Result:
         base = self.impl.ConfigMessage.new(0)
         replace_data(base, _data(request, "old"))
         message = self.impl.parse(base.serialize()).increment()
         replace_data(message, _data(request, "new"))
         return {"diff": bt_hex(message.diff)}
 
-    def increment(self, request: Request) -> Result:
+    def op_increment(self, request: Request) -> Result:
         message = self._parse(request).increment()
         if "data" in request:
             replace_data(message, _data(request, "data"))
         return self._serialized(message, _bytes(request, "sign_key"))
 
-    def merge(self, request: Request) -> Result:
+    def op_merge(self, request: Request) -> Result:
         messages = [self.message(text) for text in request["msgs"]]
         verify_key = _bytes(request, "verify_key")
         message = self.impl.merge(
@@ -160,14 +153,14 @@ class ApiAdapter(Adapter):
             replace_data(message, _data(request, "data"))
         return {"merged": True, **self._serialized(message, _bytes(request, "sign_key")), **deleted}
 
-    def sign(self, request: Request) -> Result:
+    def op_sign(self, request: Request) -> Result:
         return self._serialized(self._parse(request, verify=False), _bytes(request, "sign_key"))
 
-    def verify(self, request: Request) -> Result:
+    def op_verify(self, request: Request) -> Result:
         message = self._parse(request)
         return {"seqno": message.seqno, "hash": message.hash.hex()}
 
-    def encrypt(self, request: Request) -> Result:
+    def op_encrypt(self, request: Request) -> Result:
         ciphertext = self.impl.encrypt(
             _bytes(request, "plaintext"),
             _bytes(request, "key"),
@@ -176,7 +169,7 @@ class ApiAdapter(Adapter):
         )
         return {"ciphertext": ciphertext.hex()}
 
-    def decrypt(self, request: Request) -> Result:
+    def op_decrypt(self, request: Request) -> Result:
         plaintext = self.impl.decrypt(
             _bytes(request, "ciphertext"),
             _bytes(request, "key"),
@@ -185,13 +178,13 @@ class ApiAdapter(Adapter):
         )
         return {"plaintext": plaintext.hex()}
 
-    def pad(self, request: Request) -> Result:
+    def op_pad(self, request: Request) -> Result:
         return {"padded": self.impl.pad(_bytes(request, "plaintext"), request["overhead"]).hex()}
 
-    def unpad(self, request: Request) -> Result:
+    def op_unpad(self, request: Request) -> Result:
         return {"plaintext": self.impl.unpad(_bytes(request, "padded")).hex()}
 
-    def wrap(self, request: Request) -> Result:
+    def op_wrap(self, request: Request) -> Result:
         blobs = self.impl.wrap(
             bytes.fromhex(request["message"]),
             bytes.fromhex(request["key"]),
@@ -200,7 +193,7 @@ class ApiAdapter(Adapter):
         )
         return {"blobs": [blob.hex() for blob in blobs]}
 
-    def unwrap(self, request: Request) -> Result:
+    def op_unwrap(self, request: Request) -> Result:
         message = self.impl.unwrap(
             _hex_list(request, "blobs"),
             _hex_list(request, "keys"),

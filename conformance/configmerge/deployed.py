@@ -39,7 +39,6 @@ from swarmconf.conformance.configmerge.adapter import (
     bt_hex,
     replace_data,
 )
-from swarmconf.conformance.configmerge.ops import OPS
 from swarmconf.conformance.registry import Request, Result
 from swarmconf.conformance.runner import HUNG
 from swarmconf.reference.configmerge import crypto
@@ -271,7 +270,8 @@ def d27_obsolete(valid: list[Any], result: Any, lag: int) -> list[bytes]:
 
 
 class DeployedAdapter(ApiAdapter):
-    """The protocol's operations as the deployed client performs them."""
+    """The protocol's operations as the deployed client performs them: every config-merge
+    operation the reference answers (`op_<name>`), overridden where a quirk makes it differ."""
 
     def __init__(self) -> None:
         super().__init__(reference, NAME)
@@ -298,7 +298,6 @@ class DeployedAdapter(ApiAdapter):
             return {
                 **super().handle(request),
                 "version": VERSION,
-                "ops": sorted(OPS),
                 "profiles": ["libsession"],
                 "quirks": list(QUIRKS),
                 "limits": list(LIMITS),
@@ -411,9 +410,9 @@ class DeployedAdapter(ApiAdapter):
             data = message._sign(message._body(state, diff), secret)
         return {"msg": data.hex(), "hash": blake2b(data).hex()}
 
-    def new(self, request: Request) -> Result:
+    def op_new(self, request: Request) -> Result:
         if request["lag"] >= 1:
-            return super().new(request)
+            return super().op_new(request)
         self.fired.add("X4")  # only merges assert on the lag
         message = reference.ConfigMessage.new(request["seqno"])
         message.lag = request["lag"]
@@ -424,16 +423,16 @@ class DeployedAdapter(ApiAdapter):
         result = self._serialized(message, _bytes(request, "sign_key"))
         return {**result, "diff": bt_hex(message.diff)}
 
-    def serialize(self, request: Request) -> Result:
+    def op_serialize(self, request: Request) -> Result:
         if "verify_key" in request and "sign_key" in request:
             self.fired.add("X8")  # the verified signature is kept
             return self._serialized(self._parse(request), None)
-        return super().serialize(request)
+        return super().op_serialize(request)
 
-    def increment(self, request: Request) -> Result:
+    def op_increment(self, request: Request) -> Result:
         parsed = self._parse(request)
         if parsed.seqno != deployed_bt.INT64_MAX:
-            return super().increment(request)
+            return super().op_increment(request)
         self.fired.add("X6")  # wraps to -2^63, the window keeps nothing
         message = reference.ConfigMessage(
             deployed_bt.INT64_MIN, parsed._bt, [], lag=parsed.lag, extra=dict(parsed.extra)
@@ -442,14 +441,14 @@ class DeployedAdapter(ApiAdapter):
             replace_data(message, _data(request, "data"))
         return self._serialized(message, _bytes(request, "sign_key"))
 
-    def unpad(self, request: Request) -> Result:
+    def op_unpad(self, request: Request) -> Result:
         padded = bytes.fromhex(request["padded"])
         if any(padded):
-            return super().unpad(request)
+            return super().op_unpad(request)
         self.fired.add("X9")  # padding is stripped only when some byte is non-zero
         return {"plaintext": padded.hex()}
 
-    def merge(self, request: Request) -> Result:
+    def op_merge(self, request: Request) -> Result:
         lag = request["lag"]
         if lag < 1:
             raise Stop("abort", "X4")  # the multi-message constructor asserts
@@ -503,7 +502,7 @@ class DeployedAdapter(ApiAdapter):
 
     # ---- the payload layer -------------------------------------------------------------------
 
-    def wrap(self, request: Request) -> Result:
+    def op_wrap(self, request: Request) -> Result:
         """The pinned client does not split: a push over one blob is refused (X11)."""
         try:
             blobs = reference.wrap(
@@ -519,7 +518,7 @@ class DeployedAdapter(ApiAdapter):
             raise
         return {"blobs": [blob.hex() for blob in blobs]}
 
-    def unwrap(self, request: Request) -> Result:
+    def op_unwrap(self, request: Request) -> Result:
         """The pinned client does not join: every part is skipped (X11)."""
         try:
             message = reference.unwrap(

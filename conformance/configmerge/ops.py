@@ -1,4 +1,10 @@
-"""The config-merge operations of the adapter protocol: their request and result fields."""
+"""The config-merge operations of the adapter protocol: their request and result fields.
+
+This table is the operations' one registration: the design's record (`design.DESIGN`), the
+schema parts of its vector groups (`vocabulary.SCHEMAS`, from the fields' kinds), `hello` and
+the handlers of the built-in adapter and of the deployed client's emulation are derived from it.
+Each operation `name` is answered by `adapter.ApiAdapter.op_<name>`.
+"""
 
 from __future__ import annotations
 

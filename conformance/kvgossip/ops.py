@@ -1,6 +1,10 @@
 """The K/V Gossip operations of the adapter protocol (`kv_*`): their request and result fields.
 
-The `json` fields' shapes are in PROTOCOL.md and, as JSON Schemas, in `kinds.py`.
+This table is the operations' one registration: the design's record (`design.DESIGN`), the
+schema parts of its vector groups (`vocabulary.SCHEMAS`), `hello` and the built-in adapter's
+handlers are derived from it. The spec answers an operation through `runner.RUNNERS`; a `json`
+field's JSON Schema is in `vocabulary.SCHEMAS` (by its name, or its shape in one operation),
+and its shape in words in PROTOCOL.md.
 """
 
 from __future__ import annotations
