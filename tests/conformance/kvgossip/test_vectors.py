@@ -9,7 +9,7 @@ from swarmconf.conformance.adapter import builtin_adapter
 from swarmconf.conformance.client import InProcessClient
 from swarmconf.conformance.kvgossip.ops import OPS
 from swarmconf.conformance.kvgossip.runner import RUNNERS
-from swarmconf.conformance.kvgossip.suites import SUITES, build_all
+from swarmconf.conformance.kvgossip.suites import NAMES, build_all
 from swarmconf.conformance.report import failure_lines
 from swarmconf.conformance.runner import FAILED, PASSED, Outcome, run_cases
 from swarmconf.conformance.vectors import (
@@ -35,7 +35,7 @@ def test_the_protocol_lists_exactly_the_operations_the_spec_answers() -> None:
 
 def test_every_suite_has_a_file() -> None:
     names = sorted(path.name for path in ROOT.glob("kvgossip_*_test.json"))
-    assert names == sorted(vector_file_name(f"kvgossip_{suite}") for suite in SUITES)
+    assert names == sorted(vector_file_name(f"kvgossip_{suite}") for suite in NAMES)
 
 
 def test_spec_passes_every_vector() -> None:
