@@ -22,12 +22,17 @@ from swarmconf.conformance.runner import (
 
 
 def client_line(hello: dict[str, Any]) -> str:
-    """The client as its `hello` names it: name, version, language and declared quirks."""
+    """The client as its `hello` names it: name, version, language, declared quirks and the
+    operations it supports in part."""
     line = f"client: {hello.get('name', '?')} {hello.get('version', '')}".rstrip()
     line += f" ({hello.get('language', '?')})"
     quirks = hello.get("quirks")
     if quirks:
         line += f"; declares quirks {', '.join(map(str, quirks))}"
+    partial = hello.get("partial")
+    if partial:
+        parts = (f"{op} without {', '.join(map(str, lacking))}" for op, lacking in partial.items())
+        line += f"; supports {'; '.join(parts)}"
     return line
 
 
@@ -36,8 +41,10 @@ def _counts_line(label: str, counts: dict[str, int]) -> str:
 
 
 def summary_lines(report: RunReport) -> list[str]:
-    """The client, one line per suite and a total line."""
+    """The client and what its `hello` left the runner to ignore, one line per suite and a
+    total line."""
     lines = [client_line(report.hello)]
+    lines += [f"  note: {note}" for note in report.notes]
     lines += [_counts_line(name, counts) for name, counts in report.by_suite().items()]
     lines.append(_counts_line("total", report.totals()))
     if report.client_failures:
@@ -156,6 +163,7 @@ def json_report(report: RunReport) -> bytes:
     """The client's `hello`, the counts per suite and every case's grade, as JSON."""
     document = {
         "client": report.hello,
+        "notes": report.notes,
         "ok": bool(report.ok),
         "totals": report.totals(),
         "suites": report.by_suite(),

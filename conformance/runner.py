@@ -12,8 +12,9 @@ The grades:
 - `skipped`: the client answered `skipped` to an operation it claims (never checked, so the run
   fails);
 - `not applicable`: the client's `hello` lists the operations or encryption profiles it
-  supports, and the case needs another one, or declares in `limits` that its API cannot
-  express the case's input.
+  supports, and the case needs another one, declares that it supports the case's operation
+  only without a request field or a flag the case has (`partial`), or declares in `limits`
+  that its API cannot express the case's input.
 
 A client that crashes or hangs is restarted for the next case. Hex is compared
 case-insensitively.
@@ -26,8 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from swarmconf.conformance.client import Client, ClientFailure, Message
-from swarmconf.conformance.protocol import PROTOCOL_VERSION
-from swarmconf.conformance.registry import all_ops, all_profiles
+from swarmconf.conformance.hello import Declarations, check_hello
+from swarmconf.conformance.registry import all_ops
 from swarmconf.conformance.vectors import Case
 
 PASSED, ACCEPTABLE, FAILED, SKIPPED, NOT_APPLICABLE = (
@@ -46,51 +47,15 @@ HUNG = "hung"
 """The answer of an adapter that knows its client never answers a request (PROTOCOL.md)."""
 
 
+UNDECLARED = Declarations()
+"""A client that declares nothing: every case applies, and is graded strictly."""
+
+
 def hung_failure(answer: Message) -> ClientFailure | None:
     """A `hung` answer as the timeout it stands for (graded as a hang), else None."""
     if HUNG not in answer:
         return None
     return ClientFailure("timeout", f"the adapter says the client hangs: {answer[HUNG]}")
-
-
-@dataclass(frozen=True)
-class Declarations:
-    """What a client says of itself in `hello`: unlisted means unrestricted (ops, profiles)."""
-
-    ops: frozenset[str] | None = None
-    profiles: frozenset[str] | None = None
-    quirks: frozenset[str] = frozenset()
-    limits: frozenset[str] = frozenset()
-    """What the client's typed API cannot express (flags' `limit`)."""
-
-    @classmethod
-    def of(cls, hello: Message) -> Declarations:
-        def names(key: str) -> frozenset[str] | None:
-            value = hello.get(key)
-            return frozenset(map(str, value)) if isinstance(value, list) else None
-
-        return cls(
-            names("ops"),
-            names("profiles"),
-            names("quirks") or frozenset(),
-            names("limits") or frozenset(),
-        )
-
-    def not_applicable(self, case: Case) -> str:
-        """Why the client cannot take the case, or "" when it can."""
-        if self.ops is not None and case.op not in self.ops:
-            return f"client does not support op {case.op!r}"
-        profile = case.request.get("profile")
-        if self.profiles is not None and profile in all_profiles() and profile not in self.profiles:
-            return f"client does not support profile {profile!r}"
-        beyond = sorted(self.limits.intersection(case.limits))
-        if beyond:
-            return f"client's API cannot express this input ({', '.join(beyond)})"
-        return ""
-
-    def excuses(self, case: Case) -> bool:
-        """True when the case's quirks are all declared: its `deployed` behaviour is acceptable."""
-        return bool(case.quirks) and case.deployed is not None and self.quirks >= set(case.quirks)
 
 
 @dataclass(frozen=True)
@@ -106,6 +71,8 @@ class Outcome:
 @dataclass
 class RunReport:
     hello: Message
+    notes: list[str] = field(default_factory=list)
+    """What the runner ignored or missed in `hello`, one line each."""
     outcomes: list[Outcome] = field(default_factory=list)
     client_failures: int = 0
 
@@ -197,7 +164,7 @@ def judge(
     answer: Message,
     *,
     strict_reasons: bool = True,
-    declared: Declarations = Declarations(),
+    declared: Declarations = UNDECLARED,
 ) -> Outcome:
     """The grade of `answer` (a protocol response) to `case`; a `hung` answer is a hang."""
     hung = hung_failure(answer)
@@ -239,11 +206,14 @@ def run_cases(
     A case whose declared quirks make the deployed client hang waits `hang_timeout` seconds (the
     client's own timeout when None) before the hang is taken as the declared behaviour.
     """
-    report = RunReport(hello=client.start())
-    if report.hello.get("protocol", PROTOCOL_VERSION) != PROTOCOL_VERSION:
+    hello = client.start()
+    try:
+        notes = check_hello(hello)
+    except ClientFailure:
         client.close()
-        raise ClientFailure("speaks another protocol", f"hello: {report.hello}")
-    declared = Declarations.of(report.hello)
+        raise
+    report = RunReport(hello=hello, notes=notes)
+    declared = Declarations.of(hello)
     given_up = ""
     in_a_row = 0
     try:

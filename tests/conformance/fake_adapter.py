@@ -16,7 +16,7 @@ for line in sys.stdin:
     if request["op"] == "stop":
         break
     if request["op"] == "hello":
-        answer = {"name": "fake", "language": "python", "ops": ["hash"]}
+        answer = {"name": "fake", "language": "python", "protocol": 1, "ops": ["hash"]}
     else:
         msg = bytes.fromhex(request["msg"])
         if msg.startswith(b"crash"):
