@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from swarmconf.conformance import vectors
-from swarmconf.conformance.configmerge.suite import KINDS, RULE_PATTERN
+from swarmconf.conformance.configmerge.vocabulary import KINDS, RULE_PATTERN
 from swarmconf.spec.configmerge.reasons import Reason
 
 FLAGS = {"Ktv": vectors.Flag("BASIC", "A known test vector.")}
