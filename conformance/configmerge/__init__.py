@@ -2,7 +2,8 @@
 (`suites.build_suites`), the operations and handlers of the built-in adapter, and the design's
 registration (`design.DESIGN`).
 
-Each suite module builds a `Suite` whose answers come from `swarmconf.spec.configmerge`.
+Each module of `suites` writes one vector file's cases with the shared builder
+(`swarmconf.conformance.builder`); `vocabulary` answers them with `swarmconf.spec.configmerge`.
 """
 
 NAME = "configmerge"
