@@ -52,6 +52,12 @@ class Answer:
         """What the case shows: `valid`, or the reason code of the refusal."""
         return VALID if self.result == VALID else str(self.reason)
 
+    def field(self, name: str) -> Any:
+        """A field of a valid answer's result, for cases that build on an earlier answer."""
+        if self.expected is None:
+            raise GeneratorMismatch(f"no result to take `{name}` from: {self}")
+        return self.expected[name]
+
 
 @dataclass(frozen=True)
 class Vocabulary:

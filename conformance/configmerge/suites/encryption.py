@@ -35,8 +35,7 @@ ARGUMENT_KEY = key("arguments")
 
 def returned(answer: Answer, field: str) -> bytes:
     """The bytes in `field` of a valid answer."""
-    assert answer.expected is not None
-    return bytes.fromhex(answer.expected[field])
+    return bytes.fromhex(answer.field(field))
 
 
 case = Catalogue[SuiteBuilder]()

@@ -113,8 +113,7 @@ def opening(blobs: list[str], keys: Sequence[bytes] = (MAIN_KEY,)) -> Json:
 
 def blobs_of(answer: Answer) -> list[str]:
     """The blobs a valid `wrap` answer gives."""
-    assert answer.expected is not None
-    return list(answer.expected["blobs"])
+    return list(answer.field("blobs"))
 
 
 case = Catalogue[SuiteBuilder]()

@@ -47,8 +47,7 @@ def words(name: str) -> str:
 
 def signed_message(answer: Answer) -> bytes:
     """The message a valid `sign` answer gives."""
-    assert answer.expected is not None
-    return bytes.fromhex(answer.expected["msg"])
+    return bytes.fromhex(answer.field("msg"))
 
 
 def flipped(blob: bytes, position: int, mask: int) -> bytes:
