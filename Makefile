@@ -61,9 +61,11 @@ crosshair: $(READY)
 	timeout 240 $(BIN)/crosshair check --analysis_kind=PEP316 \
 		--per_condition_timeout=8 --per_path_timeout=2 $(CONTRACT_MODULES)
 
-# The docs site (mkdocs.yml at the root, so a bare `mkdocs serve` works too), built with --strict
-# (warnings are errors) into site/.
+# The docs site (mkdocs.yml at the root, so a bare `mkdocs serve` works too): the generated blocks
+# of the Markdown (docs/pages, conformance/*.md) rewritten from the code, then the site built with
+# --strict (warnings are errors) into site/.
 docs: $(READY) tree
+	$(BIN)/python docs/hooks/generate.py
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # Every page of the built site in headless Chromium, failing on console errors (.ci/run).

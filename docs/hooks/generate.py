@@ -1,16 +1,23 @@
-"""MkDocs hook: replace `<!-- generate: NAME -->` lines with tables built from the code, and
-add the API pages.
+"""The tables the docs restate from the code, committed in the Markdown and rewritten by
+`python docs/hooks/generate.py` (`make docs` runs it before building); and the MkDocs hook.
 
-Every table that restates something the code defines (reason codes, the command line's help) is
-produced here at build time, so the pages cannot drift from the code. An unknown NAME fails the
-build. The API reference is generated too: one mkdocstrings page per package of `API_PACKAGES`
-and per module, placed in the navigation under the API overview page.
+Every table that restates something the code defines (reason codes, the adapter protocol's
+operations, wire examples, the command line's help) sits in its Markdown file between
+`<!-- generate: NAME -->` and `<!-- end: NAME -->` (`blocks`), so a reader of the raw file (the
+package ships `conformance/PROTOCOL.md`) sees what the site shows. This script rewrites those
+blocks from the generators in `GENERATORS`; `--check` only lists the stale ones, and a test
+fails on any. The hook builds the site from the committed text as it is: it fails on a block
+that is not closed or names no generator, and expands `<!-- include: NAME -->` lines with files
+kept elsewhere (`INCLUDES`: the adapter protocol, the vectors' coverage, the benchmark table and
+its plot). The API reference is generated at build time: one mkdocstrings page per package of
+`API_PACKAGES` and per module, placed in the navigation under the API overview page.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import hashlib
 import importlib
 import inspect
@@ -20,19 +27,21 @@ import os
 import pkgutil
 import posixpath
 import re
+import sys
 import textwrap
 from collections.abc import Callable, Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from blocks import BlockError, blocks, fill, stale
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
 if TYPE_CHECKING:
     from swarmconf.fuzz.swaps import Swaps
 
-PLACEHOLDER = re.compile(r"^<!-- generate: ([a-z0-9-]+) -->$", re.MULTILINE)
+INCLUDE = re.compile(r"^<!-- include: ([a-z0-9-]+) -->$", re.MULTILINE)
 
 
 # Reason codes -----------------------------------------------------------------------------------
@@ -79,14 +88,16 @@ def reason_entries(codes: type[StrEnum]) -> list[tuple[str, str, str]]:
     return entries
 
 
-def reason_table(codes: type[StrEnum]) -> str:
+def reason_table(codes: type[StrEnum], *, anchors: bool = True) -> str:
+    """A row per code under its group's row; each code an anchor of its page with `anchors`."""
     rows = ["| Code | Meaning |", "| --- | --- |"]
     current = None
     for group, code, doc in reason_entries(codes):
         if group != current and group:
             rows.append(f"| **{group}** | |")
         current = group
-        rows.append(f'| <span id="{code}"></span>`{code}` | {cell(doc)} |')
+        anchor = f'<span id="{code}"></span>' if anchors else ""
+        rows.append(f"| {anchor}`{code}` | {cell(doc)} |")
     return "\n".join(rows)
 
 
@@ -106,6 +117,23 @@ def kv_reason_codes() -> str:
     from swarmconf.spec.kvgossip.reasons import KvReason
 
     return reason_table(KvReason)
+
+
+def protocol_reason_codes() -> str:
+    """Every code an adapter may answer, by design, in one page (without anchors: two designs
+    may share a name)."""
+    from swarmconf.spec.configmerge.reasons import PayloadReason, Reason
+    from swarmconf.spec.kvgossip.reasons import KvReason
+
+    parts = [
+        ("Config-merge messages, encryption and arguments", Reason),
+        ("Config-merge payloads (`wrap`, `unwrap`)", PayloadReason),
+        ("K/V Gossip", KvReason),
+    ]
+    return "\n\n".join(
+        f"{title}, `{codes.__module__}.{codes.__name__}`:\n\n{reason_table(codes, anchors=False)}"
+        for title, codes in parts
+    )
 
 
 def kv_node_reason_codes() -> str:
@@ -347,6 +375,84 @@ def failure_report() -> str:
     lines = [line for outcome in report.failed for line in [*failure_lines(outcome), ""]]
     lines.extend(summary_lines(report))
     return "```text\n" + "\n".join(lines) + "\n```"
+
+
+EXAMPLE_HELLO: dict[str, Any] = {
+    "name": "configmerge-js",
+    "version": "0.3.0",
+    "language": "javascript",
+    "protocol": 1,
+    "ops": [],  # every config-merge operation, filled in by `example_hello`
+    "profiles": ["libsession"],
+    "quirks": [],
+    "limits": ["wide-data-integers"],
+    "partial": {"wrap": ["level"], "unwrap": ["Compression"]},
+}
+"""The `hello` answer of the example exchange: a config-merge client in another language."""
+
+
+def example_hello() -> dict[str, Any]:
+    from swarmconf.conformance.registry import designs
+
+    return {**EXAMPLE_HELLO, "ops": list(designs()["configmerge"].ops)}
+
+
+def hello_exchange() -> str:
+    """A session as the runner has it with a client: `hello`, two cases, `stop`; the answers
+    to the cases are the reference's."""
+    from swarmconf.conformance.adapter import builtin_adapter
+    from swarmconf.conformance.client import hello_request
+
+    adapter = builtin_adapter("reference")
+    first = bytes.fromhex(example_cases()[0].request["msg"])
+    requests = [
+        {"op": "hash", "lag": 5, "msg": first.hex()},
+        {"op": "parse", "lag": 5, "msg": b"d1:#i01e1:&de1:=dee".hex()},
+    ]
+    fields = [f"{json.dumps(k)}: {json.dumps(v)}" for k, v in {"id": 1, **example_hello()}.items()]
+    lines = [
+        "runner:  " + json.dumps({"id": 1, **hello_request()}),
+        "adapter: {" + ",\n          ".join(fields) + "}",
+    ]
+    for number, request in enumerate(requests, start=2):
+        answer = {"id": number, **adapter.handle(request)}
+        lines += [
+            "runner:  " + json.dumps({"id": number, **request}),
+            "adapter: " + json.dumps(answer),
+        ]
+    lines.append("runner:  " + json.dumps({"op": "stop"}))
+    return "```text\n" + "\n".join(lines) + "\n```"
+
+
+def readable(data: bytes) -> str:
+    """Bytes as text: printable ASCII as itself, a run of more than four other bytes as
+    `<N bytes>`, any other byte as `\\xNN`."""
+
+    def run(match: re.Match[bytes]) -> bytes:
+        other = match.group()
+        if len(other) > 4:
+            return b"<%d bytes>" % len(other)
+        return b"".join(b"\\x%02x" % byte for byte in other)
+
+    return re.sub(rb"[^\x20-\x7e]+", run, data).decode()
+
+
+def check_order_vectors() -> str:
+    """The vector cases that break two rules of a message at once (`CheckOrder`): the code
+    each must be refused with names the check made first."""
+    rows = ["| Case | `lag` | Message | Refused with |", "| --- | ---: | --- | --- |"]
+    for name, document in vector_documents():
+        suite = name.removesuffix("_test.json")
+        for group in document["testGroups"]:
+            for case in group["tests"]:
+                if "CheckOrder" not in case["flags"]:
+                    continue
+                message = readable(bytes.fromhex(case["input"]["msg"]))
+                rows.append(
+                    f"| `{suite}#{case['tcId']}` {case['name']} | {group['lag']} |"
+                    f" `{cell(message)}` | `{case['reason']}` |"
+                )
+    return "\n".join(rows)
 
 
 # Wire examples ----------------------------------------------------------------------------------
@@ -691,6 +797,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "reason-codes": reason_codes,
     "kv-reason-codes": kv_reason_codes,
     "kv-node-reason-codes": kv_node_reason_codes,
+    "protocol-reason-codes": protocol_reason_codes,
     "cli-reference": cli_reference,
     "cli-reason-codes": cli_reason_codes,
     "cli-exit-statuses": cli_exit_statuses,
@@ -700,28 +807,106 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "quirk-vectors": quirk_vectors,
     "vector-flags": vector_flags,
     "adapter-ops": adapter_ops,
+    "hello-exchange": hello_exchange,
+    "check-order-vectors": check_order_vectors,
     "failure-report": failure_report,
-    "bench-results": bench_results,
-    "vector-coverage": vector_coverage,
     "wire-examples": wire_examples,
     "payload-examples": lambda: wire_examples(payload_example_values()),
     "payload-reason-codes": payload_reason_codes,
     "fuzz-mutants": fuzz_mutants,
     "kv-mutants": kv_mutants,
 }
+"""The generated blocks, by name: each written into the Markdown by this script."""
+
+PROTOCOL = REPOSITORY / "conformance" / "PROTOCOL.md"
+INCLUDES: dict[str, Callable[[], str]] = {
+    "protocol": PROTOCOL.read_text,
+    "vector-coverage": vector_coverage,
+    "bench-results": bench_results,
+}
+"""What the site includes from files kept elsewhere, by name: the adapter protocol (shipped in
+the package), `vectors/v1/COVERAGE.md`, and the benchmark table with its plot (an inline SVG,
+drawn at build time)."""
+
+MARKDOWN_FILES = (REPOSITORY / "docs" / "pages", REPOSITORY / "conformance")
+"""Where the Markdown files with generated blocks are (their subfolders too)."""
+
+
+def markdown_files() -> list[Path]:
+    return sorted(path for folder in MARKDOWN_FILES for path in folder.rglob("*.md"))
+
+
+@functools.cache
+def generated(name: str) -> str:
+    """The text of the generated block `name` (each made once a run)."""
+    if name not in GENERATORS:
+        raise BlockError(f"no generated block is named {name!r}")
+    return GENERATORS[name]()
+
+
+def stale_blocks() -> list[str]:
+    """`FILE: NAME` for every committed block that is not what its generator writes now."""
+    generated.cache_clear()
+    found = []
+    for path in markdown_files():
+        where = str(path.relative_to(REPOSITORY))
+        found += [f"{where}: {name}" for name in stale(path.read_text(), where, generated)]
+    return found
+
+
+def regenerate() -> list[Path]:
+    """Rewrite every generated block in place; the files that changed."""
+    generated.cache_clear()
+    changed = []
+    for path in markdown_files():
+        text = path.read_text()
+        new = fill(text, str(path.relative_to(REPOSITORY)), generated)
+        if new != text:
+            path.write_text(new)
+            changed.append(path)
+    return changed
 
 
 def expand(markdown: str, where: str) -> str:
-    """The Markdown with every placeholder replaced by its generated text."""
+    """A page as the site shows it: its generated blocks as committed (each closed and named
+    after a generator), its `include` lines replaced by what they include."""
+    try:
+        unknown = [block.name for block in blocks(markdown, where) if block.name not in GENERATORS]
+    except BlockError as error:
+        raise PluginError(str(error)) from error
+    if unknown:
+        raise PluginError(f"{where}: unknown generated block {unknown[0]!r}")
 
-    def replace(match: re.Match[str]) -> str:
+    def include(match: re.Match[str]) -> str:
         name = match.group(1)
-        if name not in GENERATORS:
-            raise PluginError(f"{where}: unknown generated section {name!r}")
-        return GENERATORS[name]()
+        if name not in INCLUDES:
+            raise PluginError(f"{where}: unknown include {name!r}")
+        return INCLUDES[name]()
 
-    return PLACEHOLDER.sub(replace, markdown)
+    return INCLUDE.sub(include, markdown)
 
 
 def on_page_markdown(markdown: str, *, page: Any, config: Any, files: Any) -> str:
     return expand(markdown, page.file.src_uri)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Rewrite the generated blocks of the Markdown files under "
+        + " and ".join(str(folder.relative_to(REPOSITORY)) for folder in MARKDOWN_FILES)
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="only list the stale blocks (status 1 if any)"
+    )
+    args = parser.parse_args(argv)
+    if args.check:
+        found = stale_blocks()
+        print("\n".join(f"stale: {entry}" for entry in found) or "every generated block is fresh")
+        return 1 if found else 0
+    for path in regenerate():
+        print(f"rewrote {path.relative_to(REPOSITORY)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -16,14 +16,20 @@ DOCS = ROOT / "docs"
 
 
 def load_docs_module(relative: str) -> ModuleType:
-    """Import a helper module from docs/ (hooks and checks are plain files, not a package)."""
+    """Import a helper module from docs/ (hooks and checks are plain files, not a package),
+    with its folder on the import path as MkDocs has it when it loads a hook."""
     path = DOCS / relative
     name = "docs_" + path.stem
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    saved = sys.path.copy()
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path[:] = saved
     return module
 
 
@@ -31,6 +37,12 @@ def load_docs_module(relative: str) -> ModuleType:
 def generate() -> ModuleType:
     """docs/hooks/generate.py: the build-time table generators."""
     return load_docs_module("hooks/generate.py")
+
+
+@pytest.fixture(scope="session")
+def blocks(generate: ModuleType) -> ModuleType:
+    """docs/hooks/blocks.py, the generated blocks' markers, as the hooks import it."""
+    return sys.modules[generate.fill.__module__]
 
 
 @pytest.fixture(scope="session")

@@ -66,9 +66,38 @@ def test_built_cli_page_shows_every_help_text(built_site: Path, generate: Module
             assert line.strip() in page
 
 
-def test_unknown_placeholder_fails_the_build(generate: ModuleType) -> None:
+def test_every_committed_generated_block_is_fresh(generate: ModuleType) -> None:
+    stale = generate.stale_blocks()
+    assert stale == [], "run `make docs` (or python docs/hooks/generate.py) to rewrite them"
+
+
+def test_blocks_are_rewritten_between_their_markers_only(blocks: ModuleType) -> None:
+    page = "# Page\n\n<!-- generate: a -->\nold\n<!-- end: a -->\nafter\n"
+    assert blocks.stale(page, "page.md", lambda name: "new") == ["a"]
+    filled = blocks.fill(page, "page.md", lambda name: f"| {name} |")
+    assert filled == "# Page\n\n<!-- generate: a -->\n\n| a |\n\n<!-- end: a -->\nafter\n"
+    assert blocks.stale(filled, "page.md", lambda name: f"| {name} |") == []
+    assert blocks.fill(filled, "page.md", lambda name: f"| {name} |") == filled
+
+
+def test_an_unclosed_or_unknown_block_fails_the_build(generate: ModuleType) -> None:
     with pytest.raises(PluginError, match="no-such-table"):
-        generate.expand("<!-- generate: no-such-table -->\n", "page.md")
+        generate.expand("<!-- generate: no-such-table -->\n\n<!-- end: no-such-table -->\n", "p")
+    with pytest.raises(PluginError, match="has no `<!-- end: reason-codes -->` after it"):
+        generate.expand("<!-- generate: reason-codes -->\n| table |\n", "page.md")
+    with pytest.raises(PluginError, match="unknown include 'nothing'"):
+        generate.expand("<!-- include: nothing -->\n", "page.md")
+
+
+def test_the_site_shows_the_committed_blocks_and_includes_the_protocol(
+    built_site: Path, generate: ModuleType
+) -> None:
+    page = html.unescape((built_site / "conformance" / "adapter" / "index.html").read_text())
+    protocol = generate.PROTOCOL.read_text()
+    assert "<!-- generate: hello-exchange -->" in protocol
+    assert generate.generated("hello-exchange").splitlines()[1] in page
+    for status in Exit:
+        assert f"`{status.name}`" in protocol
 
 
 def test_rule_registry_table_lists_every_rule_and_function(
