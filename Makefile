@@ -6,10 +6,13 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: test lint typecheck unit crosshair docs docs-browser clean
 
-$(STAMP): pyproject.toml
+# swarmconf and swarmconf-vectors (the conformance vectors, a distribution of their own whose
+# project is vectors/), both editable: the runner reads vectors/v1 where `make vectors` writes
+# it. The vectors carry swarmconf's version, so a new version reinstalls both.
+$(STAMP): pyproject.toml vectors/pyproject.toml vectors/setup.py src/swarmconf/__init__.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev]' -e ./vectors
 	touch $@
 
 # The modules setup.py compiles with mypyc (listed in swarmconf/compiled.py), built in place and
@@ -74,7 +77,8 @@ docs-browser: docs debian-packages
 	$(BIN)/python docs/checks/browser.py site
 
 clean:
-	rm -rf $(VENV) build site *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build dist site *.egg-info vectors/build vectors/*.egg-info .pytest_cache \
+		.mypy_cache .ruff_cache .hypothesis
 	find src/ reference/ -name "*.so" -delete
 
 # Every conformance vector file of every registered design under vectors/v1, its schema and
@@ -82,6 +86,11 @@ clean:
 .PHONY: vectors
 vectors: $(READY)
 	$(BIN)/swarmconf vectors generate -o vectors/v1
+
+# Both wheels of one version in dist/: swarmconf's (without the vectors) and swarmconf-vectors'.
+.PHONY: wheels
+wheels: $(STAMP)
+	$(BIN)/python -m pip wheel --quiet --no-deps -w dist . ./vectors
 
 # K/V Gossip: what sealing the sync wire costs in one process; then the node on real Serf agents:
 # write propagation to two peers at 0, 2,000 and 100,000 keys, the backup path alone, a fresh node

@@ -1,3 +1,4 @@
-"""The conformance vectors as files: `v1/` holds the generated vector files, their schemas and
-COVERAGE.md (`make vectors` writes them; never edit them by hand). Installed as the data
-package `swarmconf.vectors`, read through `importlib.resources`."""
+"""The conformance vectors as files, the distribution swarmconf-vectors: `v1/` holds the
+generated vector files of both designs, their schemas and COVERAGE.md (`make vectors` writes
+them; never edit them by hand). The runner reads them through `importlib.resources`
+(`swarmconf.conformance.vectors.bundled_vectors`)."""
