@@ -1,8 +1,9 @@
 """The package's layout and its compiled modules.
 
 Layout (`swarmconf/layout.py`): the repository's role folders are the subpackages of
-`swarmconf` (`spec/` is `swarmconf.spec`, ..., `vectors/` the data package `swarmconf.vectors`),
-mapped with setuptools' `package_dir`; `src/swarmconf` holds the command line. No folder is
+`swarmconf` (`spec/` is `swarmconf.spec`, ...), mapped with setuptools' `package_dir`;
+`src/swarmconf` holds the command line. The conformance vectors (`vectors/`) are not in this
+distribution: they are swarmconf-vectors, whose project is that folder. No folder is
 linked into another, so every file has one path. Tools that need the installed shape on disk
 (mypy, mypyc) get it as a tree of links under `build/tree`, made by `python setup.py tree`.
 
@@ -24,11 +25,11 @@ import sysconfig
 from pathlib import Path
 from typing import ClassVar
 
-from setuptools import Command, Extension, find_namespace_packages, find_packages, setup
+from setuptools import Command, Extension, find_packages, setup
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "src"))
 from swarmconf.compiled import COMPILED_MODULES, GROUP, PURE_PYTHON_VARIABLE, source_path
-from swarmconf.layout import DATA_ROLES, ROLES
+from swarmconf.layout import ROLES
 
 ROOT = Path(__file__).resolve().parent
 TREE = Path("build") / "tree"
@@ -42,8 +43,7 @@ def packages() -> list[str]:
     """`swarmconf` and every package below each role folder, found, so none is forgotten."""
     found = ["swarmconf"]
     for role in ROLES:
-        below = find_namespace_packages(role) if role in DATA_ROLES else find_packages(role)
-        found += [f"swarmconf.{role}"] + [f"swarmconf.{role}.{package}" for package in below]
+        found += [f"swarmconf.{role}"] + [f"swarmconf.{role}.{p}" for p in find_packages(role)]
     return found
 
 

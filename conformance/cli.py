@@ -4,10 +4,12 @@ and the generator are imported when their command runs, not when the command lin
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
 from swarmconf.cliutil import (
+    PROG,
     CliReason,
     CommandError,
     Exit,
@@ -83,7 +85,7 @@ def register(subparsers: Any) -> None:
     run.add_argument(
         "--vectors",
         type=Path,
-        help="vector directory; default: the vectors installed with swarmconf",
+        help="vector directory; default: those of the installed swarmconf-vectors",
     )
     run.add_argument("--junit", type=Path, help="write JUnit XML to this file")
     run.add_argument("--json", type=Path, help="write every case's grade as JSON to this file")
@@ -110,7 +112,7 @@ def run_command(args: argparse.Namespace) -> int:
     from .registry import designs
     from .report import failure_lines, json_report, junit_xml, summary_lines
     from .runner import run_cases
-    from .vectors import bundled_vectors, load_cases
+    from .vectors import bundled_vectors, load_cases, vectors_version_mismatch
 
     unknown = sorted(set(args.design) - set(designs()))
     if unknown:
@@ -121,6 +123,9 @@ def run_command(args: argparse.Namespace) -> int:
         cases = load_cases(vectors, args.suite, args.design)
     except (OSError, ValueError) as error:
         raise CommandError(CliReason.BAD_VECTORS, str(error), Exit.USAGE) from error
+    mismatch = vectors_version_mismatch() if args.vectors is None else None
+    if mismatch is not None:
+        print(f"{PROG}: warning: {mismatch}", file=sys.stderr)
     try:
         client = make_client(args.client, args.timeout)
     except (OSError, ValueError) as error:

@@ -27,10 +27,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from importlib import resources
+from importlib import metadata, resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
+
+from swarmconf import __version__
 
 SCHEMA_VERSION = 2
 VECTOR_SUFFIX = "_test.json"
@@ -434,9 +436,44 @@ def cases_of(document: Json, suite: str) -> Iterator[Case]:
             )
 
 
+VECTORS_DISTRIBUTION = "swarmconf-vectors"
+"""The distribution the vectors ship in, apart from swarmconf, with swarmconf's version."""
+VECTORS_PACKAGE = "swarmconf_vectors"
+"""Its package; the vector files are under its folder `v1/`."""
+
+
+class VectorsNotInstalled(FileNotFoundError):
+    """No vector directory was given, and swarmconf-vectors is not installed."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            f"the conformance vectors are not installed: pip install"
+            f" {VECTORS_DISTRIBUTION}=={__version__}, or give --vectors DIR"
+        )
+
+
 def bundled_vectors() -> Traversable:
-    """The vectors shipped inside the package (`swarmconf/vectors/v1`)."""
-    return resources.files("swarmconf.vectors") / "v1"
+    """The vectors of the installed distribution swarmconf-vectors (`swarmconf_vectors/v1`);
+    `VectorsNotInstalled` when it is not installed."""
+    try:
+        return resources.files(VECTORS_PACKAGE) / "v1"
+    except ModuleNotFoundError:
+        raise VectorsNotInstalled() from None
+
+
+def vectors_version_mismatch() -> str | None:
+    """What to tell the user when the installed swarmconf-vectors is not swarmconf's version
+    (its cases may then disagree with this runner); None when they match or it is missing."""
+    try:
+        installed = metadata.version(VECTORS_DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        return None
+    if installed == __version__:
+        return None
+    return (
+        f"the installed {VECTORS_DISTRIBUTION} is {installed}, not swarmconf's {__version__}:"
+        f" pip install {VECTORS_DISTRIBUTION}=={__version__}"
+    )
 
 
 def vector_files(root: Path | Traversable) -> list[Path | Traversable]:
