@@ -22,7 +22,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from swarmconf.reference.kvgossip.localcluster import LocalCluster
+from bench.kvgossip.testbed.localcluster import LocalCluster
 from swarmconf.spec.kvgossip.fixtures import ROOT
 
 KEY, VALUE = "/bench/cli", b"answer"

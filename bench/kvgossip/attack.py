@@ -33,9 +33,9 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 
 from bench.kvgossip.propagation import propagation, propagation_apart
-from swarmconf.reference.kvgossip import attacks
+from bench.kvgossip.testbed import attacks
+from bench.kvgossip.testbed.localcluster import LocalCluster, LocalNode
 from swarmconf.reference.kvgossip.identity import Identity
-from swarmconf.reference.kvgossip.localcluster import LocalCluster, LocalNode
 from swarmconf.spec.kvgossip.fixtures import ROOT
 
 MIB = 1 << 20

@@ -20,8 +20,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from swarmconf.reference.kvgossip.fault_run import RunSettings, ScheduleResult, run
-from swarmconf.reference.kvgossip.fault_schedule import Fault
+from bench.kvgossip.testbed.fault_run import RunSettings, ScheduleResult, run
+from bench.kvgossip.testbed.fault_schedule import Fault
 from swarmconf.spec.kvgossip.fixtures import ROOT
 
 

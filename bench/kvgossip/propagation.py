@@ -24,8 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.kvgossip.testbed.localcluster import LocalCluster
 from swarmconf.reference.kvgossip.control import Watch, call, watch
-from swarmconf.reference.kvgossip.localcluster import LocalCluster
 from swarmconf.reference.kvgossip.privacy import private_file
 from swarmconf.reference.kvgossip.store import SqliteStore
 from swarmconf.spec.kvgossip import recon

@@ -17,12 +17,13 @@ from typing import Any
 
 import pytest
 
-from swarmconf.reference.kvgossip import attacks, gossip
+from bench.kvgossip.testbed import attacks
+from bench.kvgossip.testbed.localcluster import LocalCluster, LocalNode
+from swarmconf.reference.kvgossip import gossip
 from swarmconf.reference.kvgossip.control import MAX_CONTROL_CONNECTIONS, ControlError
 from swarmconf.reference.kvgossip.frames import read_frame
 from swarmconf.reference.kvgossip.identity import Identity
 from swarmconf.reference.kvgossip.limits import MAX_SESSIONS_PER_PEER
-from swarmconf.reference.kvgossip.localcluster import LocalCluster, LocalNode
 from swarmconf.reference.kvgossip.membership import ClusterKey, connect_member
 from swarmconf.reference.kvgossip.notices import FETCH_LIMIT, NOTICE_BURST, NOTICE_RATE
 from swarmconf.reference.kvgossip.reasons import NodeReason

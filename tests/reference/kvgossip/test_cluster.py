@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.kvgossip.testbed.localcluster import LocalCluster, LocalNode
 from swarmconf.reference.kvgossip.control import ControlError, watch
-from swarmconf.reference.kvgossip.localcluster import LocalCluster, LocalNode
 from swarmconf.reference.kvgossip.store import SqliteStore
 from swarmconf.spec.kvgossip.fixtures import ALICE, BOB, ROOT
 from swarmconf.spec.kvgossip.grants import Grant, issue_grant, revoke_grant

@@ -9,7 +9,7 @@ import random
 import subprocess
 from pathlib import Path
 
-from swarmconf.reference.kvgossip.fault_history import (
+from bench.kvgossip.testbed.fault_history import (
     FORGED,
     GRANTED,
     READ,
@@ -21,9 +21,9 @@ from swarmconf.reference.kvgossip.fault_history import (
     Sample,
     violations,
 )
-from swarmconf.reference.kvgossip.fault_net import Mesh
-from swarmconf.reference.kvgossip.fault_run import RunSettings, run
-from swarmconf.reference.kvgossip.fault_schedule import MAX_SKEW, PARTITIONS, draw
+from bench.kvgossip.testbed.fault_net import Mesh
+from bench.kvgossip.testbed.fault_run import RunSettings, run
+from bench.kvgossip.testbed.fault_schedule import MAX_SKEW, PARTITIONS, draw
 from swarmconf.spec.kvgossip.fixtures import ROOT
 
 HASHES = ("t", "r")

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from swarmconf.reference.kvgossip.attacks import Impostor
+from bench.kvgossip.testbed.attacks import Impostor
 from swarmconf.reference.kvgossip.door import Door, Opening
 from swarmconf.reference.kvgossip.frames import (
     FrameError,

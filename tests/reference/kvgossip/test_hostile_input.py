@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
+from bench.kvgossip.testbed.localcluster import LocalCluster, LocalNode
 from swarmconf.reference.kvgossip import gossip
 from swarmconf.reference.kvgossip.control import SOCKET_NAME, ControlError
 from swarmconf.reference.kvgossip.frames import FrameError, read_frame, write_frame
 from swarmconf.reference.kvgossip.identity import Identity
 from swarmconf.reference.kvgossip.limits import MAX_SESSIONS_PER_PEER
-from swarmconf.reference.kvgossip.localcluster import LocalCluster, LocalNode
 from swarmconf.reference.kvgossip.membership import connect_member
 from swarmconf.reference.kvgossip.reasons import NodeReason
 from swarmconf.reference.kvgossip.wire import SealedReader, SealedWriter

@@ -15,7 +15,7 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from swarmconf.reference.kvgossip.localcluster import LocalCluster, LocalNode
+from bench.kvgossip.testbed.localcluster import LocalCluster, LocalNode
 from swarmconf.reference.kvgossip.membership import (
     ID_SIZE,
     KX_SIZE,

@@ -16,7 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .control import ControlError
+from swarmconf.reference.kvgossip.control import ControlError
+
 from .fault_cluster import FaultCluster, FaultNode
 from .fault_history import FORGED, GRANTED, WRITE, Final, History, lost_writes, violations
 from .fault_schedule import KINDS, Fault, draw

@@ -22,13 +22,13 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from swarmconf.reference.kvgossip.control import ControlError
 from swarmconf.spec.kvgossip import crypto
 from swarmconf.spec.kvgossip.encoding import encode
 from swarmconf.spec.kvgossip.fixtures import MALLORY, ROOT
 from swarmconf.spec.kvgossip.grants import Grant, issue_grant, revoke_grant
 from swarmconf.spec.kvgossip.records import make_record
 
-from .control import ControlError
 from .fault_cluster import FaultCluster
 from .fault_history import FORGED, GRANTED, READ, REVOKE, WRITE, History, Op, Sample
 

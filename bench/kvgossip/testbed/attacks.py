@@ -16,14 +16,13 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
+from swarmconf.reference.kvgossip import gossip
+from swarmconf.reference.kvgossip.control import SOCKET_NAME
+from swarmconf.reference.kvgossip.frames import FrameError, FrameWriter, encode_frame, read_frame
+from swarmconf.reference.kvgossip.identity import Directory, Identity
+from swarmconf.reference.kvgossip.membership import ClusterKey, MembershipError, connect_member
+from swarmconf.reference.kvgossip.serf_rpc import SerfRPC
 from swarmconf.spec.kvgossip import messages as m
-
-from . import gossip
-from .control import SOCKET_NAME
-from .frames import FrameError, FrameWriter, encode_frame, read_frame
-from .identity import Directory, Identity
-from .membership import ClusterKey, MembershipError, connect_member
-from .serf_rpc import SerfRPC
 
 Held = list[FrameWriter]
 HOST = "127.0.0.1"

@@ -19,12 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .control import call
+from swarmconf.reference.kvgossip.control import call
+from swarmconf.reference.kvgossip.membership import ClusterKey, write_cluster_key
+from swarmconf.reference.kvgossip.privacy import private_dir
+
 from .fault_net import Mesh
 from .fault_schedule import PARTITIONS, Fault
 from .localcluster import KEY_FILE
-from .membership import ClusterKey, write_cluster_key
-from .privacy import private_dir
 
 READY_TIMEOUT = 60.0
 SERF_PORT = 7946

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .control import ControlError, call
-from .identity import Directory, Identity
-from .membership import ClusterKey, write_cluster_key
-from .node import SERF_SECRETS_FILE
-from .privacy import private_dir
-from .serf_agent import AgentConfig, SerfAgent
+from swarmconf.reference.kvgossip.control import ControlError, call
+from swarmconf.reference.kvgossip.identity import Directory, Identity
+from swarmconf.reference.kvgossip.membership import ClusterKey, write_cluster_key
+from swarmconf.reference.kvgossip.node import SERF_SECRETS_FILE
+from swarmconf.reference.kvgossip.privacy import private_dir
+from swarmconf.reference.kvgossip.serf_agent import AgentConfig, SerfAgent
 
 READY_TIMEOUT = 30.0
 KEY_FILE = "cluster.key"
