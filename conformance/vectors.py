@@ -6,6 +6,8 @@ the design's prefix (which may be empty) and the suite's name. A file holds:
 - `schema`: its JSON Schema's file name, under `schemas/`;
 - `header`: `schemaVersion`, `design` (the design's registered name), `suite` (its name),
   `description`;
+- `source`: where it came from: the generator's `name` and `version` and the `commit` of the
+  sources it ran (`swarmconf.conformance.generate.source`);
 - `notes`: every flag its cases use, once: `bugType`, `description`, and `effect` (what a client
   that gets the case wrong breaks) or `quirk` (the deployed client's decision X1..X14) if any;
 - `numberOfTests`, and `testGroups`: each group's `type` is the adapter protocol's operation,
@@ -60,6 +62,7 @@ FLAG_PATTERN = "^[A-Z][A-Za-z0-9]*$"
 QUIRK_PATTERN = "^X[1-9][0-9]*$"
 LIMIT_PATTERN = "^[a-z][a-z0-9-]*$"
 REASON_PATTERN = "^[A-Z][A-Z0-9_]*$"
+COMMIT_PATTERN = "^([0-9a-f]{40}(-modified)?|unknown)$"
 
 Json = dict[str, Any]
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -106,6 +109,20 @@ class Flag:
         if self.limit:
             note["limit"] = self.limit
         return note
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a vector file came from (Wycheproof's `source`): the generator's name and version,
+    and the commit of the sources it ran (`unknown` outside a git checkout, `-modified` after
+    the hash when those sources had uncommitted changes)."""
+
+    name: str
+    version: str
+    commit: str
+
+    def as_json(self) -> Json:
+        return {"name": self.name, "version": self.version, "commit": self.commit}
 
 
 @dataclass(frozen=True)
@@ -217,8 +234,8 @@ class Suite:
     def ops(self) -> list[str]:
         return sorted({group.type for group in self.groups})
 
-    def document(self) -> Json:
-        """The vector document, tcIds numbered 1..n in group order."""
+    def document(self, source: Source) -> Json:
+        """The vector document, tcIds numbered 1..n in group order, saying where it came from."""
         groups, tc_id = [], 0
         for group in self.groups:
             tests = []
@@ -235,6 +252,7 @@ class Suite:
                 "suite": self.name,
                 "description": self.description,
             },
+            "source": source.as_json(),
             "notes": {flag: self.flags[flag].as_json() for flag in used},
             "numberOfTests": tc_id,
             "testGroups": groups,
@@ -278,6 +296,13 @@ class Suite:
                             "design": {"const": self.design},
                             "suite": {"const": self.name},
                             "description": {"type": "string", "minLength": 1},
+                        }
+                    ),
+                    "source": obj(
+                        {
+                            "name": {"type": "string", "minLength": 1},
+                            "version": {"type": "string", "minLength": 1},
+                            "commit": {"type": "string", "pattern": COMMIT_PATTERN},
                         }
                     ),
                     "notes": {

@@ -12,6 +12,7 @@ from swarmconf.conformance.configmerge.vocabulary import KINDS, RULE_PATTERN
 from swarmconf.spec.configmerge.reasons import Reason
 
 FLAGS = {"Ktv": vectors.Flag("BASIC", "A known test vector.")}
+SOURCE = vectors.Source("the runner's tests", "0", "unknown")
 
 
 def hash_case(tc_id: int, msg: bytes, *, valid: bool = True) -> dict[str, Any]:
@@ -53,7 +54,7 @@ def suite(name: str, cases: list[dict[str, Any]]) -> vectors.Suite:
 
 
 def document(name: str, cases: list[dict[str, Any]]) -> dict[str, Any]:
-    return suite(name, cases).document()
+    return suite(name, cases).document(SOURCE)
 
 
 def write_vectors(root: Path, name: str, cases: list[dict[str, Any]]) -> Path:

@@ -7,7 +7,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from conformance_helpers import hash_case, suite
+from conformance_helpers import SOURCE, hash_case, suite
 
 from swarmconf.conformance.vectors import check_document
 
@@ -20,7 +20,7 @@ def errors(doc: dict[str, Any]) -> list[str]:
 
 
 def good() -> dict[str, Any]:
-    return suite("basic", CASES).document()
+    return suite("basic", CASES).document(SOURCE)
 
 
 def test_schema_is_valid_json_schema() -> None:

@@ -5,16 +5,19 @@ executable spec and the reference."""
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 from collections import Counter
 from pathlib import Path
 
 import jsonschema
 import pytest
 
+import swarmconf
 from swarmconf.conformance.adapter import builtin_adapter
 from swarmconf.conformance.client import InProcessClient
 from swarmconf.conformance.coverage import Built, missing
-from swarmconf.conformance.generate import generate
+from swarmconf.conformance.generate import GENERATOR, generate
 from swarmconf.conformance.registry import designs as registered
 from swarmconf.conformance.runner import NOT_APPLICABLE, PASSED, run_cases
 from swarmconf.conformance.vectors import (
@@ -43,11 +46,39 @@ def _files(root: Path) -> dict[str, bytes]:
     }
 
 
+def _shallow() -> bool:
+    """Whether this checkout has only part of its history (its oldest commit then seems to have
+    changed every source, so a regenerated `source.commit` cannot be compared)."""
+    answer = subprocess.run(
+        ["git", "-C", str(VECTORS), "rev-parse", "--is-shallow-repository"],
+        capture_output=True,
+        text=True,
+    )
+    return answer.stdout.strip() == "true"
+
+
+COMMIT = re.compile(rb'"commit": "[^"]*"')
+
+
 def test_regeneration_changes_nothing(regenerated: tuple[Path, Built]) -> None:
     fresh, checked_in = _files(regenerated[0]), _files(VECTORS)
     assert sorted(fresh) == sorted(checked_in), "run `make vectors` and commit the result"
+    if _shallow():
+        fresh = {name: COMMIT.sub(b"", text) for name, text in fresh.items()}
+        checked_in = {name: COMMIT.sub(b"", text) for name, text in checked_in.items()}
     changed = [name for name in fresh if fresh[name] != checked_in[name]]
-    assert changed == [], "run `make vectors` and commit the result"
+    assert changed == [], (
+        "commit the sources, then run `make vectors` and commit the vectors (each file's"
+        " source.commit is the newest commit of spec/ and conformance/)"
+    )
+
+
+def test_every_vector_file_says_where_it_came_from() -> None:
+    sources = [read_document(path)["source"] for path in vector_files(VECTORS)]
+    assert {source["name"] for source in sources} == {GENERATOR}
+    assert {source["version"] for source in sources} == {swarmconf.__version__}
+    commits = {source["commit"] for source in sources}
+    assert len(commits) == 1 and re.fullmatch("[0-9a-f]{40}", commits.pop())
 
 
 def test_every_vector_file_matches_its_schema() -> None:

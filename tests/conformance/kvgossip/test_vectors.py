@@ -7,6 +7,7 @@ from pathlib import Path
 
 from swarmconf.conformance.adapter import builtin_adapter
 from swarmconf.conformance.client import InProcessClient
+from swarmconf.conformance.generate import source
 from swarmconf.conformance.kvgossip.ops import OPS
 from swarmconf.conformance.kvgossip.runner import RUNNERS
 from swarmconf.conformance.kvgossip.suites import NAMES, build_all
@@ -64,8 +65,8 @@ def test_runner_compares_the_state_a_refusal_leaves() -> None:
 
 
 def test_generation_is_deterministic_in_process() -> None:
-    first = {name: dump(suite.document()) for name, suite in build_all().items()}
-    assert first == {name: dump(suite.document()) for name, suite in build_all().items()}
+    first = {name: dump(suite.document(source())) for name, suite in build_all().items()}
+    assert first == {name: dump(suite.document(source())) for name, suite in build_all().items()}
 
 
 def test_a_failure_report_points_at_the_differing_element_of_a_kv_result() -> None:
