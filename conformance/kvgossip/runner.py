@@ -288,31 +288,24 @@ def run_push(group: Json, data: Json) -> Outcome:
     return valid({"reply": h(got.reply), **store_summary(store)})
 
 
-def op_name(case_type: str) -> str:
-    """The protocol operation of a K/V case type: `grant-for-key` -> `kv_grant_for_key`."""
-    return "kv_" + case_type.replace("-", "_")
-
-
 RUNNERS: dict[str, Callable[[Json, Json], Outcome]] = {
-    op_name(case_type): runner
-    for case_type, runner in {
-        "decode": run_decode,
-        "key": run_key,
-        "pattern": run_pattern,
-        "match": run_match,
-        "grant-for-key": run_grant_for_key,
-        "revocation": run_revocation,
-        "authorize": run_authorize,
-        "apply": run_apply,
-        "tree": run_tree,
-        "revset": run_revset,
-        "reconcile": run_reconcile,
-        "step": run_step,
-        "transcript": run_transcript,
-        "scripted": run_scripted,
-        "push": run_push,
-    }.items()
+    "kv_decode": run_decode,
+    "kv_key": run_key,
+    "kv_pattern": run_pattern,
+    "kv_match": run_match,
+    "kv_grant_for_key": run_grant_for_key,
+    "kv_revocation": run_revocation,
+    "kv_authorize": run_authorize,
+    "kv_apply": run_apply,
+    "kv_tree": run_tree,
+    "kv_revset": run_revset,
+    "kv_reconcile": run_reconcile,
+    "kv_step": run_step,
+    "kv_transcript": run_transcript,
+    "kv_scripted": run_scripted,
+    "kv_push": run_push,
 }
+"""The spec's answer to each `kv_*` operation of `ops.OPS`."""
 
 
 def run(op: str, group: Json, data: Json) -> Outcome:

@@ -9,7 +9,7 @@ from swarmconf.conformance import registry
 from swarmconf.conformance.adapter import builtin_adapter
 from swarmconf.conformance.configmerge import ops as configmerge_ops
 from swarmconf.conformance.kvgossip import ops as kvgossip_ops
-from swarmconf.conformance.kvgossip.kinds import KINDS, group_kind
+from swarmconf.conformance.kvgossip.vocabulary import KINDS, SCHEMAS
 from swarmconf.conformance.vectors import HEX32, hexlist, obj
 
 
@@ -46,10 +46,10 @@ def test_an_unknown_builtin_implementation_is_refused() -> None:
 def test_kv_kinds_come_from_the_operations_fields() -> None:
     """Every K/V operation has its schema parts; the group fields are the hoisted ones."""
     assert set(KINDS) == set(kvgossip_ops.OPS)
-    revocation = group_kind("kv_revocation")
+    revocation = SCHEMAS.group_kind(kvgossip_ops.OPS["kv_revocation"])
     assert revocation.params == {"rootKey": HEX32}
     assert revocation.expected == obj({"grantId": HEX32, "revoker": HEX32})
-    assert group_kind("kv_revset").input == obj({"grantIds": hexlist()})
+    assert SCHEMAS.group_kind(kvgossip_ops.OPS["kv_revset"]).input == obj({"grantIds": hexlist()})
     for op, kind in KINDS.items():
         fields = kvgossip_ops.OPS[op].request_kinds()
         assert set(kind.params) | set(kind.input["properties"]) == set(fields), op
