@@ -15,6 +15,7 @@ from swarmconf.conformance.adapter import Adapter
 from swarmconf.conformance.configmerge.ops import OPS
 from swarmconf.conformance.registry import Handler, Request, Result
 from swarmconf.spec.configmerge.encryption import PROFILES
+from swarmconf.spec.configmerge.reasons import Reason, UsageError
 
 IMPLEMENTATIONS = {
     "spec": "swarmconf.spec.configmerge",
@@ -65,6 +66,35 @@ def replace_data(message: Any, data: dict[bytes, Any]) -> None:
     """Edit `message.data` in place into `data` (the message tracks the edit as its diff)."""
     message.data.clear()
     message.data.update(data)
+
+
+def play(client: Any, steps: list[str]) -> list[str]:
+    """The `client` operation's answers: each step (a bt dict) played on `client`, which has the
+    API of `swarmconf.spec.configmerge.client.Client`, answered as a bt dict (D28..D32)."""
+    answers = []
+    for text in steps:
+        step = btcodec.decode(bytes.fromhex(text))
+        action = step.get(b"do") if isinstance(step, dict) else None
+        pushed = None
+        if action == b"receive":
+            client.receive(list(step[b"msgs"]))
+        elif action == b"edit":
+            client.edit(to_api_value(step[b"data"]))
+        elif action == b"push":
+            pushed = client.push()
+        elif action == b"confirm":
+            client.confirm()
+        else:
+            raise UsageError(Reason.BAD_VALUE_TYPE, f"no client step {action!r}")
+        answer: dict[bytes, Any] = {
+            b"current": client.current_hashes(),
+            b"deleted": [] if pushed is None else pushed.deleted,
+            b"needs_push": int(client.needs_push()),
+        }
+        if pushed is not None:
+            answer[b"pushed"], answer[b"hash"] = pushed.message, pushed.hash
+        answers.append(btcodec.encode(dict(sorted(answer.items()))).hex())
+    return answers
 
 
 class ApiAdapter(Adapter):
@@ -152,6 +182,20 @@ class ApiAdapter(Adapter):
         if "data" in request:
             replace_data(message, _data(request, "data"))
         return {"merged": True, **self._serialized(message, _bytes(request, "sign_key")), **deleted}
+
+    def new_client(self, request: Request) -> Any:
+        """The client a `client` request starts: of its profile, from its stored `msg`."""
+        module = importlib.import_module(f"{self.impl.__name__}.client")
+        return module.Client(
+            lag=request["lag"],
+            profile=request["profile"],
+            verify_key=_bytes(request, "verify_key"),
+            sign_key=_bytes(request, "sign_key"),
+            current=self._parse(request) if "msg" in request else None,
+        )
+
+    def op_client(self, request: Request) -> Result:
+        return {"answers": play(self.new_client(request), request["steps"])}
 
     def op_sign(self, request: Request) -> Result:
         return self._serialized(self._parse(request, verify=False), _bytes(request, "sign_key"))

@@ -37,8 +37,10 @@ from swarmconf.conformance.configmerge.adapter import (
     _bytes,
     _data,
     bt_hex,
+    play,
     replace_data,
 )
+from swarmconf.conformance.configmerge.deployed_client import DeployedClient
 from swarmconf.conformance.registry import Request, Result
 from swarmconf.conformance.runner import HUNG
 from swarmconf.reference.configmerge import crypto
@@ -47,7 +49,7 @@ from swarmconf.reference.configmerge.merge import _survivors as survivors
 from swarmconf.spec.configmerge.diff import check_diff
 from swarmconf.spec.configmerge.reasons import ConfigError, PayloadReason, Reason, UsageError
 
-QUIRKS = ("X1", "X2", "X3", "X4", "X6", "X7", "X8", "X9", "X10", "X11", "X12", "X14")
+QUIRKS = ("X1", "X2", "X3", "X4", "X6", "X7", "X8", "X9", "X10", "X11", "X12", "X14", "X17")
 """The quirks this emulation has; X5 (message wording) has no behaviour a vector can show, and
 X13 (a message over 5,000,000 bytes that compresses below it) none a vector of sane size can."""
 LIMITS = ("wide-data-integers", "container-set-elements")
@@ -499,6 +501,22 @@ class DeployedAdapter(ApiAdapter):
         if deleted != d27_obsolete(valid, result, request["lag"]):
             self.fired.add("X12")
         return [digest.hex() for digest in deleted]
+
+    def op_client(self, request: Request) -> Result:
+        """The deployed client's state machine (`deployed_client`; X12, X17)."""
+        lag, verify_key = request["lag"], _bytes(request, "verify_key")
+        client = DeployedClient(
+            lag=lag,
+            profile=request["profile"],
+            parse=lambda raw: self.parse_message(raw, lag, verify_key),
+            verify_key=verify_key,
+            sign_key=_bytes(request, "sign_key"),
+            current=self._parse(request) if "msg" in request else None,
+        )
+        try:
+            return {"answers": play(client, request["steps"])}
+        finally:
+            self.fired |= client.fired
 
     # ---- the payload layer -------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from swarmconf.conformance import btcodec
 from swarmconf.reference import configmerge as client
+from swarmconf.reference.configmerge.client import Client
 
 Request = dict[str, Any]
 Result = dict[str, Any]
@@ -140,6 +141,42 @@ def op_merge(request: Request) -> Result:
     return {"merged": True, **published(message, sign_key), **deleted}
 
 
+def play_step(swarm_client: Client, step: dict[bytes, Any]) -> dict[bytes, Any]:
+    """One client step (`receive`, `edit`, `push` or `confirm`) and what the client says after
+    it: its current hashes, what the step pushes and deletes, whether it needs a push."""
+    pushed = None
+    if step[b"do"] == b"receive":
+        swarm_client.receive(list(step[b"msgs"]))
+    elif step[b"do"] == b"edit":
+        swarm_client.edit(to_client(step[b"data"]))
+    elif step[b"do"] == b"push":
+        pushed = swarm_client.push()  # None when the client needs no push
+    elif step[b"do"] == b"confirm":
+        swarm_client.confirm()
+    else:
+        raise client.UsageError(client.Reason.BAD_VALUE_TYPE, "unknown step")
+    answer = {
+        b"current": swarm_client.current_hashes(),
+        b"deleted": pushed.deleted if pushed is not None else [],
+        b"needs_push": int(swarm_client.needs_push()),
+    }
+    if pushed is not None:
+        answer[b"hash"], answer[b"pushed"] = pushed.hash, pushed.message
+    return answer
+
+
+def op_client(request: Request) -> Result:
+    swarm_client = Client(
+        lag=request["lag"],
+        profile=request["profile"],  # `libsession` to push what deployed clients push
+        verify_key=field(request, "verify_key"),
+        sign_key=field(request, "sign_key"),
+        current=parsed(request) if "msg" in request else None,
+    )
+    steps = [btcodec.decode(bytes.fromhex(text)) for text in request["steps"]]
+    return {"answers": [bt_hex(play_step(swarm_client, step)) for step in steps]}
+
+
 def op_sign(request: Request) -> Result:
     return published(parsed(request, verify=False), field(request, "sign_key"))
 
@@ -212,6 +249,7 @@ OPERATIONS: dict[str, Callable[[Request], Result]] = {
     "unpad": op_unpad,
     "wrap": op_wrap,
     "unwrap": op_unwrap,
+    "client": op_client,
 }
 
 

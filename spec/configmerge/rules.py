@@ -1,9 +1,11 @@
-"""The rule registry: every decision D1..D27 and the design text's sections, each with the spec
+"""The rule registry: every decision D1..D32 and the design text's sections, each with the spec
 functions that implement it. Tests check every listed function exists and cites its rule;
 the conformance vectors cite the same identifiers in their `rules` field.
 
 `RULES` holds the message's decisions (D1..D20), `PAYLOAD_RULES` those of the payload layer
-around it (D21..D27), which the deployed client's source pins rather than the design text.
+around it (D21..D27), which the deployed client's source pins rather than the design text,
+and `CLIENT_RULES` those of the client around both (D28..D32): its state and steps, what it
+pushes and deletes (libsession-util 8762e9d33f6c's `ConfigBase` pins what the text leaves open).
 """
 
 from __future__ import annotations
@@ -132,6 +134,32 @@ PAYLOAD_RULES: dict[str, Rule] = {
         "What a push deletes",
         ("obsolete.obsolete_after_merge", "obsolete.obsolete_after_edit"),
     ),
+}
+
+CLIENT_RULES: dict[str, Rule] = {
+    "D28": Rule(
+        "Client state: clean, dirty or waiting; the current message, its hash; hashes to delete",
+        ("client.State", "client.Client", "client.Client.current_hashes"),
+    ),
+    "D29": Rule(
+        "Client steps: receive a poll and merge it with the current message; edit",
+        ("client.Client.receive", "client.Client.edit"),
+    ),
+    "D30": Rule(
+        "The conflict resolution a client pushes: `=` empty (spec), every key when clean"
+        " (libsession)",
+        ("client.Client.resolution",),
+    ),
+    "D31": Rule(
+        "Push only when not clean, with the hashes to delete; confirm",
+        (
+            "client.Client.needs_push",
+            "client.Client.push",
+            "client.Client.confirm",
+            "client.Client.leave_clean",
+        ),
+    ),
+    "D32": Rule("A read-only client pushes and deletes nothing", ("client.Client.push",)),
 }
 
 
