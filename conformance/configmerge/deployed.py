@@ -1,5 +1,6 @@
 """An emulation of the deployed client: `swarmconf.reference.configmerge` with every quirk
-X1..X12 and X14 of decisions.md and the errata, hangs and aborts included.
+X1..X12 and X14..X17 of decisions.md and the errata, hangs and aborts included (an abort
+is the debug build's, assertions on: the errata say per quirk what a release build does).
 
 It serves two ends. Run as an adapter process it is a client that declares its quirks in
 `hello`, against which the runner's grading of declared quirks is tested:
@@ -41,15 +42,32 @@ from swarmconf.conformance.configmerge.adapter import (
     replace_data,
 )
 from swarmconf.conformance.configmerge.deployed_client import DeployedClient
+from swarmconf.conformance.configmerge.deployed_payload import deployed_unwrap, deployed_wrap
 from swarmconf.conformance.registry import Request, Result
 from swarmconf.conformance.runner import HUNG
 from swarmconf.reference.configmerge import crypto
 from swarmconf.reference.configmerge import message as reference_message
 from swarmconf.reference.configmerge.merge import _survivors as survivors
 from swarmconf.spec.configmerge.diff import check_diff
-from swarmconf.spec.configmerge.reasons import ConfigError, PayloadReason, Reason, UsageError
+from swarmconf.spec.configmerge.reasons import ConfigError, Reason, UsageError
 
-QUIRKS = ("X1", "X2", "X3", "X4", "X6", "X7", "X8", "X9", "X10", "X11", "X12", "X14", "X17")
+QUIRKS = (
+    "X1",
+    "X2",
+    "X3",
+    "X4",
+    "X6",
+    "X7",
+    "X8",
+    "X9",
+    "X10",
+    "X11",
+    "X12",
+    "X14",
+    "X15",
+    "X16",
+    "X17",
+)
 """The quirks this emulation has; X5 (message wording) has no behaviour a vector can show, and
 X13 (a message over 5,000,000 bytes that compresses below it) none a vector of sane size can."""
 LIMITS = ("wide-data-integers", "container-set-elements")
@@ -521,34 +539,25 @@ class DeployedAdapter(ApiAdapter):
     # ---- the payload layer -------------------------------------------------------------------
 
     def op_wrap(self, request: Request) -> Result:
-        """The pinned client does not split: a push over one blob is refused (X11)."""
-        try:
-            blobs = reference.wrap(
-                bytes.fromhex(request["message"]),
-                bytes.fromhex(request["key"]),
-                bytes.fromhex(request["domain"]),
-                level=request.get("level"),
-                multipart=False,
-            )
-        except ConfigError as error:
-            if error.reason == PayloadReason.PUSH_TOO_LARGE:
-                self.fired.add("X11")
-            raise
+        """The pinned push: the level unchecked (X16), no parts (X11)."""
+        blobs = deployed_wrap(
+            bytes.fromhex(request["message"]),
+            bytes.fromhex(request["key"]),
+            bytes.fromhex(request["domain"]),
+            request.get("level"),
+            self.fired,
+        )
         return {"blobs": [blob.hex() for blob in blobs]}
 
     def op_unwrap(self, request: Request) -> Result:
-        """The pinned client does not join: every part is skipped (X11)."""
-        try:
-            message = reference.unwrap(
-                [bytes.fromhex(text) for text in request["blobs"]],
-                [bytes.fromhex(text) for text in request["keys"]],
-                bytes.fromhex(request["domain"]),
-                multipart=False,
-            )
-        except ConfigError as error:
-            if error.reason == PayloadReason.PAYLOAD_MULTIPART_UNSUPPORTED:
-                self.fired.add("X11")
-            raise
+        """The pinned receive path: all-zero plaintexts kept (X9), parts skipped (X11), `z`
+        payloads inflated without a bound (X15)."""
+        message = deployed_unwrap(
+            [bytes.fromhex(text) for text in request["blobs"]],
+            [bytes.fromhex(text) for text in request["keys"]],
+            bytes.fromhex(request["domain"]),
+            self.fired,
+        )
         return {"msg": message.hex()}
 
 

@@ -12,8 +12,8 @@ from swarmconf.conformance.vectors import Suite
 from swarmconf.spec.configmerge.encryption import PROFILES
 from swarmconf.spec.configmerge.reasons import PayloadReason, Reason
 
-QUIRKS = [f"X{n}" for n in range(1, 15)]
-"""The deployed client's quirks X1..X14, rules a case cites where that client differs."""
+QUIRKS = [f"X{n}" for n in range(1, 17)]
+"""The deployed client's quirks X1..X16, rules a case cites where that client differs."""
 
 
 def suites() -> list[Suite]:

@@ -54,8 +54,9 @@ FLAGS: dict[str, Flag] = {
         "Some bad inputs fail the deployed client's whole merge instead of being skipped (X2):"
         " an input that is not a dict (or is empty) makes it refuse every input"
         " (NO_VALID_MESSAGE); an empty dict aborts it, and so does a merge that must replay an"
-        " unreplayable set diff or an integer beyond int64 in a set diff. swarmconf skips the"
-        " input (D14). The deployed parse accepts the unreplayable set diff.",
+        " unreplayable set diff or an integer beyond int64 in a set diff (an exception, not an"
+        " assertion: debug and release builds alike). swarmconf skips the input (D14). The"
+        " deployed parse accepts the unreplayable set diff.",
         quirk="X2",
     ),
     "DeployedClientLoops": Flag(
@@ -66,14 +67,16 @@ FLAGS: dict[str, Flag] = {
     ),
     "DeployedClientIgnoresLag": Flag(
         "DEPLOYED_QUIRK",
-        "Lag below 1: the deployed client asserts in a merge, and parses or increments keeping"
-        " no lagged entry (X4); swarmconf refuses it as a usage error (D16).",
+        "Lag below 1: the deployed client's merge fails an assertion and aborts (a debug build;"
+        " a release build, NDEBUG, runs on into undefined behaviour), and parses or increments"
+        " keeping no lagged entry (X4); swarmconf refuses it as a usage error (D16).",
         quirk="X4",
     ),
     "DeployedClientWrapsSeqno": Flag(
         "DEPLOYED_QUIRK",
-        "At seqno 2^63-1 the deployed client's increment wraps to -2^63 and its merge aborts"
-        " (X6); swarmconf refuses with SEQNO_OVERFLOW.",
+        "At seqno 2^63-1 the deployed client's increment wraps to -2^63 and its merge aborts on"
+        " the X4 assertion (a debug build; a release build, NDEBUG, runs on into undefined"
+        " behaviour) (X6); swarmconf refuses with SEQNO_OVERFLOW.",
         quirk="X6",
     ),
     "DeployedClientNoLimits": Flag(
@@ -92,7 +95,9 @@ FLAGS: dict[str, Flag] = {
     "DeployedClientZeroPlaintext": Flag(
         "DEPLOYED_QUIRK",
         "The deployed client strips padding only when some byte is non-zero (X9): an all-zero"
-        " padded plaintext stays as it is; swarmconf strips it to the empty plaintext (D19).",
+        " padded plaintext stays as it is, and its receive path hands it on whole, to the"
+        " parser; swarmconf strips it to the empty plaintext (D19) and skips the blob"
+        " (PAYLOAD_EMPTY, D23).",
         quirk="X9",
     ),
     "DeployedClientCheckOrder": Flag(
@@ -125,6 +130,22 @@ FLAGS: dict[str, Flag] = {
         " the message hashed as received; swarmconf refuses them (D10).",
         "Accepting it makes one logical message have many hashes.",
         quirk="X14",
+    ),
+    "DeployedClientInflatesUnbounded": Flag(
+        "DEPLOYED_QUIRK",
+        "The deployed receive path inflates a `z` payload with no maximum (X15): a payload"
+        " over 5,000,000 bytes is read whole and handed on; swarmconf refuses it before"
+        " allocating (ZSTD_TOO_LARGE, D24).",
+        "A few hundred bytes in the swarm cost a reader megabytes, one 76,800-byte blob"
+        " 2.5 GB: memory exhaustion for every deployed client reading a hostile swarm.",
+        quirk="X15",
+    ),
+    "DeployedClientUncheckedLevel": Flag(
+        "DEPLOYED_QUIRK",
+        "The deployed push does not check the compression level (X16): 0 means no compression,"
+        " a level above 22 compresses at 22, a negative one at zstd's fast level; swarmconf"
+        " refuses a level outside 1..22 (BAD_LEVEL, D21).",
+        quirk="X16",
     ),
     "DesignTextExample": Flag(
         "DESIGN_TEXT_EXAMPLE",
@@ -269,4 +290,4 @@ FLAGS: dict[str, Flag] = {
 }
 
 QUIRK_FLAGS: dict[str, str] = {flag.quirk: name for name, flag in FLAGS.items() if flag.quirk}
-"""The flag of each deployed-client quirk, by decision (X1..X14)."""
+"""The flag of each deployed-client quirk, by decision (X1..X16)."""
