@@ -34,6 +34,21 @@ if TYPE_CHECKING:
 
     from ..config import Config
 
+SECURITY_QUIRKS = {
+    "X15": "Security: the client declares X15, decompression without a bound. A `z` blob of a"
+    " few hundred bytes in the swarm makes it allocate megabytes before any check (256 bytes"
+    " stored inflate to 5,000,034), one blob at the 76,800-byte limit about 2.5 GB: anyone"
+    " who can store a blob can exhaust its memory (errata X15).",
+}
+"""Declared quirks that are security findings, and what the report says of each."""
+
+
+def security_notes(hello: Mapping[str, Any] | None) -> list[str]:
+    """The report's notes on the security findings among a client's declared quirks."""
+    declared = (hello or {}).get("quirks") or []
+    return [SECURITY_QUIRKS[quirk] for quirk in SECURITY_QUIRKS if quirk in declared]
+
+
 PROPERTIES = {
     "P1": "every client ends with the same bytes, and the swarm collapses to that message",
     "P2": "a merge gives the same bytes in any order, with duplicates or included messages",
@@ -232,6 +247,7 @@ def write_report(summary: dict[str, Any], config: Config) -> None:
                 f"The client skipped {number(client['skipped'])} requests: those operations "
                 "were not checked."
             )
+    notes += security_notes(summary.get("client"))
     out = config.out.resolve()
     examples = [
         Counterexample(
