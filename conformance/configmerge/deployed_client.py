@@ -71,12 +71,18 @@ class DeployedClient:
             self.current_hash = None
         self.state = state
 
+    def serialized_copy(self) -> Any:
+        """Its own message as the merge reads it: serialized (and signed), then parsed."""
+        if not self.message.editable:
+            return self.message
+        return self.parse(self.message.serialize(self.sign_key))
+
     def receive(self, messages: list[bytes]) -> None:
         """`_merge` (104-265): its own message first, unless it has none (seqno 0, clean)."""
         old_seqno = 0 if self.message is None else self.message.seqno
         mine = self.message is not None and (old_seqno != 0 or self.state is State.DIRTY)
         hashes: list[bytes | None] = [self.current_hash] if mine else []
-        valid: list[Any] = [self.message] if mine else []
+        valid: list[Any] = [self.serialized_copy()] if mine else []
         bad: set[int] = set()
         for raw in messages:
             try:

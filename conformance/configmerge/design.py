@@ -12,8 +12,8 @@ from swarmconf.conformance.vectors import Suite
 from swarmconf.spec.configmerge.encryption import PROFILES
 from swarmconf.spec.configmerge.reasons import PayloadReason, Reason
 
-QUIRKS = [f"X{n}" for n in range(1, 17)]
-"""The deployed client's quirks X1..X16, rules a case cites where that client differs."""
+QUIRKS = [f"X{n}" for n in range(1, 18)]
+"""The deployed client's quirks X1..X17, rules a case cites where that client differs."""
 
 
 def suites() -> list[Suite]:
@@ -30,9 +30,10 @@ def handlers(impl: str) -> Mapping[str, Handler]:
 
 def rules() -> list[str]:
     """The decisions of the spec's rule registry in order, then the deployed client's quirks."""
-    from swarmconf.spec.configmerge.rules import PAYLOAD_RULES, RULES
+    from swarmconf.spec.configmerge.rules import CLIENT_RULES, PAYLOAD_RULES, RULES
 
-    return sorted([*RULES, *PAYLOAD_RULES], key=lambda rule: int(rule[1:])) + QUIRKS
+    decisions = [*RULES, *PAYLOAD_RULES, *CLIENT_RULES]
+    return sorted(decisions, key=lambda rule: int(rule[1:])) + QUIRKS
 
 
 DESIGN = Design(

@@ -27,6 +27,13 @@ FLAGS: dict[str, Flag] = {
         "A canonical bt value in some position of a message;"
         " the answer depends on what the position allows.",
     ),
+    "ClientSteps": Flag(
+        "FUNCTIONALITY",
+        "A script of client steps (poll, edit, push, confirm) on one client: its state, what"
+        " it pushes and deletes and when (D28..D32).",
+        "A client that pushes or deletes otherwise than its swarm's clients keeps conflicts"
+        " alive or deletes what others still need.",
+    ),
     "Chain": Flag("FUNCTIONALITY", "A chain of increments before the one under test (D13)."),
     "CheckOrder": Flag(
         "ORDERING",
@@ -146,6 +153,17 @@ FLAGS: dict[str, Flag] = {
         " a level above 22 compresses at 22, a negative one at zstd's fast level; swarmconf"
         " refuses a level outside 1..22 (BAD_LEVEL, D21).",
         quirk="X16",
+    ),
+    "DeployedClientConflictPush": Flag(
+        "DEPLOYED_QUIRK",
+        "After a merge the deployed client makes current and pushes other messages than rule 8"
+        " (X17): a clean or waiting client's conflict resolution lists every data key in `=`"
+        " (the libsession profile does the same, D30); a dirty client that adopts another"
+        " message burns a seqno; a merge that leaves its seqno unchanged changes nothing, so a"
+        " read-only client keeps its own message beside a higher-ranked one of its seqno.",
+        "A spec-profile client racing a deployed client resolves every conflict with other"
+        " bytes: a new conflict at each round, never settling.",
+        quirk="X17",
     ),
     "DesignTextExample": Flag(
         "DESIGN_TEXT_EXAMPLE",
@@ -290,4 +308,4 @@ FLAGS: dict[str, Flag] = {
 }
 
 QUIRK_FLAGS: dict[str, str] = {flag.quirk: name for name, flag in FLAGS.items() if flag.quirk}
-"""The flag of each deployed-client quirk, by decision (X1..X16)."""
+"""The flag of each deployed-client quirk, by decision (X1..X17)."""

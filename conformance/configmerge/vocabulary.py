@@ -23,8 +23,8 @@ from swarmconf.conformance.vectors import HEX, Json, hexlist
 from swarmconf.spec.configmerge.bt import INT64_MAX, INT64_MIN
 from swarmconf.spec.configmerge.reasons import PayloadReason, Reason
 
-RULE_PATTERN = "^(D(1[0-9]|2[0-7]|[1-9])|X(1[0-6]|[1-9]))$"
-"""A config-merge case's rules: the decisions D1..D27 and the deployed client's quirks X1..X16."""
+RULE_PATTERN = "^(D(1[0-9]|2[0-9]|3[0-2]|[1-9])|X(1[0-7]|[1-9]))$"
+"""A config-merge case's rules: the decisions D1..D32 and the deployed client's quirks X1..X17."""
 
 SCHEMAS = SchemaTable(
     by_kind={

@@ -5,6 +5,7 @@ conflict push)."""
 
 from __future__ import annotations
 
+import contextlib
 from enum import Enum
 from typing import Any, NamedTuple
 
@@ -72,16 +73,16 @@ class Client:
     def _parsed(self, messages: list[bytes]) -> list[ConfigMessage]:
         parsed = []
         for raw in messages:
-            try:
+            with contextlib.suppress(ConfigError):
                 parsed.append(parse(raw, lag=self.lag, verify_key=self.verify_key))
-            except ConfigError:
-                pass
         return parsed
 
     def receive(self, messages: list[bytes]) -> None:
         """Merge a poll with the current message (D29); obsolete stored inputs (D27) join the
         hashes to delete."""
         mine = self.message
+        if mine is not None and mine.editable:
+            mine = parse(mine.serialize(self.sign_key), lag=self.lag, verify_key=self.verify_key)
         valid = ([mine] if mine is not None else []) + self._parsed(messages)
         if not valid:
             return

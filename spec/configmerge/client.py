@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from .data import Data, deep_copy
 from .merge import merge_parsed, parse_valid
-from .message import DEFAULT_LAG, ConfigMessage, message_hash
+from .message import DEFAULT_LAG, ConfigMessage, message_hash, parse
 from .obsolete import obsolete_after_merge
 from .reasons import Reason, UsageError
 from .signing import check_verify_key, signing_key
@@ -98,7 +98,7 @@ class Client:
         changes nothing. Of the inputs the result makes obsolete (D27), those the swarm stores
         (the poll's and the current hash) join the hashes to delete.
         """
-        own = [] if self.message is None else [self.message]
+        own = [] if self.message is None else [self.as_pushed(self.message)]
         polled = parse_valid(messages, self.lag, self.verify_key)
         valid = own + polled
         if not valid:
@@ -118,6 +118,12 @@ class Client:
             self.message = result
             self.state = State.CLEAN
             self.current_hash = result.hash
+
+    def as_pushed(self, message: ConfigMessage) -> ConfigMessage:
+        """The current message as an input of a merge: as the client would push it (D29)."""
+        if not message.editable:
+            return message
+        return parse(message.serialize(self.sign_key), lag=self.lag, verify_key=self.verify_key)
 
     def resolution(self, merged: ConfigMessage) -> ConfigMessage:
         """The conflict resolution the client will push (D30): rule 8's (`=` empty), except a

@@ -33,6 +33,9 @@ def requests() -> list[dict[str, Any]]:
     other = data_hex({b"a": 2, b"s": [b"x", b"y"]})
     ciphertext = encrypt(m123, KEY, profile="libsession", domain=b"k").hex()
     blobs = [blob.hex() for blob in wrap(m123, KEY, b"k")]
+    receive = bt.encode({b"do": b"receive", b"msgs": [m125a, m125b]}).hex()
+    edit = bt.encode({b"do": b"edit", b"data": {b"a": 1}}).hex()
+    steps = [receive, edit, bt.encode({b"do": b"push"}).hex(), bt.encode({b"do": b"confirm"}).hex()]
     return [
         {"op": "parse", "msg": m123.hex(), "lag": 5},
         {"op": "parse", "msg": signed.hex(), "lag": 5, "verify_key": verify_key},
@@ -72,6 +75,11 @@ def requests() -> list[dict[str, Any]]:
         {"op": "wrap", "message": m123.hex(), "key": KEY.hex(), "domain": "6b", "level": 0},
         {"op": "unwrap", "blobs": blobs, "keys": [SEED.hex(), KEY.hex()], "domain": "6b"},
         {"op": "unwrap", "blobs": blobs, "keys": [SEED.hex()], "domain": "6b"},
+        *(
+            {"op": "client", "msg": examples.m124().hex(), "lag": 5, "profile": p, "steps": steps}
+            for p in ("spec", "libsession")
+        ),
+        {"op": "client", "lag": 5, "profile": "spec", "steps": [edit], "verify_key": verify_key},
     ]
 
 

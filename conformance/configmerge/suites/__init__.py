@@ -21,6 +21,7 @@ NAMES = (
     "encryption",
     "payload",
     "design_examples",
+    "client_steps",
 )
 
 

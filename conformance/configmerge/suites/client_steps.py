@@ -1,0 +1,346 @@
+"""Client steps (D28..D32): one client's state, what it pushes and deletes, step by step.
+
+From the design text's examples up: a clean client at 124 resolving the simple conflict (under
+`spec`, rule 8's 126; under `libsession`, the deployed client's bytes) and the complex one up to
+127; conflicts met while dirty; the two-client race, where a client handed the other racer's
+resolution agrees only if both pushed the same bytes; read-only clients; an unparseable input
+before the survivor (X12); its own message handed back; then random scripts over random
+histories. Every case runs under both profiles.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from swarmconf.conformance import btcodec
+from swarmconf.conformance.builder import VALID, BoundGroup, SuiteBuilder
+from swarmconf.conformance.configmerge.history import random_history, recent
+from swarmconf.conformance.configmerge.suites.signatures import ALICE, ALICE_PUB
+from swarmconf.conformance.configmerge.values import btcodec_copy, edited, new_message, random_edits
+from swarmconf.conformance.configmerge.vocabulary import new_suite
+from swarmconf.spec import configmerge as spec
+from swarmconf.spec.configmerge import examples as ex
+from swarmconf.spec.configmerge.client import Client
+
+PROFILES = ("spec", "libsession")
+STEPS = ["ClientSteps"]
+RULES = ["D28", "D29", "D31"]
+UNPARSEABLE = b"d1:!i0e1:#i9e1:&de1:=dee"
+"""A message of a later major version (a key before `#`): no client of this version parses it."""
+
+
+def step(action: str, **fields: Any) -> str:
+    """One step of a script, as the bt dict the operation reads."""
+    return btcodec.encode(
+        {b"do": action.encode(), **{k.encode(): v for k, v in fields.items()}}
+    ).hex()
+
+
+def receive(*messages: bytes) -> str:
+    return step("receive", msgs=list(messages))
+
+
+def edit(data: dict[bytes, Any]) -> str:
+    return step("edit", data=btcodec_copy(data))
+
+
+PUSH, CONFIRM = step("push"), step("confirm")
+PUBLISH = [PUSH, CONFIRM]
+
+
+def resolution(profile: str, start: bytes, *polled: bytes) -> bytes:
+    """What a clean client at `start` pushes after a poll of `polled` (the spec's client)."""
+    client = Client(profile=profile, current=spec.parse(start))
+    client.receive(list(polled))
+    pushed = client.push()
+    assert pushed is not None
+    return pushed.message
+
+
+def script(
+    g: BoundGroup,
+    name: str,
+    comment: str,
+    steps: list[str],
+    *,
+    start: bytes | None = None,
+    flags: list[str] | None = None,
+    rules: list[str] | None = None,
+    **fields: str,
+) -> None:
+    request: dict[str, Any] = {"steps": steps, **fields}
+    if start is not None:
+        request["msg"] = start.hex()
+    g.case(
+        f"{name}-{g.group.params['profile']}",
+        comment,
+        input=request,
+        expect=VALID,
+        flags=STEPS + (flags or []),
+        rules=RULES + (rules or []),
+    )
+
+
+def design_examples(g: BoundGroup, profile: str) -> None:
+    example = ["DesignTextExample"]
+    script(
+        g,
+        "simple-conflict-clean",
+        "a clean client at 124 polls 125a and 125b: it resolves, pushes 126 (rule 8's `=` under"
+        " spec), deleting 124, 125a and 125b, and is clean once the push is confirmed",
+        [receive(ex.m125a(), ex.m125b()), *PUBLISH],
+        start=ex.m124(),
+        flags=[*example, "Conflict"],
+        rules=["D15", "D27", "D30"],
+    )
+    script(
+        g,
+        "simple-conflict-polled-again",
+        "the same, then the same poll again: its 126 absorbs both, nothing to push",
+        [receive(ex.m125a(), ex.m125b()), *PUBLISH, receive(ex.m125a(), ex.m125b())],
+        start=ex.m124(),
+        flags=[*example, "Conflict", "Included"],
+        rules=["D14", "D15", "D30"],
+    )
+    script(
+        g,
+        "complex-conflict-then-edit",
+        "a clean client at 126a polls 126b, adds 789 to dictA.goodbye and pushes (127 under"
+        " spec): a conflict push with an edit keeps only the edit in `=` (D6)",
+        [receive(ex.m126b()), edit(spec.parse(ex.m127()).data), *PUBLISH],
+        start=ex.m126a(),
+        flags=[*example, "Conflict"],
+        rules=["D6", "D15", "D30"],
+    )
+    script(
+        g,
+        "conflict-while-dirty",
+        "a client at 124 edits int1 to 7 and, before pushing, polls 125a and 125b: its own"
+        " 125 is a third racer; the merge keeps `=` empty under both profiles (D30)",
+        [edit({**spec.parse(ex.m124()).data, b"int1": 7}), receive(ex.m125a(), ex.m125b()), PUSH],
+        start=ex.m124(),
+        flags=[*example, "Conflict"],
+        rules=["D13", "D15", "D30"],
+    )
+    script(
+        g,
+        "conflict-while-waiting",
+        "a client at 124 edits, pushes, and polls 125a and 125b before the push is confirmed:"
+        " it resolves as a clean client does, and the late confirmation changes nothing",
+        [
+            edit({**spec.parse(ex.m124()).data, b"int1": 7}),
+            PUSH,
+            receive(ex.m125a(), ex.m125b()),
+            CONFIRM,
+            PUSH,
+        ],
+        start=ex.m124(),
+        flags=[*example, "Conflict"],
+        rules=["D15", "D30"],
+    )
+    script(
+        g,
+        "stale-poll",
+        "a clean client at 126a polls 120b and 125a: both are stale or included, nothing changes",
+        [receive(ex.m120b(), ex.m125a()), PUSH],
+        start=ex.m126a(),
+        flags=[*example, "Stale", "Included"],
+        rules=["D14"],
+    )
+    script(
+        g,
+        "adopt-newer",
+        "a clean client at 124 polls 125a alone: 125a becomes current, 124 is to be deleted"
+        " with the next push, after an edit",
+        [receive(ex.m125a()), edit({b"int1": 1}), PUSH],
+        start=ex.m124(),
+        flags=[*example, "Survivor"],
+        rules=["D13", "D14", "D27"],
+    )
+
+
+def race(g: BoundGroup, profile: str) -> None:
+    """Two clean clients at 124 resolve 125a and 125b at once; each then polls the other's."""
+    polled = (ex.m125a(), ex.m125b())
+    for other in PROFILES:
+        theirs = resolution(other, ex.m124(), *polled)
+        script(
+            g,
+            f"race-against-{other}",
+            f"a clean client at 124 resolves 125a and 125b and pushes; it then polls the"
+            f" resolution a {other}-profile racer pushed: the same bytes settle, other bytes"
+            " are a new conflict at 126, resolved at 127",
+            [receive(*polled), *PUBLISH, receive(*polled, theirs), *PUBLISH],
+            start=ex.m124(),
+            flags=["Conflict", "Duplicate"],
+            rules=["D14", "D15", "D30"],
+        )
+
+
+def read_only(g: BoundGroup, signed: dict[str, bytes]) -> None:
+    base, lower, higher = signed["base"], signed["lower"], signed["higher"]
+    keys = {"verify_key": ALICE_PUB.hex()}
+    script(
+        g,
+        "read-only-conflict",
+        "a read-only client (verifies, cannot sign) polls two signed racers: it takes the"
+        " higher-ranked as current (D17), needs no push and pushes nothing",
+        [receive(base, lower, higher), PUSH],
+        flags=["Signature", "Conflict"],
+        rules=["D17", "D32"],
+        **keys,
+    )
+    for name, own, other in [("higher", higher, lower), ("lower", lower, higher)]:
+        script(
+            g,
+            f"read-only-own-ranks-{name}",
+            f"a read-only client holding one racer ({name}-ranked) polls the other: it keeps"
+            " the higher-ranked as current, pushes and deletes nothing",
+            [receive(other), PUSH],
+            start=own,
+            flags=["Signature", "Conflict"],
+            rules=["D17", "D32"],
+            **keys,
+        )
+    g.case(
+        f"read-only-edit-{g.group.params['profile']}",
+        "a read-only client cannot edit",
+        input={"steps": [receive(base), edit({b"a": 1})], **keys},
+        expect="BAD_KEY",
+        flags=[*STEPS, "Signature"],
+        rules=[*RULES, "D32"],
+    )
+    script(
+        g,
+        "signer-conflict",
+        "a client with the signing key polls two signed racers: it pushes a signed merge",
+        [receive(base, lower, higher), *PUBLISH],
+        flags=["Signature", "Conflict"],
+        rules=["D15", "D17", "D30"],
+        sign_key=ALICE.hex(),
+        **keys,
+    )
+
+
+def signed_racers() -> dict[str, bytes]:
+    base = new_message(4, {b"a": 1}, sign_key=ALICE)
+    racers = [edited(base, {b"a": 2}, sign_key=ALICE), edited(base, {b"b": 1}, sign_key=ALICE)]
+    lower, higher = sorted(racers, key=lambda raw: spec.parse(raw).hash)
+    return {"base": base, "lower": lower, "higher": higher}
+
+
+def unparseable(g: BoundGroup) -> None:
+    first = new_message(3, {b"a": 1})
+    second = edited(first, {b"a": 2})
+    for place, poll in [("before", [UNPARSEABLE, second]), ("after", [second, UNPARSEABLE])]:
+        script(
+            g,
+            f"unparseable-{place}-survivor",
+            f"a clean client at 3 polls its successor 4 with a later major version's message"
+            f" {place} it: 4 is current; the unparseable message is kept, never deleted (D27);"
+            " an edit's push deletes 3 and 4",
+            [receive(*poll), edit({b"a": 3}), PUSH],
+            start=first,
+            flags=["InvalidMixedIn", "Survivor"],
+            rules=["D14", "D27"],
+        )
+
+
+def own_message(g: BoundGroup) -> None:
+    first = new_message(3, {b"a": 1})
+    script(
+        g,
+        "own-message-handed-back",
+        "a clean client at 3 polls its own message: nothing changes; an edit's push deletes 3",
+        [receive(first), edit({b"a": 2}), PUSH],
+        start=first,
+        flags=["Duplicate"],
+        rules=["D14", "D27"],
+    )
+    client = Client(current=spec.parse(first))
+    client.edit({b"a": 2})
+    pushed = client.push()
+    assert pushed is not None
+    script(
+        g,
+        "own-push-handed-back-while-waiting",
+        "a client pushes 4 and polls it before the confirmation: nothing changes; pushing again"
+        " while waiting re-pushes 4, deleting nothing (not the message it pushes)",
+        [edit({b"a": 2}), PUSH, receive(pushed.message), PUSH, CONFIRM],
+        start=first,
+        flags=["Duplicate"],
+        rules=["D14", "D27"],
+    )
+    script(
+        g,
+        "fresh-client",
+        "a client with no message edits, pushes and is confirmed; it then polls its own push",
+        [edit({b"a": 1}), *PUBLISH, receive(new_message(0, {}))],
+        flags=["Stale"],
+        rules=["D13"],
+    )
+
+
+def dirty_adopts(g: BoundGroup) -> None:
+    first = new_message(3, {b"a": 1})
+    far = first
+    for value in range(2, 8):
+        far = edited(far, {b"a": value})
+    script(
+        g,
+        "dirty-client-left-behind",
+        "a client at 3 edits and, before pushing, polls 9: its own 4 is too old and 9 becomes"
+        " current, the edit lost; its next edit makes 10",
+        [edit({b"b": 1}), receive(far), edit({b"c": 1}), PUSH],
+        start=first,
+        flags=["Stale"],
+        rules=["D13", "D14"],
+    )
+
+
+def random_scripts(g: BoundGroup, rng: random.Random) -> None:
+    """A client polls the newest messages of a random history, edits, pushes, confirms."""
+    for index in range(60):
+        history = random_history(rng, writers=3, steps=rng.randint(3, 8), lag=5)
+        start = rng.choice(history)
+        steps = []
+        data = spec.parse(start).data
+        for _ in range(rng.randint(2, 6)):
+            kind = rng.choice(["receive", "receive", "edit", "push", "confirm"])
+            if kind == "receive":
+                steps.append(receive(*recent(history, 5, rng.randint(1, 3), rng)))
+            elif kind == "edit":
+                data = random_edits(rng, data, 1)
+                steps.append(edit(data))
+            else:
+                steps.append(step(kind))
+        script(
+            g,
+            f"random-{index}",
+            "a client at a random message of a 3-writer history: random polls, edits, pushes",
+            steps,
+            start=start,
+            flags=["RandomHistory"],
+            rules=["D14", "D15", "D27", "D30"],
+        )
+
+
+def build() -> SuiteBuilder:
+    suite = new_suite(
+        "client_steps",
+        "Client steps (D28..D32): a script of polls, edits, pushes and confirmations played on"
+        " one client; per step its current hashes, what it pushes and deletes, whether it"
+        " needs a push; under the spec profile (rule 8) and the libsession profile (D30).",
+    )
+    signed = signed_racers()
+    for profile in PROFILES:
+        g = suite.group("client", lag=5, profile=profile)
+        design_examples(g, profile)
+        race(g, profile)
+        read_only(g, signed)
+        unparseable(g)
+        own_message(g)
+        dirty_adopts(g)
+        random_scripts(g, random.Random(f"client_steps {profile}"))
+    return suite
