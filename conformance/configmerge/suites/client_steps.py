@@ -67,9 +67,9 @@ def script(
     start: bytes | None = None,
     flags: list[str] | None = None,
     rules: list[str] | None = None,
-    **fields: str,
+    keys: dict[str, str] | None = None,
 ) -> None:
-    request: dict[str, Any] = {"steps": steps, **fields}
+    request: dict[str, Any] = {"steps": steps, **(keys or {})}
     if start is not None:
         request["msg"] = start.hex()
     g.case(
@@ -189,7 +189,7 @@ def read_only(g: BoundGroup, signed: dict[str, bytes]) -> None:
         [receive(base, lower, higher), PUSH],
         flags=["Signature", "Conflict"],
         rules=["D17", "D32"],
-        **keys,
+        keys=keys,
     )
     for name, own, other in [("higher", higher, lower), ("lower", lower, higher)]:
         script(
@@ -201,7 +201,7 @@ def read_only(g: BoundGroup, signed: dict[str, bytes]) -> None:
             start=own,
             flags=["Signature", "Conflict"],
             rules=["D17", "D32"],
-            **keys,
+            keys=keys,
         )
     g.case(
         f"read-only-edit-{g.group.params['profile']}",
@@ -218,8 +218,7 @@ def read_only(g: BoundGroup, signed: dict[str, bytes]) -> None:
         [receive(base, lower, higher), *PUBLISH],
         flags=["Signature", "Conflict"],
         rules=["D15", "D17", "D30"],
-        sign_key=ALICE.hex(),
-        **keys,
+        keys={**keys, "sign_key": ALICE.hex()},
     )
 
 
