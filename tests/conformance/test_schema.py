@@ -43,7 +43,7 @@ def test_well_formed_document_passes() -> None:
         (("testGroups", 0, "tests", 0, "surprise"), True),
         (("testGroups", 0, "tests", 0, "input", "verify_key"), "00"),
         (("testGroups", 0, "tests", 0, "expected", "hash"), "ABCD"),
-        (("testGroups", 0, "tests", 0, "rules"), ["D28"]),
+        (("testGroups", 0, "tests", 0, "rules"), ["D33"]),
         (("testGroups", 0, "tests", 0, "flags"), ["Undefined"]),
         (("testGroups", 0, "tests", 0, "result"), "maybe"),
         (("testGroups", 0, "tests", 0, "reason"), "MSG_NOT_DICT"),
