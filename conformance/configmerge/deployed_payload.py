@@ -20,6 +20,7 @@ from swarmconf.spec.configmerge.compression import (
     COMPRESSED_MARKER,
     LEVELS,
     MAX_INFLATED_SIZE,
+    announced_size,
     check_level,
     decompress,
     zstd_compress,
@@ -95,7 +96,10 @@ def deployed_read(plaintext: bytes, fired: set[str]) -> bytes:
         raise PayloadError(PayloadReason.PAYLOAD_MULTIPART_UNSUPPORTED, "not yet supported")
     if not payload.startswith(COMPRESSED_MARKER):
         return payload
-    message = decompress(payload[len(COMPRESSED_MARKER) :], UNBOUNDED)
+    frames = payload[len(COMPRESSED_MARKER) :]
+    if (announced_size(frames) or 0) > MAX_INFLATED_SIZE:
+        fired.add("X15")  # not refused unread: the deployed loop never reads the header
+    message = decompress(frames, UNBOUNDED)
     if len(message) > MAX_INFLATED_SIZE:
         fired.add("X15")
     return message

@@ -784,6 +784,88 @@ def more_streams_and_blobs(suite: SuiteBuilder) -> None:
     )
 
 
+def announcing(frame: bytes, size: int) -> bytes:
+    """A frame written without its content size, its header made to announce `size` bytes: a
+    four-byte content size field after the window descriptor."""
+    magic, descriptor, window = frame[:4], frame[4], frame[5:6]
+    assert descriptor == 0, "a frame without content size, checksum or dictionary"
+    return magic + bytes([0x80]) + window + size.to_bytes(4, "little") + frame[6:]
+
+
+def tied_message() -> bytes:
+    """A message whose `z` and level-1 frame are exactly as long as itself."""
+    rng = random.Random("swarmconf payload tie")
+    head = rng.randbytes(300)
+    for zeros in range(400):
+        message = raw_message(1, {b"v": head + bytes(zeros)}, lagged=[], diff={})
+        if len(b"z" + zstd_frame(message)) == len(message):
+            return message
+    raise ValueError("no message ties")
+
+
+@case
+def at_the_limits(suite: SuiteBuilder) -> None:
+    """Each bound of D21 and D24 at the limit and one past it, with answers of a few bytes: a
+    compressed message as long as the message, frames whose header lies about their size, a
+    payload inflating to exactly 5,000,000 bytes beside another message (D21, D23, D24)."""
+    wrap, unwrap = suite.group("wrap"), suite.group("unwrap")
+    tie = tied_message()
+    wrap.case(
+        "wrap-compressed-ties",
+        f"a message of {len(tie)} bytes whose `z` and frame are as long: kept uncompressed",
+        input=wrapping(tie, 1),
+        expect=VALID,
+        flags=["Payload", "Compression"],
+        rules=["D21"],
+    )
+    small = zstd_frame(SMALL, content_size=False)
+    zstd_payloads(
+        unwrap,
+        [
+            (
+                "announces-over-limit",
+                f"a frame of m118 whose header announces {INFLATE_LIMIT + 1:,} bytes: refused"
+                " unread",
+                announcing(small, INFLATE_LIMIT + 1),
+                "ZSTD_TOO_LARGE",
+            ),
+            (
+                "announces-limit",
+                f"a frame of m118 whose header announces {INFLATE_LIMIT:,} bytes: read, and"
+                " shorter than announced",
+                announcing(small, INFLATE_LIMIT),
+                "ZSTD_BAD_FRAME",
+            ),
+        ],
+    )
+    at_limit = bytes(INFLATE_LIMIT)
+    for label, frame in (
+        ("announced", zstd_frame(at_limit)),
+        ("unannounced", zstd_frame(at_limit, content_size=False)),
+    ):
+        unwrap.case(
+            f"zstd-limit-{label}-beside-a-message",
+            f"`z` and a frame of exactly {INFLATE_LIMIT:,} zero bytes (size {label}), then"
+            " m118's blob: both read, two messages",
+            input=opening([seal(b"z" + frame), seal(SMALL)]),
+            expect="PAYLOAD_SEVERAL_MESSAGES",
+            flags=["Payload", "Compression", "ZstdStream"],
+            rules=["D23", "D24"],
+        )
+    broken_parts(
+        unwrap,
+        [
+            (
+                "count-2-bytes-above-index",
+                "a two-byte count whose first byte is above the index",
+                [ANY_HASH, b"\0", b"\2\0", b"c"],
+                b"",
+                "PART_BAD_COUNT",
+            ),
+        ],
+    )
+
+
 def build() -> SuiteBuilder:
     suite = new_suite(
         "payload",
