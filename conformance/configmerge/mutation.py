@@ -92,7 +92,146 @@ _PADDED_SIZES = (
     "equivalent: above 40,920 bytes a padded payload is 5,120k - 40 bytes (D19), so none is"
     " exactly 5,000,000 and none lies between 76,760 and 81,880"
 )
+_DIGITS = "equivalent: digits_until runs only on the way to a refusal; its position is not read"
+_DEEPCOPY = (
+    "equivalent: copy.deepcopy copies dicts, sets, integers and byte strings to equal values"
+)
+_ONE_KIND = "equivalent: reached only when both values are of one kind (kind_of)"
+_CHUNKS = "equivalent: at 5,120, 20,480 and 40,960 bytes, both chunk sizes divide the total (D19)"
+_ASSERTED = "equivalent: an assertion of what the checks before it established"
+_DETAIL = "equivalent: the refusal's detail text, which no answer holds (reason codes only, X5)"
+_JSON_INTEGER = "unreachable: a request's seqno is a JSON integer (the schema refuses booleans)"
 EQUIVALENT: dict[tuple[str, str, str], str] = {
+    (
+        "bt",
+        "self.pos += 1",
+        "drop the statement in digits_until",
+    ): _DIGITS,
+    (
+        "bt",
+        "self.pos += 1",
+        "number 1 -> 2",
+    ): _DIGITS,
+    (
+        "data",
+        "if isinstance(value, dict): return {key: _copied(item) for key, item in value.items()}",
+        "drop the statement in _copied",
+    ): _DEEPCOPY,
+    (
+        "data",
+        "if isinstance(value, set) and all(isinstance(element, int | bytes) for element in valu"
+        "e): return set",
+        "drop the statement in _copied",
+    ): _DEEPCOPY,
+    (
+        "data",
+        "if isinstance(value, int | bytes): return value",
+        "drop the statement in _copied",
+    ): _DEEPCOPY,
+    (
+        "data",
+        "return (True, 0, element)",
+        "number 0 -> 1",
+    ): "equivalent: the middle field orders integers only; any constant does for byte strings",
+    (
+        "diff",
+        "if isinstance(old, dict) and isinstance(new, dict):",
+        "And -> Or",
+    ): _ONE_KIND,
+    (
+        "diff",
+        "if isinstance(old, set) and isinstance(new, set):",
+        "And -> Or",
+    ): _ONE_KIND,
+    (
+        "diff",
+        'return "scalar" if value is not None else "absent"',
+        "compare 0: IsNot -> Is",
+    ): "equivalent: the labels of a scalar and of no value swap; kinds are only compared to kinds",
+    (
+        "diff",
+        "if isinstance(entry, dict) and isinstance(value, dict):",
+        "And -> Or",
+    ): "equivalent: the diff checked is made from that data: an entry is a dict where the value is",
+    (
+        "encryption",
+        "if total < 5120:",
+        "compare 0: Lt -> LtE",
+    ): _CHUNKS,
+    (
+        "encryption",
+        "if total < 5120:",
+        "number 5120 -> 5121",
+    ): _CHUNKS,
+    (
+        "encryption",
+        "elif total < 20480:",
+        "compare 0: Lt -> LtE",
+    ): _CHUNKS,
+    (
+        "encryption",
+        "elif total < 20480:",
+        "number 20480 -> 20481",
+    ): _CHUNKS,
+    (
+        "encryption",
+        "elif total < 40960:",
+        "compare 0: Lt -> LtE",
+    ): _CHUNKS,
+    (
+        "encryption",
+        "elif total < 40960:",
+        "number 40960 -> 40961",
+    ): _CHUNKS,
+    (
+        "message",
+        'if not isinstance(data, bytes): raise UsageError(Reason.BAD_VALUE_TYPE, "a message is '
+        'bytes")',
+        "drop the statement in parse",
+    ): "unreachable: the protocol hands every message over as bytes",
+    (
+        "message",
+        "DEFAULT_LAG = 5",
+        "number 5 -> 6",
+    ): "unreachable: the Python API's default lag; every request names its lag",
+    (
+        "message",
+        "if isinstance(seqno, bool) or not isinstance(seqno, int): raise UsageError(Reason.BAD_"
+        'VALUE_TYPE, "s',
+        "drop the statement in new",
+    ): _JSON_INTEGER,
+    (
+        "message",
+        "if isinstance(seqno, bool) or not isinstance(seqno, int):",
+        "Or -> And",
+    ): _JSON_INTEGER,
+    (
+        "message",
+        "assert isinstance(entry_seqno, int) and isinstance(entry_hash, bytes)",
+        "And -> Or",
+    ): _ASSERTED,
+    (
+        "message",
+        "assert isinstance(item, list) and isinstance(item[0], int)",
+        "And -> Or",
+    ): _ASSERTED,
+    (
+        "message",
+        'return f"ConfigMessage(seqno={self.seqno}, hash={self.hash.hex()[:16]}…)"',
+        "number 16 -> 17",
+    ): "equivalent: the debugging representation, in no answer",
+    (
+        "message",
+        'require(len(kept) < 2 or kept[-2][:2] < kept[-1][:2], Reason.LAGGED_UNSORTED, f"{item['
+        '0]}")',
+        "number 0 -> 1",
+    ): _DETAIL,
+    (
+        "message",
+        'require(len(kept) < 2 or kept[-2][:2] < kept[-1][:2], Reason.LAGGED_UNSORTED, f"{item['
+        '0]}")',
+        "number 2 -> 3",
+    ): "equivalent: a tuple equal to a shorter one in its first fields is greater: same refusals",
     ("compression", "DEFAULT_LEVEL = 1", "number 1 -> 2"): (
         "unreachable: the Python API's default level; the protocol's `wrap` names its level"
         " (none: no compression)"

@@ -126,4 +126,19 @@ def build() -> SuiteBuilder:
             flags=["RandomData"],
             rules=["D11"],
         )
+    for name, request, expect, flags, rules in (
+        ("lag-0", {"seqno": 1, "lag": 0}, "BAD_LAG", ["BadLag"], ["D16"]),
+        ("lag-negative", {"seqno": 1, "lag": -1}, "BAD_LAG", ["BadLag"], ["D16"]),
+        ("seqno-2^63", {"seqno": 2**63}, "INT_OUT_OF_RANGE", ["EdgeInteger"], ["D8"]),
+        ("seqno-below-int64", {"seqno": -(2**63) - 1}, "INT_OUT_OF_RANGE", ["EdgeInteger"], ["D8"]),
+    ):
+        suite.case(
+            f"new-{name.replace('^', '-')}",
+            f"a new message with {name.replace('-', ' ')}: refused with {expect}",
+            op="new",
+            input={**request, "data": data_hex({})},
+            expect=expect,
+            flags=flags,
+            rules=rules,
+        )
     return suite

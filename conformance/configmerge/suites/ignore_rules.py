@@ -284,6 +284,21 @@ def random_histories(g: BoundGroup) -> None:
         )
 
 
+@case
+def seqno_overflow_beside_a_lower_fork(g: BoundGroup) -> None:
+    top = new_message(2**63 - 2, {b"n": 0})
+    lower = new_message(2**63 - 2, {b"n": 5})
+    g.case(
+        "seqno-overflow-beside-a-lower-fork",
+        "a message at seqno 2^63-1 and a fork below it: the highest-ranked one's seqno decides,"
+        " and the merge's would not fit in 64 bits",
+        input=merge_input([lower, edited(top, {b"n": 1})]),
+        expect="SEQNO_OVERFLOW",
+        flags=["EdgeInteger", "Conflict"],
+        rules=["D8", "D15"],
+    )
+
+
 def build() -> SuiteBuilder:
     suite = new_suite(
         "ignore_rules",

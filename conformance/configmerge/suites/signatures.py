@@ -193,6 +193,15 @@ def verifications(suite: SuiteBuilder, signed: bytes) -> None:
             flags=flags,
             rules=["D9", "D17"] if "UnknownTopLevelKey" in flags else ["D17"],
         )
+    suite.case(
+        "verify-key-31-bytes-before-the-message",
+        "a 31-byte verification key and a message that is no dict: the key is checked first",
+        op="verify",
+        input={"msg": b"le".hex(), "verify_key": ALICE_PUB[:31].hex()},
+        expect="BAD_KEY",
+        flags=["BadKey", "CheckOrder"],
+        rules=["D17"],
+    )
 
 
 def signing_keys(suite: SuiteBuilder, signed: bytes) -> None:
