@@ -31,7 +31,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from .explore import Found, Level, Result, Space, note
+from .explore import Found, Level, Result, Space, few_collections, note, searching
 
 if TYPE_CHECKING:
     from pyspark import RDD
@@ -150,6 +150,7 @@ def expand_partition(
 ) -> Iterator[Record]:
     """A partition of a level's output expanded (its states record; the other records are
     passed over, unread): its successors in one batch per owning partition, then its notes."""
+    few_collections()
     states = (state for key, blob in records if key[8:] == STATES for state in pickle.loads(blob))
     successors, notes = expand_states(
         factory(), depth, sleep_sets, states, known_for(token), learn=True
@@ -168,6 +169,7 @@ def dedupe_partition(depth: int, records: Iterable[Record]) -> Iterator[Record]:
     the candidate batches (states of depth `depth`) and the expansion's notes: the visited
     record grown by the candidates not visited yet (their fingerprints and parent pointers),
     the notes combined (with the count of new states), and the new states."""
+    few_collections()
     key, visited, parents = b"", b"", {}
     notes: list[Notes] = []
     fresh: dict[bytes, Any] = {}
@@ -338,6 +340,16 @@ class SparkSearch:
         stop_on_violation: bool = False,
         max_depth: int | None = None,
         progress: Callable[[Level], None] | None = None,
+    ) -> Result:
+        """Search level by level (see the class); the collector set as for a search."""
+        with searching():
+            return self.levels(stop_on_violation, max_depth, progress)
+
+    def levels(
+        self,
+        stop_on_violation: bool,
+        max_depth: int | None,
+        progress: Callable[[Level], None] | None,
     ) -> Result:
         from pyspark import StorageLevel
 

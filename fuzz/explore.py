@@ -20,8 +20,10 @@ without them.
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable, Hashable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -139,6 +141,30 @@ def distinct(names: Iterable[str]) -> Iterator[tuple[str, str]]:
             yield name, text
 
 
+SEARCH_GC_THRESHOLD = (200_000, 50, 1000)
+"""The cyclic garbage collector's thresholds while a search runs. A search allocates millions of
+small tuples that live (states, cache entries) and makes next to no cycles; with the default
+(700, 10, 10) the collector scans the live ones again and again: 3 x 2 to depth 9 ran at 5,800
+states a second, 8,800 with these, 9,400 with no collection at all (the same memory)."""
+
+
+def few_collections() -> None:
+    """Set the collector's thresholds for a search, in this process (a Spark worker's too)."""
+    if gc.get_threshold() != SEARCH_GC_THRESHOLD:
+        gc.set_threshold(*SEARCH_GC_THRESHOLD)
+
+
+@contextmanager
+def searching() -> Iterator[None]:
+    """The collector set for a search while the block runs, as it was after."""
+    before = gc.get_threshold()
+    few_collections()
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
 Frontier = dict[bytes, tuple[Any, frozenset[Any]]]
 """The states of one level by fingerprint, each with its sleep set."""
 
@@ -207,6 +233,17 @@ def explore(
     progress: Callable[[Level], None] | None = None,
 ) -> tuple[Result, Search[S, A]]:
     """Visit every state reachable from the initial one, judging each."""
+    with searching():
+        return search_levels(space, sleep_sets, stop_on_violation, max_depth, progress)
+
+
+def search_levels(
+    space: Space[S, A],
+    sleep_sets: bool,
+    stop_on_violation: bool,
+    max_depth: int | None,
+    progress: Callable[[Level], None] | None,
+) -> tuple[Result, Search[S, A]]:
     started = time.perf_counter()
     search: Search[S, A] = Search(space, sleep_sets)
     result = Result()
