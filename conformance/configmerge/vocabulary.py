@@ -1,7 +1,7 @@
 """What config-merge cases are written in: its operations' schema parts, and the spec's answers.
 
 A case's answer comes from the built-in adapter over `swarmconf.spec.configmerge` (the oracle).
-The deployed client's emulation is asked too: where a quirk (X1..X14) makes that client differ,
+The deployed client's emulation is asked too: where a quirk (X1..X17) makes that client differ,
 the case gets the quirk's flag and rule, and `deployed` says what that client does. Data that a
 typed API cannot express (an integer outside 64 bits, a container in a set) gets its limit flag.
 """

@@ -164,10 +164,10 @@ def vector_rule_counts() -> dict[str, int]:
 
 
 def rule_registry() -> str:
-    from swarmconf.spec.configmerge.rules import PAYLOAD_RULES
+    from swarmconf.spec.configmerge.rules import CLIENT_RULES, PAYLOAD_RULES
     from swarmconf.spec.configmerge.rules import RULES as MESSAGE_RULES
 
-    rules = {**MESSAGE_RULES, **PAYLOAD_RULES}
+    rules = {**MESSAGE_RULES, **PAYLOAD_RULES, **CLIENT_RULES}
 
     counts = vector_rule_counts()
     # The column appears once some config-merge vector cites a rule.

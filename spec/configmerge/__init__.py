@@ -1,7 +1,7 @@
 """swarmconf.spec.configmerge: the executable specification of the config-merge design.
 
 Plain Python in the order of the design text, one function per rule; every docstring cites the
-design text's section and the decisions D1..D27. It is the oracle that
+design text's section and the decisions D1..D32. It is the oracle that
 `swarmconf.reference.configmerge`,
 the conformance vectors and the fuzz campaign are checked against.
 
