@@ -227,7 +227,7 @@ def test_quirk_table_counts_agree_with_the_rule_counts(generate: ModuleType) -> 
     table = generate.quirk_vectors()
     from swarmconf.conformance.configmerge.design import QUIRKS
 
-    assert QUIRKS == [f"X{number}" for number in range(1, len(QUIRKS) + 1)]
+    assert [f"X{number}" for number in range(1, len(QUIRKS) + 1)] == QUIRKS
     for rule in QUIRKS:
         flagged = 0 if rule == "X5" else counts.get(rule, 0)  # X5 has no behaviour to flag
         assert f"| [{rule}](#{rule.lower()}) | {flagged} |" in table
