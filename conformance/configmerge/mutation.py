@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+from swarmconf.conformance.vectors import VectorsNotInstalled, bundled_vectors
+
 PACKAGE = "swarmconf.spec.configmerge"
 TOOL = "swarmconf.conformance.configmerge.mutation"
 MODULES = (
@@ -57,7 +59,6 @@ FIRST_SUITES: dict[str, tuple[str, ...]] = {
 }
 """The vector files run first on a module's mutants, the ones most likely to kill them fast;
 the rest follow, smallest first."""
-VECTORS = Path(__file__).resolve().parents[2] / "vectors" / "v1"
 
 SWAPS: dict[type, type] = {
     ast.Add: ast.Sub,
@@ -247,9 +248,6 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "equivalent: an announced size of 0 read as none: both pass the bound and are inflated"
     ),
     ("compression", "return None if size < 0 else size", "number 0 -> 1"): ("equivalent: as above"),
-    ("parts", "MAX_PARTS = 255", "number 255 -> 256"): (
-        "equivalent: a name only, used nowhere: one-byte index and count bound the parts"
-    ),
     ("parts", "return len(padded) + ENCRYPTION_OVERHEAD > MAX_BLOB_SIZE", "Add -> Sub"): (
         _PADDED_SIZES
     ),
@@ -553,10 +551,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", default="1", help="the sample's seed (default 1)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per mutant")
     parser.add_argument("--jobs", type=int, default=1, help="mutants run at once (default 1)")
-    parser.add_argument("--vectors", type=Path, default=VECTORS)
+    parser.add_argument(
+        "--vectors", type=Path, help="the vector folder (default: the installed swarmconf-vectors)"
+    )
     parser.add_argument("--json", type=Path, help="write the survivors here")
     parser.add_argument("--child", nargs=2, metavar=("MODULE", "INDEX"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    try:
+        args.vectors = args.vectors or Path(str(bundled_vectors()))
+    except VectorsNotInstalled as missing:
+        print(f"swarmconf mutation: {missing}", file=sys.stderr)
+        return 2
     if args.child:
         return run_child(args.child[0], int(args.child[1]), args.vectors)
     if killed(Mutant(MODULES[0], -1, 0, "none"), args.vectors, args.timeout):

@@ -28,8 +28,6 @@ MAX_CHUNK_SIZE = MAX_BLOB_SIZE - PART_ENCODING_SIZE - ENCRYPTION_OVERHEAD
 CHUNK_LENGTH_DIGITS = len(str(MAX_CHUNK_SIZE))
 """Every part's buffer has room for a chunk length of this many digits (D25)."""
 HASH_SIZE = 32
-MAX_PARTS = 255
-"""Index and count are one byte each (D25)."""
 
 
 @dataclass(frozen=True)
