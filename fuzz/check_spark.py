@@ -146,10 +146,12 @@ def expand_partition(
     sleep_sets: bool,
     token: str,
     partitions: int,
+    ship: bool,
     records: Iterable[Record],
 ) -> Iterator[Record]:
     """A partition of a level's output expanded (its states record; the other records are
-    passed over, unread): its successors in one batch per owning partition, then its notes."""
+    passed over, unread): its successors in one batch per owning partition (unless not
+    `ship`: the last level), then its notes."""
     few_collections()
     states = (state for key, blob in records if key[8:] == STATES for state in pickle.loads(blob))
     successors, notes = expand_states(
@@ -159,7 +161,7 @@ def expand_partition(
     for fingerprint, value in successors.items():
         batches[bucket(fingerprint) % partitions][fingerprint] = value
     for partition, batch in enumerate(batches):
-        if batch:
+        if batch and ship:
             yield visited_key(partition) + CANDIDATES, pack(batch)
     yield NOTES, notes
 
@@ -398,7 +400,7 @@ class SparkSearch:
                 assert level_out is not None
                 expanded = level_out.mapPartitions(
                     functools.partial(
-                        expand_partition, factory, depth, sleep_sets, token, partitions
+                        expand_partition, factory, depth, sleep_sets, token, partitions, not last
                     )
                 )
                 if last:

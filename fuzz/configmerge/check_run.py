@@ -44,7 +44,7 @@ def run(bound: Bound, settings: Settings) -> dict[str, Any]:
             progress=shown,
         )
         return report(bound, settings, result, search.trace, IN_PROCESS, 1)
-    from ..check_spark import SparkSearch
+    from .. import check_spark
     from ..config import Config
     from ..job import start_spark
     from ..storage import publish
@@ -52,7 +52,9 @@ def run(bound: Bound, settings: Settings) -> dict[str, Any]:
     spark = start_spark(Config(interleavings=1, master=settings.master, out=settings.out))
     try:
         cores = spark.sparkContext.defaultParallelism
-        searcher = SparkSearch(spark, bound.model, 4 * cores, settings.sleep_sets)
+        searcher = check_spark.SparkSearch(
+            spark, bound.model, 4 * cores, settings.sleep_sets, check_spark.DRIVER_LEVEL_LIMIT
+        )
         print(f"check: {bound.command()} on {spark.sparkContext.master}", flush=True)
         result = searcher.run(settings.stop_on_violation, settings.max_depth, shown)
         summary = report(
