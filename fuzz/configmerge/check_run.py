@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,9 @@ from ..check_report import IN_PROCESS, summarize, write_outputs
 from ..explore import Level, Result, explore
 from .check import Bound, write_counterexample
 from .report import PROPERTIES
+
+DRIVER_MEMORY = "4g"
+"""The driver JVM's heap when this process starts it (spark-submit's --driver-memory else)."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,12 @@ def run(bound: Bound, settings: Settings) -> dict[str, Any]:
     from ..job import start_spark
     from ..storage import publish
 
+    if "PYSPARK_GATEWAY_PORT" not in os.environ:
+        # This process starts the JVM, whose heap also runs a local master's executor: a
+        # level's output of 3 x 2 overflows the default 1 GB
+        os.environ.setdefault(
+            "PYSPARK_SUBMIT_ARGS", f"--driver-memory {DRIVER_MEMORY} pyspark-shell"
+        )
     spark = start_spark(Config(interleavings=1, master=settings.master, out=settings.out))
     try:
         cores = spark.sparkContext.defaultParallelism
