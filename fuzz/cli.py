@@ -92,6 +92,13 @@ def register(subparsers: Any) -> None:
         help="seconds the adapter may take on one request before it counts as hung",
     )
     fuzz.add_argument(
+        "--lenient-reasons",
+        action="store_true",
+        help="with --client: a refusal with another reason code than the spec's counts as "
+        "agreement (counted per pair of reasons in the summary and the report), for a client "
+        "without the spec's reason codes",
+    )
+    fuzz.add_argument(
         "--per-scenario", type=positive, default=DEFAULT_PER_SCENARIO, help="schedules per scenario"
     )
     fuzz.set_defaults(handler=guarded(run_campaign))
@@ -161,6 +168,7 @@ def run_campaign(args: argparse.Namespace) -> int:
         system=chosen.system,
         client=args.client,
         client_timeout=args.client_timeout,
+        lenient_reasons=args.lenient_reasons,
     )
     closing = chosen.closing(run(config))
     for line in closing.lines:

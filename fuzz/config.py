@@ -25,5 +25,7 @@ class Config:
     """A foreign client's adapter command: its answers are checked against the spec's."""
     client_timeout: float = 10.0
     """Seconds the adapter may take over one request before it counts as hung."""
+    lenient_reasons: bool = False
+    """A client's refusal with another reason code than the spec's is agreement (counted)."""
     out_uri: str | None = None
     """A Hadoop-compatible URI for every output (see `storage`), or None: all in `out`."""

@@ -98,12 +98,14 @@ def timed(
 
 class Tally:
     """A task's outcome counts, violations by property, first failing inputs, slowest input,
-    and a client's answers acceptable as a declared quirk, by quirk."""
+    a client's answers acceptable as a declared quirk, by quirk, and its refusals accepted
+    with another reason code (`--lenient-reasons`), by pair of reasons."""
 
     def __init__(self) -> None:
         self.outcomes: Counter[str] = Counter()
         self.violations: Counter[str] = Counter()
         self.quirks: Counter[str] = Counter()
+        self.reasons: Counter[str] = Counter()
         self.examples: list[dict[str, Any]] = []
         self.slowest = 0.0
 
@@ -140,6 +142,7 @@ class Tally:
             json.dumps(dict(sorted(self.quirks.items()))),
             time.perf_counter() - started,
             self.slowest,
+            json.dumps(dict(sorted(self.reasons.items()))),
         )
 
 
@@ -164,6 +167,8 @@ class HostileRow(NamedTuple):
     """JSON: each declared quirk to the client's answers it made acceptable."""
     seconds: float
     slowest: float
+    client_reason_pairs: str = "{}"
+    """JSON: each pair of reasons `expected -> client's` to the refusals judged leniently."""
 
 
 def hostile_schema() -> StructType:

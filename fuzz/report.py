@@ -24,7 +24,9 @@ __all__ = [
     "counts",
     "hostile_closing",
     "interleavings_closing",
+    "lenient_facts",
     "quirk_totals",
+    "reason_pair_totals",
     "replay_command",
     "write_hostile_outputs",
 ]
@@ -42,6 +44,23 @@ def quirk_totals(counts: Iterable[str]) -> dict[str, int]:
     for text in counts:
         total.update(json.loads(text))
     return dict(sorted(total.items(), key=lambda item: (len(item[0]), item[0])))
+
+
+def reason_pair_totals(counts: Iterable[str]) -> dict[str, int]:
+    """The sum of per-pair counts of refusals judged leniently (each a JSON object of
+    `expected -> client's` to a count), the most frequent pair first."""
+    total: Counter[str] = Counter()
+    for text in counts:
+        total.update(json.loads(text))
+    return dict(sorted(total.items(), key=lambda item: (-item[1], item[0])))
+
+
+def lenient_facts(pairs: dict[str, int]) -> list[tuple[str, str]]:
+    """The report's lines for refusals judged leniently: their total, then each pair."""
+    if not pairs:
+        return []
+    total = ("refusals with another reason (--lenient-reasons)", number(sum(pairs.values())))
+    return [total, *((f"reason {pair}", number(n)) for pair, n in pairs.items())]
 
 
 def client_line(hello: dict[str, Any] | None) -> str:
@@ -111,6 +130,7 @@ def write_hostile_outputs(
         "client_skipped": sum(row["client_skipped"] for row in rows),
         "client_quirks": sum(row["client_quirks"] for row in rows),
         "client_quirks_by_quirk": quirk_totals(row["client_quirk_counts"] for row in rows),
+        "client_reasons_lenient": reason_pair_totals(row["client_reason_pairs"] for row in rows),
         "violations": {name: violations.get(name, 0) for name in names},
         "failing_inputs": sum(violations.values()),
         "outcomes": dict(outcomes.most_common()),
@@ -138,7 +158,8 @@ def write_hostile_outputs(
             ("refused", number(sum(n for k, n in outcomes.items() if not accepted(k)))),
         ]
         + [(f"refused with {k}", number(n)) for k, n in outcomes.most_common() if not accepted(k)]
-        + [(f"acceptable as {k}", number(n)) for k, n in summary["client_quirks_by_quirk"].items()],
+        + [(f"acceptable as {k}", number(n)) for k, n in summary["client_quirks_by_quirk"].items()]
+        + lenient_facts(summary["client_reasons_lenient"]),
         [
             Counterexample("summary.json", f"{e['property']}: {e['detail']}", json.dumps(e))
             for e in examples[:20]

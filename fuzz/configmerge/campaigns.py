@@ -77,7 +77,12 @@ def planned(config: Config) -> list[Task]:
 def planned_through_client(config: Config) -> list[ClientTask]:
     assert config.client is not None
     return plan_client(
-        config.seed, config.interleavings, config.per_scenario, config.client, config.client_timeout
+        config.seed,
+        config.interleavings,
+        config.per_scenario,
+        config.client,
+        config.client_timeout,
+        config.lenient_reasons,
     )
 
 
@@ -94,7 +99,13 @@ def run_tasks(tasks: Iterable[Task | ClientTask]) -> Iterator[tuple[Any, ...]]:
 
 
 def planned_inputs(config: Config) -> list[HostileTask]:
-    return plan_hostile(config.seed, config.interleavings, config.client, config.client_timeout)
+    return plan_hostile(
+        config.seed,
+        config.interleavings,
+        config.client,
+        config.client_timeout,
+        config.lenient_reasons,
+    )
 
 
 def run_input_tasks(tasks: Iterable[HostileTask]) -> Iterator[HostileRow]:

@@ -58,6 +58,7 @@ from .verdict import (
     asked,
     declared_hang,
     judge,
+    reason_pairs,
 )
 
 OpKey = tuple[Any, ...]
@@ -103,6 +104,8 @@ class RecordingEngine(Engine):
     """Each message's hex, written once however many requests carry it."""
     told: dict[tuple[frozenset[bytes], bool], frozenset[bytes]] = field(default_factory=dict)
     """What the client deletes after a merge, where it differs from the reference."""
+    lenient: bool = False
+    """The client's answers are judged with any reason code for a refusal (`verdict.judge`)."""
 
     def hex_of(self, message: bytes) -> str:
         found = self.hexes.get(message)
@@ -256,7 +259,7 @@ def send_operations(
         started = time.perf_counter()
         ask_spec = engine.judge.handle
         verdicts = {
-            key: judge(request, want, answer, client.quirks, ask_spec)
+            key: judge(request, want, answer, client.quirks, ask_spec, engine.lenient)
             for key, request, want, answer in zip(ordered, requests, expected, answers, strict=True)
         }
         judging = time.perf_counter() - started
@@ -390,12 +393,15 @@ class ClientTask(NamedTuple):
     schedules: int
     command: str
     timeout: float = DEFAULT_TIMEOUT
+    lenient: bool = False
+    """A refusal with another reason code than the spec's is agreement (counted by pair)."""
 
 
 CLIENT_FIELDS = ("client_requests", "client_skipped", "client_quirks", "client_failures")
 """Per task, counted on its first row: distinct requests sent, skipped, judged by a declared
 quirk, failed (crash, hang, garbage, error); then the seconds spent waiting for answers, and
-the answers acceptable as a declared quirk by quirk (JSON, `quirk_counts`)."""
+the answers acceptable as a declared quirk by quirk (JSON, `quirk_counts`) and the refusals
+judged leniently by pair of reasons (JSON, `verdict.reason_pairs`)."""
 
 
 def interleavings(
@@ -429,6 +435,7 @@ def play(task: ClientTask, library: types.ModuleType = reference) -> Played:
     started = time.perf_counter()
     scenario = generate_scenario(task.campaign_seed, task.scenario)
     engine = recording_engine(scenario, library)
+    engine.lenient = task.lenient
     schedules = (
         (index, generate_schedule(scenario, task.campaign_seed, task.scenario, index))
         for index in range(task.first, task.first + task.schedules)
@@ -455,12 +462,12 @@ def run_client_tasks(
     client: PooledClient | None = None,
     library: types.ModuleType = reference,
 ) -> Iterator[tuple[Any, ...]]:
-    """Each task's rows (`Row`'s fields, then `CLIENT_FIELDS`, `client_seconds` and
-    `client_quirk_counts`), through this worker's pooled adapter unless `client` is given, the
-    interleavings played on `library` (the reference, or a test's broken one). One batch is in
-    flight at a time, and while the adapter answers it, the oracle answers the same requests
-    and then the next task's interleavings are played, so the campaign's own work hides behind
-    the adapter's."""
+    """Each task's rows (`Row`'s fields, then `CLIENT_FIELDS`, `client_seconds`,
+    `client_quirk_counts` and `client_reason_pairs`), through this worker's pooled adapter
+    unless `client` is given, the interleavings played on `library` (the reference, or a
+    test's broken one). One batch is in flight at a time, and while the adapter answers it,
+    the oracle answers the same requests and then the next task's interleavings are played, so
+    the campaign's own work hides behind the adapter's."""
     queue = iter(tasks)
     task = next(queue, None)
     with collector_paused():
@@ -500,6 +507,7 @@ def rows_of(played: Played, checked: Checked, seconds: float) -> Iterator[tuple[
     task, scenario = played.task, played.scenario
     counts = tally(checked.verdicts.values())
     quirks = json.dumps(dict(sorted(quirk_counts(checked.verdicts.values()).items())))
+    reasons = json.dumps(dict(sorted(reason_pairs(checked.verdicts.values()).items())))
     per_schedule = seconds / max(1, task.schedules)
     for number, (index, outcome, touched) in enumerate(played.results):
         outcome.violations.extend(client_violations(touched, checked.verdicts))
@@ -510,16 +518,22 @@ def rows_of(played: Played, checked: Checked, seconds: float) -> Iterator[tuple[
             *(extra if first else [0] * len(extra)),
             checked.seconds_waiting if first else 0.0,
             quirks if first else "{}",
+            reasons if first else "{}",
         )
 
 
 def plan_client(
-    campaign_seed: int, interleavings: int, per_scenario: int, command: str, timeout: float
+    campaign_seed: int,
+    interleavings: int,
+    per_scenario: int,
+    command: str,
+    timeout: float,
+    lenient: bool = False,
 ) -> list[ClientTask]:
     tasks = []
     for scenario, first in enumerate(range(0, interleavings, per_scenario)):
         count = min(per_scenario, interleavings - first)
-        tasks.append(ClientTask(campaign_seed, scenario, 0, count, command, timeout))
+        tasks.append(ClientTask(campaign_seed, scenario, 0, count, command, timeout, lenient))
     return tasks
 
 
@@ -531,7 +545,8 @@ def client_schema() -> Any:
     extra = [StructField(name, LongType(), False) for name in CLIENT_FIELDS]
     seconds = StructField("client_seconds", DoubleType(), False)
     quirks = StructField("client_quirk_counts", StringType(), False)
-    return StructType([*row_schema().fields, *extra, seconds, quirks])
+    reasons = StructField("client_reason_pairs", StringType(), False)
+    return StructType([*row_schema().fields, *extra, seconds, quirks, reasons])
 
 
 def replay_with_client(

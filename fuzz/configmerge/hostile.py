@@ -45,7 +45,7 @@ from ..hostile import (
 from .cached_spec import CachedLibrary, LibraryOracle
 from .differential import STATUS_PROPERTY, recording_engine
 from .scenario import generate_scenario
-from .verdict import AGREED, QUIRK, SKIPPED, asked, declared_hang, judge
+from .verdict import AGREED, QUIRK, SKIPPED, asked, declared_hang, judge, reason_pairs
 
 PER_TASK = 50_000
 SCENARIOS_PER_TASK = 3
@@ -84,6 +84,8 @@ class HostileTask(NamedTuple):
     inputs: int
     client: str | None = None
     timeout: float = 10.0
+    lenient: bool = False
+    """A refusal with another reason code than the oracle's is agreement (counted by pair)."""
 
 
 class Input(NamedTuple):
@@ -315,9 +317,10 @@ def check_inputs(task: HostileTask, distinct: list[Input], tally: Tally) -> Coun
     for item, answer in zip(distinct, pending(), strict=True):
         request = parse_request(item)
         expected = asked(oracle.handle, request)
-        verdict = judge(request, expected, answer, client.quirks, judge_.handle)
+        verdict = judge(request, expected, answer, client.quirks, judge_.handle, task.lenient)
         client_counts[verdict.status] += 1
         tally.quirks.update(verdict.quirks)
+        tally.reasons.update(reason_pairs([verdict]))
         if verdict.status not in (AGREED, SKIPPED, QUIRK):
             name = STATUS_PROPERTY.get(verdict.status, "C1")
             note(name, item, verdict.detail, replay=replay_line(request, command))
@@ -327,11 +330,11 @@ def check_inputs(task: HostileTask, distinct: list[Input], tally: Tally) -> Coun
 
 
 def plan_hostile(
-    campaign_seed: int, inputs: int, client: str | None, timeout: float
+    campaign_seed: int, inputs: int, client: str | None, timeout: float, lenient: bool = False
 ) -> list[HostileTask]:
     """`inputs` split into tasks of `PER_TASK` (smaller with a client, whose batch is one task)."""
     per_task = PER_TASK if client is None else PER_TASK // 5
     return [
-        HostileTask(campaign_seed, number, size, client, timeout)
+        HostileTask(campaign_seed, number, size, client, timeout, lenient)
         for number, size in enumerate(task_sizes(inputs, per_task))
     ]

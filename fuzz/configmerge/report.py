@@ -21,7 +21,9 @@ from ..report import (
     client_line,
     counts,
     interleavings_closing,
+    lenient_facts,
     quirk_totals,
+    reason_pair_totals,
     replay_command,
 )
 from ..report_page import Counterexample, Page, Property, chart, duration, number, render
@@ -128,6 +130,12 @@ def summarize(cases: DataFrame, names: list[str]) -> dict[str, Any]:
                 row[0]
                 for row in cases.filter(f.col("client_quirk_counts") != "{}")
                 .select("client_quirk_counts")
+                .collect()
+            ),
+            "by_reasons": reason_pair_totals(
+                row[0]
+                for row in cases.filter(f.col("client_reason_pairs") != "{}")
+                .select("client_reason_pairs")
                 .collect()
             ),
         }
@@ -240,6 +248,7 @@ def write_report(summary: dict[str, Any], config: Config) -> None:
             ("skipped by the client", number(client["skipped"])),
             ("acceptable as a declared quirk", number(client["declared_quirks"])),
             *((f"acceptable as {name}", number(n)) for name, n in client["by_quirk"].items()),
+            *lenient_facts(client.get("by_reasons", {})),
             ("time waiting for the client", duration(client["seconds_waiting"])),
         ]
         if client["skipped"]:

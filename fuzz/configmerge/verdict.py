@@ -6,6 +6,11 @@ refusal the same reason code. Where they differ, the spec answers the same reque
 when the spec and the reference differ, the reference is wrong (a swarmconf bug, the verdict's
 `oracle_wrong`), and the client is judged against the spec's answer in every case.
 
+Judged leniently (`swarmconf fuzz --lenient-reasons`, as `conformance run --lenient-reasons`),
+a refusal with another reason code than the one expected is agreement, the pair of reasons
+(expected, the client's) kept in the verdict's `reasons` for the campaign to count: a client
+with no reason codes of its own (the deployed one: X5) can then run a clean campaign.
+
 A declared quirk (the `quirks` of its `hello`) is judged as the conformance runner judges it:
 the emulation of the deployed client (the same one that writes the vectors' `deployed` fields)
 says which quirks a request triggers and what the deployed client does; when the client
@@ -21,7 +26,8 @@ from __future__ import annotations
 
 import json
 import traceback
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +54,8 @@ class Verdict:
     """How the oracle's answer differs from the spec's, when it does (a swarmconf bug)."""
     quirks: tuple[str, ...] = ()
     """The declared quirks that make a `QUIRK` answer acceptable."""
+    reasons: tuple[str, str] | None = None
+    """An `AGREED` refusal judged leniently: the expected reason code and the client's."""
 
 
 class Unanswerable(Exception):
@@ -91,11 +99,13 @@ def judge(
     answer: Message | ClientFailure,
     quirks: frozenset[str] = frozenset(),
     spec: Ask | None = None,
+    lenient: bool = False,
 ) -> Verdict:
     """The verdict on a client's `answer`, the oracle having answered `expected`; `spec` (when
-    given) decides where they differ. Never raises: see `UNJUDGED`."""
+    given) decides where they differ; `lenient` accepts any reason code for a refusal. Never
+    raises: see `UNJUDGED`."""
     try:
-        return judged(request, expected, answer, quirks, spec)
+        return judged(request, expected, answer, quirks, spec, lenient)
     except Exception as error:
         op = request.get("op") if isinstance(request, dict) else None
         return Verdict(UNJUDGED, f"{op}: {type(error).__name__}: {str(error)[:300]}")
@@ -107,6 +117,7 @@ def judged(
     answer: Message | ClientFailure,
     quirks: frozenset[str],
     spec: Ask | None,
+    lenient: bool = False,
 ) -> Verdict:
     op = request["op"]
     answerable(expected, "the oracle")
@@ -137,8 +148,13 @@ def judged(
             expected = truth
             if same_answer(op, expected, answer):
                 return Verdict(AGREED, oracle_wrong=wrong)
+    if lenient and kind == answer_kind(expected) == "reason":
+        pair = (str(expected["reason"]), str(answer["reason"]))
+        return Verdict(AGREED, f"{op}: reason {pair[1]} for {pair[0]}", wrong, reasons=pair)
     behaviour = declared_behaviour(request, expected, quirks)
-    if behaviour is not None and behaves_as_deployed(op, behaviour.deployed, answer):
+    if behaviour is not None and behaves_as_deployed(
+        op, behaviour.deployed, answer, strict_reasons=not lenient
+    ):
         detail = f"{op}: {kind} as its declared quirks say"
         return Verdict(QUIRK, detail, wrong, behaviour.quirks)
     return Verdict(DISAGREED, f"{op}: {describe(op, expected, answer)}", wrong)
@@ -233,3 +249,8 @@ def declared_behaviour(
     if behaviour is None or not quirks >= set(behaviour.quirks):
         return None
     return behaviour
+
+
+def reason_pairs(verdicts: Iterable[Verdict]) -> Counter[str]:
+    """Refusals judged leniently, by pair of reasons: `expected -> client's`."""
+    return Counter(f"{v.reasons[0]} -> {v.reasons[1]}" for v in verdicts if v.reasons is not None)
