@@ -1,6 +1,7 @@
 """Client campaigns against campaigns without a client: three ratios, on one master and seed.
 
     python -m bench.fuzz.client [--interleavings N] [--inputs N] [--rounds R] [--master M]
+    python -m bench.fuzz.client --cpu-only [--cpu-interleavings N] [--rounds R]
 
 1. The interleaving campaign through the worked adapter (`docs/examples/conformance_adapter.py`)
    against `swarmconf fuzz` without a client: interleavings per second, each run's own
@@ -12,7 +13,8 @@
    Spark executor runs its tasks): the campaign's CPU time through the worked adapter, less the
    oracle's (the reference playing the same tasks' interleavings and answering their requests
    from its caches, measured alone, the requests' writing left out), over the adapter's and the
-   oracle's together. Target: at most 25 %.
+   oracle's together. Target: at most 25 %. The same CPU (writing the requests, reading the
+   answers, judging them) per request, in microseconds.
 4. What bounds ratio 1, in the same process: the CPU of the campaign without a client on the
    same interleavings, over the client campaign's and the adapter's together (the most a machine
    whose cores are all busy can give) and over the client campaign's alone (the most it can give
@@ -158,6 +160,7 @@ def with_ratios(figures: dict[str, float]) -> dict[str, float]:
     return {
         **figures,
         "own_cpu_share": (campaign - oracle) / (adapter + oracle),
+        "own_cpu_us_per_request": (campaign - oracle) / max(1, figures["requests"]) * 1e6,
         "cpu_ratio_saturated": internal / (campaign + adapter),
         "cpu_ratio_spare_cores": internal / campaign,
     }
@@ -206,7 +209,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--cpu-interleavings", type=int, default=10_000)
     parser.add_argument("--per-scenario", type=int, default=500)
+    parser.add_argument(
+        "--cpu-only", action="store_true", help="only the CPU figures (3 and 4), no Spark runs"
+    )
     args = parser.parse_args(argv)
+    if not args.cpu_only:
+        rates(args)
+    cpu_figures(args)
+
+
+def rates(args: argparse.Namespace) -> None:
+    """Ratios 1 and 2: alternated Spark runs."""
     seed = ["--seed", str(args.seed)]
     interleavings = [*seed, "--interleavings", str(args.interleavings)]
     alone, through = alternated(
@@ -222,6 +235,10 @@ def main(argv: list[str] | None = None) -> None:
         inputs, [*inputs, "--client", EMULATION], args.master, "inputs_per_second", args.rounds
     )
     print(ratio_line("hostile inputs, emulation adapter", alone, through, ">= 50 %"), flush=True)
+
+
+def cpu_figures(args: argparse.Namespace) -> None:
+    """Ratios 3 and 4 and the campaign's own CPU per request, in one process."""
     found = [
         measure(WORKED, args.seed, args.cpu_interleavings, args.per_scenario)
         for _ in range(args.rounds)
@@ -233,9 +250,15 @@ def main(argv: list[str] | None = None) -> None:
             f"{run['oracle_cpu_seconds']:.2f} s), adapter CPU "
             f"{run['adapter_cpu_seconds']:.2f} s, without a client "
             f"{run['internal_cpu_seconds']:.2f} s; wall {run['campaign_seconds']:.2f} s, "
-            f"the adapter alone {run['adapter_alone_seconds']:.2f} s",
+            f"the adapter alone {run['adapter_alone_seconds']:.2f} s; the campaign's own "
+            f"CPU {run['own_cpu_us_per_request']:.1f} us per request",
             flush=True,
         )
+    per_request = statistics.median(run["own_cpu_us_per_request"] for run in found)
+    print(
+        f"campaign's own CPU per request (writing, reading, judging): median {per_request:.1f} us",
+        flush=True,
+    )
     print(
         median_line(
             "campaign's own CPU beyond the adapter's and the oracle's",

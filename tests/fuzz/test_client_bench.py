@@ -25,6 +25,7 @@ def test_the_ratios_are_computed_from_the_figures_given() -> None:
     assert found["own_cpu_share"] == (2.0 - 0.5) / (1.5 + 0.5)
     assert found["cpu_ratio_saturated"] == 0.8 / (2.0 + 1.5)
     assert found["cpu_ratio_spare_cores"] == 0.8 / 2.0
+    assert found["own_cpu_us_per_request"] == (2.0 - 0.5) / 100 * 1e6
 
 
 def test_a_measured_run_reports_every_figure_and_its_ratios() -> None:
