@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import functools
+import hashlib
 import json
+import pickle
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +16,19 @@ from pyspark.sql import SparkSession
 
 from swarmconf.cliutil import CommandError, Exit, Parser
 from swarmconf.fuzz import cli as fuzz_cli
-from swarmconf.fuzz.check_spark import SparkSearch
+from swarmconf.fuzz.check_spark import (
+    CANDIDATES,
+    NOTES,
+    STATES,
+    SparkSearch,
+    dedupe_partition,
+    expand_partition,
+    fingerprints,
+    known_for,
+    pack,
+    parent_in,
+    visited_key,
+)
 from swarmconf.fuzz.configmerge import cli as check_cli
 from swarmconf.fuzz.configmerge.case import replay
 from swarmconf.fuzz.configmerge.check import Bound
@@ -362,3 +377,65 @@ def test_a_spark_counterexample_is_traced_through_the_levels(
     actions: list[Action] = searcher.trace(found)
     assert len(actions) == found.depth
     assert "P3" in replay(case_of(bound.model(), actions, judged=found.action is None)).properties
+
+
+@dataclass(frozen=True)
+class HashedCounter(Counter):
+    """The toy space with 16-byte fingerprints, as the Spark search keys states."""
+
+    def fingerprint(self, state: tuple[int, int]) -> bytes:
+        return hashlib.blake2b(bytes(state), digest_size=16).digest()
+
+
+def states_record(space: HashedCounter, states: list[tuple[int, int]]) -> tuple[bytes, bytes]:
+    values = [(space.fingerprint(s), (s, frozenset[int](), None, None)) for s in states]
+    return visited_key(0) + STATES, pack(values)
+
+
+def shipped(records: list[tuple[bytes, object]]) -> set[tuple[int, int]]:
+    return {
+        value[0]
+        for key, blob in records
+        if key != NOTES
+        for value in pickle.loads(blob).values()  # type: ignore[arg-type]
+    }
+
+
+def test_a_worker_drops_only_the_successors_its_level_would_find_visited() -> None:
+    space = HashedCounter(3)
+    token = "a search"
+    expand = functools.partial(expand_partition, lambda: space, 1, False, token, 2, True)
+    first = list(expand([states_record(space, [(1, 0)])]))
+    assert shipped(first) == {(2, 0), (1, 1)}
+    # Run again (a retry): what it shipped at level 1 is visited from level 2 on only
+    assert shipped(list(expand([states_record(space, [(1, 0)])]))) == {(2, 0), (1, 1)}
+    known = known_for(token)
+    assert known[space.fingerprint((1, 0))] == 1 and known[space.fingerprint((1, 1))] == 2
+    # At level 2, (1, 1) is visited: another state's successor (1, 1) is not shipped again
+    later = functools.partial(expand_partition, lambda: space, 2, False, token, 2, True)
+    assert shipped(list(later([states_record(space, [(0, 1)])]))) == {(0, 2)}
+    (notes,) = [value for key, value in later([states_record(space, [(0, 1)])]) if key == NOTES]
+    assert notes[2] == 2  # both transitions counted, whatever was shipped
+
+
+def test_the_dedupe_keeps_new_states_once_with_the_least_parent() -> None:
+    space = HashedCounter(3)
+    fp = space.fingerprint
+    seen, new = fp((1, 0)), fp((1, 1))
+    parents = sorted([fp((0, 1)), fp((1, 0))])
+    batch_a = {
+        new: ((1, 1), frozenset[int](), parents[1], 0),
+        seen: ((1, 0), frozenset[int](), fp((0, 0)), 0),
+    }
+    batch_b = {new: ((1, 1), frozenset[int](), parents[0], 1)}
+    records: list[tuple[bytes, object]] = [
+        (visited_key(0), (fp((0, 0)) + seen, {})),
+        (visited_key(0) + STATES, pack([])),
+        (visited_key(0) + CANDIDATES, pack(batch_a)),
+        (visited_key(0) + CANDIDATES, pack(batch_b)),
+    ]
+    out = dict(dedupe_partition(2, records))
+    visited, links = out[visited_key(0)]
+    assert fingerprints(visited) == {fp((0, 0)), seen, new}
+    assert parent_in(links[2], new) == (parents[0], 1) and parent_in(links[2], seen) is None
+    assert [value[0] for _, value in pickle.loads(out[visited_key(0) + STATES])] == [(1, 1)]
