@@ -4,8 +4,9 @@ A Spark Python worker is reused across tasks (`spark.python.worker.reuse`), so `
 keeps its adapter alive from one task to the next. `PooledClient.exchange` writes a whole batch
 of requests ahead on a writer thread and reads the answers in order, each within the timeout: a
 crash, a hang (the process is killed) or a garbled line is that request's answer, the adapter is
-restarted (sending `hello` again) and the rest of the batch is sent to the new process (one
-started ahead once a process has failed, so that a client failing often is not waited for). After
+restarted (sending `hello` again) and the requests already sent after the fatal one are sent to
+the new process again, `REPLAY_WINDOW` at a time (one started ahead once a process has failed,
+so that a client failing often is not waited for). After
 `MAX_CONSECUTIVE_CLIENT_FAILURES` failures in a row the rest of the batch fails unsent, as the
 conformance runner gives up on a run; the next batch tries again.
 
@@ -35,6 +36,10 @@ DEFAULT_TIMEOUT = 10.0
 START_TIMEOUT = 60.0
 """Seconds a starting adapter may take to answer `hello` (an interpreter starting on a loaded
 machine), whatever the per-request timeout."""
+REPLAY_WINDOW = 64
+"""Requests written ahead to a process started after a failure: a client that dies often then
+costs its start and the requests it dies on, not the rewriting of the whole rest of a batch
+at every death."""
 HANG_GRACE = 0.25
 """Seconds after which a request the client declared it loops on counts as that hang."""
 Answer = Message | ClientFailure
@@ -98,6 +103,7 @@ class PooledClient:
 
         def collect() -> list[Answer]:
             nonlocal todo, first
+            window = len(todo)  # the whole batch was written ahead
             while todo:
                 if self.in_a_row >= MAX_CONSECUTIVE_CLIENT_FAILURES:
                     for index in todo:
@@ -107,19 +113,21 @@ class PooledClient:
                         )
                     break
                 late = None if hangs is None else functools.partial(declared, requests, todo, hangs)
-                done, failure = self.read(first, len(todo), late)
+                count = min(window, len(todo))
+                done, failure = self.read(first, count, late)
                 for index, answer in zip(todo, done, strict=False):
                     answers[index] = answer
                 if done:
                     self.in_a_row = 0  # an answer since the last failure
                 if failure is None:
-                    self.in_a_row = 0
-                    break
-                answers[todo[len(done)]] = failure
-                todo = todo[len(done) + 1 :]
-                self.in_a_row += 1
-                self.restart()
-                first = self.write([bodies[index] for index in todo])
+                    todo = todo[count:]
+                else:
+                    answers[todo[len(done)]] = failure
+                    todo = todo[len(done) + 1 :]
+                    self.in_a_row += 1
+                    self.restart()
+                    window = REPLAY_WINDOW
+                first = self.write([bodies[index] for index in todo[:window]])
             return [answer for answer in answers if answer is not None]
 
         return collect

@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 RENAMING = f"{sys.executable} {ROOT / 'tests/fuzz/renaming_adapter.py'}"
-VIOLATIONS, EXAMPLES = 5, 6
 REQUEST = {"op": "parse", "msg": "6c", "lag": 5}
 
 
@@ -59,11 +58,11 @@ def test_the_option_reaches_every_planned_task() -> None:
 def test_a_hostile_task_through_a_client_with_its_own_reasons_is_clean_only_when_lenient() -> None:
     strict = run_hostile_task(HostileTask(1, 0, 300, RENAMING))
     lenient = run_hostile_task(HostileTask(1, 0, 300, RENAMING, lenient=True))
-    assert json.loads(strict[VIOLATIONS]).get("C1", 0) > 0
-    assert json.loads(lenient[VIOLATIONS]) == {}, lenient[EXAMPLES]
+    assert json.loads(strict.violations).get("C1", 0) > 0
+    assert json.loads(lenient.violations) == {}, lenient.examples
     pairs = json.loads(lenient.client_reason_pairs)
     assert pairs and all(p.split(" -> ")[1] == "OWN_" + p.split(" -> ")[0] for p in pairs)
-    assert sum(pairs.values()) == json.loads(strict[VIOLATIONS])["C1"]
+    assert sum(pairs.values()) == json.loads(strict.violations)["C1"]
     assert json.loads(strict.client_reason_pairs) == {}
 
 
