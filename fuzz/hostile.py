@@ -106,6 +106,7 @@ class Tally:
         self.violations: Counter[str] = Counter()
         self.quirks: Counter[str] = Counter()
         self.reasons: Counter[str] = Counter()
+        self.causes: dict[str, dict[str, Any]] = {}
         self.examples: list[dict[str, Any]] = []
         self.slowest = 0.0
 
@@ -114,6 +115,12 @@ class Tally:
         self.violations[name] += 1
         if len(self.examples) < EXAMPLES:
             self.examples.append({"property": name, "detail": detail, **example})
+
+    def cause(self, cause: str, example: dict[str, Any]) -> None:
+        """A client failure no declared quirk explains, counted by `cause`, with its first
+        input."""
+        found = self.causes.setdefault(cause, {"count": 0, "example": example})
+        found["count"] += 1
 
     def slow(self, seconds: float) -> bool:
         """Keep one input's slowest decoder time; True if it is over `SLOW_SECONDS` (H3)."""
@@ -143,6 +150,7 @@ class Tally:
             time.perf_counter() - started,
             self.slowest,
             json.dumps(dict(sorted(self.reasons.items()))),
+            json.dumps(self.causes),
         )
 
 
@@ -169,6 +177,8 @@ class HostileRow(NamedTuple):
     slowest: float
     client_reason_pairs: str = "{}"
     """JSON: each pair of reasons `expected -> client's` to the refusals judged leniently."""
+    client_failure_causes: str = "{}"
+    """JSON: each cause of client failures (C2) to its count and first input (`Tally.cause`)."""
 
 
 def hostile_schema() -> StructType:

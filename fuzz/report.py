@@ -55,6 +55,17 @@ def reason_pair_totals(counts: Iterable[str]) -> dict[str, int]:
     return dict(sorted(total.items(), key=lambda item: (-item[1], item[0])))
 
 
+def failure_groups(texts: Iterable[str]) -> list[dict[str, Any]]:
+    """Client failures no quirk explains (C2) grouped by cause across rows (each a JSON object
+    of `Tally.cause`): each group's cause, count and first input, the largest group first."""
+    groups: dict[str, dict[str, Any]] = {}
+    for text in texts:
+        for cause, found in json.loads(text).items():
+            group = groups.setdefault(cause, {"cause": cause, **found, "count": 0})
+            group["count"] += found["count"]
+    return sorted(groups.values(), key=lambda group: (-group["count"], group["cause"]))
+
+
 def lenient_facts(pairs: dict[str, int]) -> list[tuple[str, str]]:
     """The report's lines for refusals judged leniently: their total, then each pair."""
     if not pairs:
@@ -135,6 +146,7 @@ def write_hostile_outputs(
         "failing_inputs": sum(violations.values()),
         "outcomes": dict(outcomes.most_common()),
         "examples": examples[:20],
+        "client_failures_by_cause": failure_groups(row["client_failure_causes"] for row in rows),
     }
     (config.out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     headline = [
@@ -161,8 +173,18 @@ def write_hostile_outputs(
         + [(f"acceptable as {k}", number(n)) for k, n in summary["client_quirks_by_quirk"].items()]
         + lenient_facts(summary["client_reasons_lenient"]),
         [
-            Counterexample("summary.json", f"{e['property']}: {e['detail']}", json.dumps(e))
-            for e in examples[:20]
+            *(
+                Counterexample(
+                    "summary.json",
+                    f"C2, {number(group['count'])} inputs: {group['cause']}",
+                    group["example"]["replay"],
+                )
+                for group in summary["client_failures_by_cause"]
+            ),
+            *(
+                Counterexample("summary.json", f"{e['property']}: {e['detail']}", json.dumps(e))
+                for e in examples[:20]
+            ),
         ],
         [chart("Outcomes (the 24 most common)", top, "outcome", "distinct inputs")],
     )

@@ -45,7 +45,16 @@ from ..hostile import (
 from .cached_spec import CachedLibrary, LibraryOracle
 from .differential import STATUS_PROPERTY, recording_engine
 from .scenario import generate_scenario
-from .verdict import AGREED, QUIRK, SKIPPED, asked, declared_hang, judge, reason_pairs
+from .verdict import (
+    AGREED,
+    QUIRK,
+    SKIPPED,
+    asked,
+    declared_hang,
+    failure_cause,
+    judge,
+    reason_pairs,
+)
 
 PER_TASK = 50_000
 SCENARIOS_PER_TASK = 3
@@ -323,7 +332,11 @@ def check_inputs(task: HostileTask, distinct: list[Input], tally: Tally) -> Coun
         tally.reasons.update(reason_pairs([verdict]))
         if verdict.status not in (AGREED, SKIPPED, QUIRK):
             name = STATUS_PROPERTY.get(verdict.status, "C1")
-            note(name, item, verdict.detail, replay=replay_line(request, command))
+            replay = replay_line(request, command)
+            note(name, item, verdict.detail, replay=replay)
+            if name == "C2":
+                example = {"mutation": item.mutation, **request, "replay": replay}
+                tally.cause(failure_cause(request, expected, answer), example)
     spec_cache.forget()
     reference_cache.forget()
     return client_counts

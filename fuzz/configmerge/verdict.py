@@ -160,6 +160,13 @@ def judged(
     return Verdict(DISAGREED, f"{op}: {describe(op, expected, answer)}", wrong)
 
 
+def failure_cause(request: Message, expected: Message, answer: Message | ClientFailure) -> str:
+    """What a failed answer groups by: the operation, what the client did (crashed, timeout,
+    garbage, errored) and what the spec answers instead (its first differing behaviour)."""
+    did = answer.kind if isinstance(answer, ClientFailure) else answer_kind(answer)
+    return f"{request.get('op')}: client {did} where the spec {summary(expected)}"
+
+
 def answerable(answer: Message, whose: str) -> Message:
     """`answer`, which holds a result or a reason, or `Unanswerable`."""
     if answer_kind(answer) not in ("result", "reason"):
