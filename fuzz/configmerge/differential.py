@@ -106,6 +106,9 @@ class RecordingEngine(Engine):
     """What the client deletes after a merge, where it differs from the reference."""
     lenient: bool = False
     """The client's answers are judged with any reason code for a refusal (`verdict.judge`)."""
+    derived: dict[OpKey, tuple[OpKey, ...]] = field(default_factory=dict)
+    """Each operation with the parses and serializes of the messages it reads or writes (see
+    `with_messages`), found once per task however many interleavings use it."""
 
     def hex_of(self, message: bytes) -> str:
         found = self.hexes.get(message)
@@ -172,16 +175,24 @@ def with_messages(engine: RecordingEngine, keys: Iterable[OpKey]) -> set[OpKey]:
     """`keys` and the starting message's `new`, plus a parse and a serialize of each message
     the operations read or wrote."""
     result: set[OpKey] = {("new",)}
+    derived = engine.derived
     for key in keys:
-        if key[0] == "edit" and key not in engine.edited:
-            continue  # an invalid base: the client was never asked to edit it
-        result.add(key)
-        messages = [key[1]] if key[0] == "edit" else list(key[1])
-        if key[0] == "edit":
-            messages.append(engine.edits[key[1:]].message)
-        for message in messages:
-            result.update((("parse", message), ("serialize", message)))
+        found = derived.get(key)
+        if found is None:
+            found = derived[key] = operations_of(engine, key)
+        result.update(found)
     return result
+
+
+def operations_of(engine: RecordingEngine, key: OpKey) -> tuple[OpKey, ...]:
+    """`key` with a parse and a serialize of each message it reads or writes (nothing for an
+    edit of an invalid base: the client was never asked to edit it)."""
+    if key[0] == "edit" and key not in engine.edited:
+        return ()
+    messages = [key[1]] if key[0] == "edit" else list(key[1])
+    if key[0] == "edit":
+        messages.append(engine.edits[key[1:]].message)
+    return (key, *(op for m in messages for op in (("parse", m), ("serialize", m))))
 
 
 def request_of(engine: RecordingEngine, key: OpKey) -> Message:
@@ -348,16 +359,24 @@ def deleted_by_client(violation: str) -> str:
     return violation + CLIENT_DELETED if violation[:2] in ("P1", "P4", "P5") else violation
 
 
-def client_violations(touched: set[OpKey], verdicts: dict[OpKey, Verdict]) -> list[str]:
-    """R1, C1, C2 and C3 violations of one interleaving, from the verdicts on the operations it
-    used (a swarmconf bug first)."""
-    noted: dict[str, list[str]] = {name: [] for name in PROPERTIES}
-    flagged = [
+def flagged_keys(verdicts: dict[OpKey, Verdict]) -> set[OpKey]:
+    """The operations whose verdict an interleaving using them reports (R1, C1, C2, C3)."""
+    return {
         key
-        for key in touched
-        if verdicts[key].oracle_wrong or verdicts[key].status not in (AGREED, SKIPPED, QUIRK)
-    ]
-    for key in sorted(flagged, key=sort_key):
+        for key, verdict in verdicts.items()
+        if verdict.oracle_wrong or verdict.status not in (AGREED, SKIPPED, QUIRK)
+    }
+
+
+def client_violations(
+    touched: set[OpKey], verdicts: dict[OpKey, Verdict], flagged: set[OpKey] | None = None
+) -> list[str]:
+    """R1, C1, C2 and C3 violations of one interleaving, from the verdicts on the operations it
+    used (a swarmconf bug first); `flagged` is `flagged_keys(verdicts)`, found once per task."""
+    noted: dict[str, list[str]] = {name: [] for name in PROPERTIES}
+    if flagged is None:
+        flagged = flagged_keys(verdicts)
+    for key in sorted(touched & flagged, key=sort_key):
         verdict = verdicts[key]
         found = []
         if verdict.oracle_wrong:
@@ -509,8 +528,9 @@ def rows_of(played: Played, checked: Checked, seconds: float) -> Iterator[tuple[
     quirks = json.dumps(dict(sorted(quirk_counts(checked.verdicts.values()).items())))
     reasons = json.dumps(dict(sorted(reason_pairs(checked.verdicts.values()).items())))
     per_schedule = seconds / max(1, task.schedules)
+    flagged = flagged_keys(checked.verdicts)
     for number, (index, outcome, touched) in enumerate(played.results):
-        outcome.violations.extend(client_violations(touched, checked.verdicts))
+        outcome.violations.extend(client_violations(touched, checked.verdicts, flagged))
         extra = [counts[name] for name in ("requests", SKIPPED, QUIRK, FAILED)]
         first = number == 0
         yield (
