@@ -13,12 +13,14 @@ A suite module says what each case is meant to show; the design's spec says what
         rules=["notes:2.2"],
     )
 
-`expect` is `"valid"` or the reason code the case was written to show; a strict builder stops
-when the spec answers otherwise, because either the case or the spec is wrong (a builder
-regenerating under a mutant is not strict, and records what it is told). The design's
-`Vocabulary` names the operations' schema parts, the group fields and their defaults, the rule
-pattern, and how a request is answered; flags a design finds by itself (a quirk of a deployed
-client, a limit of a typed API) come with the answer and are never given.
+A hex field of `input` may be a recipe (`swarmconf.conformance.recipes`): the spec is asked
+with its bytes and the case keeps the recipe; an expected byte string longer than 64 KiB is
+written as its digest. `expect` is `"valid"` or the reason code the case was written to show;
+a strict builder stops when the spec answers otherwise, because either the case or the spec is
+wrong (a builder regenerating under a mutant is not strict, and records what it is told).
+The design's `Vocabulary` names the operations' schema parts, the group fields and their
+defaults, the rule pattern, and how a request is answered; flags a design finds by itself (a
+quirk of a deployed client, a limit of a typed API) come with the answer and are never given.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from swarmconf.conformance.recipes import compact, expand_fields
 from swarmconf.conformance.vectors import Flag, Group, GroupKind, Json, Suite
 
 VALID = "valid"
@@ -141,7 +144,7 @@ class SuiteBuilder(Suite):
             raise ValueError(f"{self.id}/{name}: quirk and limit flags are found, not given")
         params = {key: input.get(key, self.defaults.get(key)) for key in kind.params}
         rest = {key: value for key, value in input.items() if key not in kind.params}
-        answer = self.vocabulary.answer({"op": op, **rest, **params}, given)
+        answer = self.vocabulary.answer(expand_fields({"op": op, **rest, **params}), given)
         if self.strict and answer.outcome != expect:
             raise GeneratorMismatch(
                 f"{self.id}/{name}: meant to be {expect}, the spec says {answer.outcome}"
@@ -161,9 +164,9 @@ class SuiteBuilder(Suite):
             rules=all_rules,
             input=rest,
             result=("acceptable" if acceptable else VALID) if valid else answer.result,
-            expected=answer.expected,
+            expected=compact(answer.expected),
             reason=answer.reason,
-            deployed=answer.deployed,
+            deployed=compact(answer.deployed),
         )
         return answer
 

@@ -3,7 +3,7 @@
 A hex field of a case's input may be a recipe every client expands the same way:
 
 - `{"repeat": "<hex>", "count": N}`: the bytes repeated N times;
-- `{"concat": [<hex or recipe>, ...]}`: the pieces one after the other;
+- `{"concat": [<hex, repeat or seeded>, ...]}`: the pieces one after the other;
 - `{"seeded": "<label>", "size": N}`: the first N bytes of SHAKE-256 of the UTF-8 label.
 
 An expected hex answer longer than `DIGEST_THRESHOLD` bytes is written as
@@ -37,6 +37,8 @@ def expand(value: Any) -> bytes:
     if value.keys() == {"repeat", "count"}:
         return bytes.fromhex(value["repeat"]) * _count(value["count"])
     if value.keys() == {"concat"} and isinstance(value["concat"], list):
+        if any(isinstance(piece, dict) and "concat" in piece for piece in value["concat"]):
+            raise RecipeError("a concat piece is hex, a repeat or a seeded recipe")
         return b"".join(expand(piece) for piece in value["concat"])
     if value.keys() == {"seeded", "size"} and isinstance(value["seeded"], str):
         return hashlib.shake_256(value["seeded"].encode()).digest(_count(value["size"]))

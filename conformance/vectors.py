@@ -66,7 +66,34 @@ COMMIT_PATTERN = "^([0-9a-f]{40}(-modified)?|unknown)$"
 
 Json = dict[str, Any]
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
-HEX: Json = {"type": "string", "pattern": "^([0-9a-f]{2})*$"}
+HEX_TEXT: Json = {"type": "string", "pattern": "^([0-9a-f]{2})*$"}
+COUNT: Json = {"type": "integer", "minimum": 0}
+REPEAT: Json = {
+    "type": "object",
+    "properties": {"repeat": HEX_TEXT, "count": COUNT},
+    "required": ["repeat", "count"],
+    "additionalProperties": False,
+}
+SEEDED: Json = {
+    "type": "object",
+    "properties": {"seeded": {"type": "string"}, "size": COUNT},
+    "required": ["seeded", "size"],
+    "additionalProperties": False,
+}
+CONCAT: Json = {
+    "type": "object",
+    "properties": {"concat": {"type": "array", "items": {"anyOf": [HEX_TEXT, REPEAT, SEEDED]}}},
+    "required": ["concat"],
+    "additionalProperties": False,
+}
+DIGEST: Json = {
+    "type": "object",
+    "properties": {"size": COUNT, "blake2b": {"type": "string", "pattern": "^[0-9a-f]{64}$"}},
+    "required": ["size", "blake2b"],
+    "additionalProperties": False,
+}
+HEX: Json = {"anyOf": [HEX_TEXT, REPEAT, CONCAT, SEEDED, DIGEST]}
+"""A byte string: hex, a recipe (in inputs) or a digest (in expected answers; see `recipes`)."""
 HEX32: Json = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
+import jsonschema
 import pytest
 
 from swarmconf.conformance.recipes import (
@@ -16,6 +17,7 @@ from swarmconf.conformance.recipes import (
     matches_digest,
 )
 from swarmconf.conformance.runner import mismatched_fields
+from swarmconf.conformance.vectors import HEX
 
 
 def test_plain_hex_is_its_bytes() -> None:
@@ -27,9 +29,11 @@ def test_repeat() -> None:
     assert expand({"repeat": "ab", "count": 0}) == b""
 
 
-def test_concat_nests() -> None:
-    recipe = {"concat": ["01", {"repeat": "00", "count": 2}, {"concat": ["ff"]}]}
-    assert expand(recipe) == b"\x01\x00\x00\xff"
+def test_concat() -> None:
+    recipe = {"concat": ["01", {"repeat": "00", "count": 2}, {"seeded": "s", "size": 1}]}
+    assert expand(recipe) == b"\x01\x00\x00" + hashlib.shake_256(b"s").digest(1)
+    with pytest.raises(RecipeError):
+        expand({"concat": [{"concat": ["ff"]}]})
 
 
 def test_seeded_is_shake256_of_the_label() -> None:
@@ -82,3 +86,20 @@ def test_runner_judges_digest_fields() -> None:
         "message",
         "blobs",
     ]
+
+
+@pytest.mark.parametrize(
+    ("value", "valid"),
+    [
+        ("00ff", True),
+        ({"repeat": "00", "count": 5}, True),
+        ({"concat": ["01", {"seeded": "a", "size": 2}]}, True),
+        ({"size": 3, "blake2b": "00" * 32}, True),
+        ({"repeat": "0", "count": 5}, False),
+        ({"repeat": "00", "count": -1}, False),
+        ({"concat": [{"concat": []}]}, False),
+        ({"size": 3, "blake2b": "00"}, False),
+    ],
+)
+def test_hex_schema_takes_recipes_and_digests(value: object, valid: bool) -> None:
+    assert jsonschema.Draft202012Validator(HEX).is_valid(value) is valid
