@@ -875,3 +875,53 @@ def build() -> SuiteBuilder:
         " bounded decompression, parts checked, collected by hash and joined.",
     )
     return case.fill(suite)
+
+
+PADDED_LIMIT = 4_997_080
+"""The largest message whose padded payload is within 5,000,000 bytes (5,120 x 976 - 40)."""
+
+
+def large_message(size: int, *, incompressible: bool) -> Json:
+    """A recipe of a valid message of exactly `size` bytes: one string value of zero bytes, or
+    of SHAKE-256 bytes when `incompressible`."""
+    shell = len(raw_message(1, {b"v": b""}, lagged=[], diff={}))
+    for digits in range(1, 9):
+        length = size - shell - digits + 1
+        if len(str(length)) == digits:
+            marker = b"\x01"
+            head, tail = raw_message(1, {b"v": marker * length}, lagged=[], diff={}).split(
+                marker * length
+            )
+            value: Json = (
+                {"seeded": f"swarmconf payload large {size}", "size": length}
+                if incompressible
+                else {"repeat": "00", "count": length}
+            )
+            return {"concat": [head.hex(), value, tail.hex()]}
+    raise ValueError(f"no message of {size} bytes")
+
+
+@case
+def payload_limits(suite: SuiteBuilder) -> None:
+    """`wrap` at the 5,000,000-byte bounds of D22, by recipe: a compressible message exactly at
+    the bound on the message, and the padded payload exactly at its bound and one past."""
+    wrap = suite.group("wrap")
+    wrap.case(
+        f"wrap-compressible-message-of-{INFLATE_LIMIT}-bytes",
+        f"a message of {INFLATE_LIMIT:,} bytes that compresses to a few kilobytes, at level 1:"
+        " within the bound",
+        input={**wrapping(b"", 1), "message": large_message(INFLATE_LIMIT, incompressible=False)},
+        expect=VALID,
+        flags=["Payload", "Compression"],
+        rules=["D22"],
+    )
+    for size, expect in ((PADDED_LIMIT, VALID), (PADDED_LIMIT + 1, "PAYLOAD_TOO_LARGE")):
+        wrap.case(
+            f"wrap-uncompressed-message-of-{size}-bytes",
+            f"an incompressible message of {size:,} bytes, uncompressed: its padded payload is"
+            + (" 5,000,000 bytes at most" if expect == VALID else " over 5,000,000 bytes"),
+            input={**wrapping(b"", None), "message": large_message(size, incompressible=True)},
+            expect=expect,
+            flags=["Payload", "MultiPart"],
+            rules=["D22", "D25"],
+        )
