@@ -48,15 +48,16 @@ DESIGN = Design(
         Reason.INPUT_TOO_LARGE.value: "the API contract sets no input size limit; the"
         " acceptable cases serialization/hash-large-message-* allow a client with a configured"
         " maximum to report it",
-        PayloadReason.PAYLOAD_TOO_LARGE.value: "a message or a joined payload over 5,000,000"
-        " bytes would take vectors of over ten megabytes; the spec's and the reference's tests"
-        " show it",
+        "PAYLOAD_TOO_LARGE on joined parts": "parts whose chunks join to over 5,000,000 bytes are"
+        " over 65 encrypted blobs, and no recipe expresses ciphertext: the spec's and the"
+        " reference's tests show it; `wrap` reaches PAYLOAD_TOO_LARGE by recipe",
         PayloadReason.PUSH_TOO_LARGE.value: "only a client that does not split refuses a push"
         " (X11): the payload suite's deployed answers show it",
         PayloadReason.PAYLOAD_MULTIPART_UNSUPPORTED.value: "only a client that does not join"
         " skips parts (X11): the payload suite's deployed answers show it",
-        "X13": "a message over 5,000,000 bytes that compresses below the limit would take"
-        " vectors of over ten megabytes; the spec's tests show it",
+        "X13": "a recipe expresses a message over 5,000,000 bytes that compresses below the"
+        " limit, but the deployed client's emulation does not yet answer it as X13 (it pushes"
+        " what swarmconf refuses): the spec's tests show it",
     },
     profiles=tuple(PROFILES),
 )

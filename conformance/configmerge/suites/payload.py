@@ -904,7 +904,8 @@ def large_message(size: int, *, incompressible: bool) -> Json:
 @case
 def payload_limits(suite: SuiteBuilder) -> None:
     """`wrap` at the 5,000,000-byte bounds of D22, by recipe: a compressible message exactly at
-    the bound on the message, and the padded payload exactly at its bound and one past."""
+    the bound on the message, and uncompressed messages whose padded payload is exactly at its
+    bound and one past, and the message itself at its bound and one past."""
     wrap = suite.group("wrap")
     wrap.case(
         f"wrap-compressible-message-of-{INFLATE_LIMIT}-bytes",
@@ -915,7 +916,13 @@ def payload_limits(suite: SuiteBuilder) -> None:
         flags=["Payload", "Compression"],
         rules=["D22"],
     )
-    for size, expect in ((PADDED_LIMIT, VALID), (PADDED_LIMIT + 1, "PAYLOAD_TOO_LARGE")):
+    bounds = [
+        (PADDED_LIMIT, VALID),
+        (PADDED_LIMIT + 1, "PAYLOAD_TOO_LARGE"),
+        (INFLATE_LIMIT, "PAYLOAD_TOO_LARGE"),
+        (INFLATE_LIMIT + 1, "PAYLOAD_TOO_LARGE"),
+    ]
+    for size, expect in bounds:
         wrap.case(
             f"wrap-uncompressed-message-of-{size}-bytes",
             f"an incompressible message of {size:,} bytes, uncompressed: its padded payload is"
