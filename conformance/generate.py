@@ -32,6 +32,8 @@ GENERATOR = "swarmconf vectors generate"
 GENERATOR_SOURCES = ("spec", "conformance")
 """The role folders the vectors are computed from (the spec's answers, the cases, the emulation
 of the deployed client), relative to the checkout holding this module."""
+NOT_SOURCES = ":(exclude,glob)**/*.md"
+"""Their Markdown (PROTOCOL.md, VECTORS.md) is written from the vectors, not the other way."""
 UNKNOWN = "unknown"
 
 
@@ -43,13 +45,13 @@ def source_commit(checkout: Path) -> str:
     git = ["git", "-C", str(checkout)]
     try:
         commit = subprocess.run(
-            [*git, "log", "-1", "--format=%H", "--", *GENERATOR_SOURCES],
+            [*git, "log", "-1", "--format=%H", "--", *GENERATOR_SOURCES, NOT_SOURCES],
             capture_output=True,
             text=True,
             check=True,
         ).stdout.strip()
         changes = subprocess.run(
-            [*git, "status", "--porcelain", "--", *GENERATOR_SOURCES],
+            [*git, "status", "--porcelain", "--", *GENERATOR_SOURCES, NOT_SOURCES],
             capture_output=True,
             text=True,
             check=True,

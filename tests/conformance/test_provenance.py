@@ -46,6 +46,15 @@ def test_uncommitted_changes_to_the_sources_are_marked(tmp_path: Path) -> None:
     assert source_commit(root) == git(root, "rev-parse", "HEAD") + "-modified"
 
 
+def test_their_markdown_is_not_a_source(tmp_path: Path) -> None:
+    root = checkout_with_sources(tmp_path)
+    sources = git(root, "rev-parse", "HEAD")
+    (root / GENERATOR_SOURCES[1] / "PROTOCOL.md").write_text("written from the vectors\n")
+    assert source_commit(root) == sources
+    commit_all(root, "protocol")
+    assert source_commit(root) == sources
+
+
 def test_outside_a_checkout_the_commit_is_unknown(tmp_path: Path) -> None:
     assert source_commit(tmp_path) == UNKNOWN
     for folder in GENERATOR_SOURCES:
