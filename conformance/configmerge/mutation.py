@@ -460,6 +460,7 @@ def vectors_pass(root: Path, module: str = "") -> bool:
     """Whether `builtin:spec` passes every case, `module`'s suites first; stops at a failure."""
     from swarmconf.conformance.configmerge import NAME
     from swarmconf.conformance.configmerge.adapter import api_adapter
+    from swarmconf.conformance.recipes import expand_fields
     from swarmconf.conformance.runner import PASSED, judge
     from swarmconf.conformance.vectors import cases_of, read_document, suite_of, vector_files
 
@@ -470,7 +471,7 @@ def vectors_pass(root: Path, module: str = "") -> bool:
             continue
         for case in cases_of(document, suite_of(path)):
             try:
-                answer = adapter.handle(case.request)
+                answer = adapter.handle(expand_fields(case.request))
             except RecursionError:
                 return False
             if judge(case, answer).status != PASSED:
