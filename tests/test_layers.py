@@ -44,8 +44,11 @@ ALLOWED: dict[str, frozenset[str]] = {
 }
 BOTTOM = frozenset({PACKAGE, f"{PACKAGE}.compiled", f"{PACKAGE}.cliutil", f"{PACKAGE}.layout"})
 DESIGNS = ("configmerge", "kvgossip")
-# The scripts that start the command line: `python -m swarmconf` and spark-submit's script.
-ENTRY_POINTS = frozenset({f"{PACKAGE}.__main__", f"{PACKAGE}.fuzz.submit"})
+# The scripts that start the command line: `python -m swarmconf` and spark-submit's scripts
+# (the fuzz campaign's and the check's).
+ENTRY_POINTS = frozenset(
+    {f"{PACKAGE}.__main__", f"{PACKAGE}.fuzz.submit", f"{PACKAGE}.fuzz.check_submit"}
+)
 
 
 def module_files() -> dict[str, Path]:

@@ -14,7 +14,7 @@ from swarmconf.fuzz.report import failure_groups
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-DYING = f"{sys.executable} -m swarmconf.fuzz.aborting_adapter --abort-on X4"
+DYING = f"{sys.executable} -m swarmconf.fuzz.configmerge.aborting_adapter --abort-on X4"
 """Exits wherever X4 fires (a lag below 1), which no quirk it declares explains."""
 
 

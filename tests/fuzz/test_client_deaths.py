@@ -15,14 +15,14 @@ from swarmconf.fuzz import client as pooled_client
 from swarmconf.fuzz.configmerge.hostile import HostileTask, hostile_inputs, parse_request
 from swarmconf.fuzz.configmerge.verdict import emulated
 
-ABORTING = f"{sys.executable} -m swarmconf.fuzz.aborting_adapter"
+ABORTING = f"{sys.executable} -m swarmconf.fuzz.configmerge.aborting_adapter"
 FATAL = {"op": "parse", "msg": "6c65", "lag": 0}
 """X4 fires (a lag below 1): fatal with `--abort-on X4`."""
 DEADLINE = 60.0
 
 
 def adapter(*arguments: str) -> subprocess.Popen[str]:
-    command = [sys.executable, "-m", "swarmconf.fuzz.aborting_adapter", *arguments]
+    command = [sys.executable, "-m", "swarmconf.fuzz.configmerge.aborting_adapter", *arguments]
     return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
 

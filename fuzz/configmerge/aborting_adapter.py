@@ -1,6 +1,6 @@
 """The deployed client's emulation as a client that really dies: a test client for campaigns.
 
-    python -m swarmconf.fuzz.aborting_adapter [--abort-on X4 ...]
+    python -m swarmconf.fuzz.configmerge.aborting_adapter [--abort-on X4 ...]
 
 It declares the emulation's quirks and answers as the emulation does, except where the
 emulation says the deployed client stops: on an abort it exits at once with status 134, as the
