@@ -1,5 +1,5 @@
 """An emulation of the deployed client: `swarmconf.reference.configmerge` with every quirk
-X1..X12 and X14..X17 of decisions.md and the errata, hangs and aborts included (an abort
+X1..X17 of decisions.md and the errata, hangs and aborts included (an abort
 is the debug build's, assertions on: the errata say per quirk what a release build does).
 
 It serves two ends. Run as an adapter process it is a client that declares its quirks in
@@ -63,13 +63,13 @@ QUIRKS = (
     "X10",
     "X11",
     "X12",
+    "X13",
     "X14",
     "X15",
     "X16",
     "X17",
 )
-"""The quirks this emulation has; X5 (message wording) has no behaviour a vector can show, and
-X13 (a message over 5,000,000 bytes that compresses below it) none a vector of sane size can."""
+"""The quirks this emulation has; X5 (message wording) has no behaviour a vector can show."""
 LIMITS = ("wide-data-integers", "container-set-elements")
 """What the deployed client's typed API cannot express (declared in `hello`)."""
 NAME = "deployed-client-emulation"

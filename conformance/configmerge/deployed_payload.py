@@ -5,6 +5,8 @@ they differ from swarmconf's (D21..D24).
 - X9: the padding is stripped only when some byte is not zero (`_merge`: `find_first_not_of(0)`,
   `p > 0 && p != npos`), so an all-zero plaintext is handed on whole, to the parser.
 - X11: no parts (`m` is skipped, a push over 76,800 bytes fails).
+- X13: the message is not bounded: only the blob's 76,800 bytes are (`push()`), so a message
+  over 5,000,000 bytes that compresses into one blob is pushed.
 - X15: a `z` payload is inflated with no maximum (`zstd_decompress` called without `max_size`,
   base.cpp:180-181, internal.hpp:216-218): only a failure or an empty result skips it.
 - X16: the compression level is not checked (`compress_message`: 0 is no compression, any other
@@ -27,7 +29,7 @@ from swarmconf.spec.configmerge.compression import (
 )
 from swarmconf.spec.configmerge.encryption import encrypt, pad
 from swarmconf.spec.configmerge.parts import MULTIPART_MARKER
-from swarmconf.spec.configmerge.payload import check_blob_size, open_blob
+from swarmconf.spec.configmerge.payload import MAX_PAYLOAD_SIZE, check_blob_size, open_blob
 from swarmconf.spec.configmerge.reasons import (
     ConfigError,
     DecryptError,
@@ -67,7 +69,8 @@ def deployed_compress(message: bytes, level: int | None) -> bytes:
 def deployed_wrap(
     message: bytes, key: bytes, domain: bytes, level: int | None, fired: set[str]
 ) -> list[bytes]:
-    """`push()` at the pin: compress, pad, encrypt, one blob of at most 76,800 bytes (X11)."""
+    """`push()` at the pin: compress, pad, encrypt, one blob of at most 76,800 bytes (X11),
+    whatever the message's size (X13)."""
     compressed = deployed_compress(message, deployed_level(level, fired))
     blob = encrypt(pad(compressed), key, profile="libsession", domain=domain)
     try:
@@ -75,6 +78,8 @@ def deployed_wrap(
     except ConfigError:
         fired.add("X11")
         raise
+    if len(message) > MAX_PAYLOAD_SIZE:
+        fired.add("X13")
     return [blob]
 
 

@@ -55,9 +55,6 @@ DESIGN = Design(
         " (X11): the payload suite's deployed answers show it",
         PayloadReason.PAYLOAD_MULTIPART_UNSUPPORTED.value: "only a client that does not join"
         " skips parts (X11): the payload suite's deployed answers show it",
-        "X13": "a recipe expresses a message over 5,000,000 bytes that compresses below the"
-        " limit, but the deployed client's emulation does not yet answer it as X13 (it pushes"
-        " what swarmconf refuses): the spec's tests show it",
     },
     profiles=tuple(PROFILES),
 )

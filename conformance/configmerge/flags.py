@@ -130,6 +130,15 @@ FLAGS: dict[str, Flag] = {
         "A client that deletes the only holder of the current configuration loses it.",
         quirk="X12",
     ),
+    "DeployedClientUnboundedMessage": Flag(
+        "DEPLOYED_QUIRK",
+        "The deployed push bounds the blob only, not the message (X13): a message over"
+        " 5,000,000 bytes that compresses into one blob is pushed; swarmconf refuses it"
+        " (PAYLOAD_TOO_LARGE, D22), and its reader refuses what it inflates to"
+        " (ZSTD_TOO_LARGE, D24).",
+        "A deployed client's push that swarmconf's readers skip: the two never converge on it.",
+        quirk="X13",
+    ),
     "DeployedClientUncheckedDiff": Flag(
         "DEPLOYED_QUIRK",
         "Inside `=` and `<` the deployed client checks neither key order nor integer range as it"

@@ -17,6 +17,7 @@ from swarmconf.conformance.builder import VALID, Answer, BoundGroup, SuiteBuilde
 from swarmconf.conformance.catalogue import Catalogue
 from swarmconf.conformance.configmerge.values import new_message, raw_message
 from swarmconf.conformance.configmerge.vocabulary import new_suite
+from swarmconf.conformance.recipes import expand
 from swarmconf.conformance.vectors import Json
 from swarmconf.spec.configmerge import bt, examples
 from swarmconf.spec.configmerge.encryption import encrypt, pad
@@ -904,18 +905,36 @@ def large_message(size: int, *, incompressible: bool) -> Json:
 @case
 def payload_limits(suite: SuiteBuilder) -> None:
     """`wrap` at the 5,000,000-byte bounds of D22, by recipe: a compressible message exactly at
-    the bound on the message, and uncompressed messages whose padded payload is exactly at its
-    bound and one past, and the message itself at its bound and one past."""
-    wrap = suite.group("wrap")
-    wrap.case(
-        f"wrap-compressible-message-of-{INFLATE_LIMIT}-bytes",
-        f"a message of {INFLATE_LIMIT:,} bytes that compresses to a few kilobytes, at level 1:"
-        " within the bound",
-        input={**wrapping(b"", 1), "message": large_message(INFLATE_LIMIT, incompressible=False)},
-        expect=VALID,
-        flags=["Payload", "Compression"],
-        rules=["D22"],
-    )
+    the bound on the message and one past (which the deployed client pushes: X13), and
+    uncompressed messages whose padded payload is exactly at its bound and one past, and the
+    message itself at its bound and one past; `unwrap` of the blob a compressible message of
+    each size is pushed as, which inflates exactly to the reader's bound or one past (D24)."""
+    wrap, unwrap = suite.group("wrap"), suite.group("unwrap")
+    for size, expect in ((INFLATE_LIMIT, VALID), (INFLATE_LIMIT + 1, "PAYLOAD_TOO_LARGE")):
+        wrap.case(
+            f"wrap-compressible-message-of-{size}-bytes",
+            f"a message of {size:,} bytes that compresses to a few hundred bytes, at level 1: "
+            + ("within the bound" if expect == VALID else "over the bound on the message"),
+            input={**wrapping(b"", 1), "message": large_message(size, incompressible=False)},
+            expect=expect,
+            flags=["Payload", "Compression"],
+            rules=["D22"],
+        )
+    for size, expect in ((INFLATE_LIMIT, VALID), (INFLATE_LIMIT + 1, "ZSTD_TOO_LARGE")):
+        message = expand(large_message(size, incompressible=False))
+        unwrap.case(
+            f"unwrap-compressed-message-of-{size}-bytes",
+            f"the blob of a message of {size:,} bytes compressed at level 1: "
+            + (
+                "read, exactly the bound"
+                if expect == VALID
+                else "the deployed client pushes it (X13), swarmconf refuses it one past the bound"
+            ),
+            input=opening([seal(b"z" + zstd_frame(message))]),
+            expect=expect,
+            flags=["Payload", "Compression", "ZstdStream"],
+            rules=["D24"] if expect == VALID else ["D24", "X13"],
+        )
     bounds = [
         (PADDED_LIMIT, VALID),
         (PADDED_LIMIT + 1, "PAYLOAD_TOO_LARGE"),
