@@ -12,8 +12,9 @@ conformance runner gives up on a run; the next batch tries again.
 
 A client that declares a quirk by which the deployed client loops forever (X3) does so on every
 request that triggers it, and each such hang would cost the whole timeout. The campaign may
-name those requests (`send(..., hangs=...)`, asked only of an answer that is late): one that
-is `HANG_GRACE` seconds late then counts as the hang it declared.
+name those requests (`send(..., hangs=...)`, asked only of an answer that is late): one on
+which the client has burnt `HANG_CPU` seconds of CPU without answering (it spins), or that is
+`HANG_GRACE` seconds late, then counts as the hang it declared.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import concurrent.futures
 import contextlib
 import functools
 import json
+import os
 import queue
 import threading
 import time
@@ -42,6 +44,15 @@ costs its start and the requests it dies on, not the rewriting of the whole rest
 at every death."""
 HANG_GRACE = 0.25
 """Seconds after which a request the client declared it loops on counts as that hang."""
+HANG_CPU = 0.03
+"""CPU seconds a client may spend on a request it declared it loops on, without answering,
+before that counts as the hang (sooner than `HANG_GRACE`: a spinning client shows it by the
+CPU it burns, however loaded the machine; the emulation answers a request in well under a
+millisecond, a compiled client in microseconds)."""
+HANG_POLL = 0.01
+"""Seconds between two looks at a late client's CPU time."""
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+"""/proc's unit of CPU time, per second."""
 Answer = Message | ClientFailure
 
 
@@ -230,8 +241,8 @@ def read_answer(
         line = next_line(client, hangs)
     except queue.Empty:
         return ClientFailure("timeout", f"no answer within {client.timeout:g} s")
-    except Declared:
-        return ClientFailure("timeout", f"no answer within {HANG_GRACE:g} s, a declared hang")
+    except Declared as how:
+        return ClientFailure("timeout", f"{how}, a declared hang")
     if line is None:
         process = client.process
         code = process.poll() if process is not None else None
@@ -249,20 +260,43 @@ def read_answer(
 
 
 class Declared(Exception):
-    """A late answer to a request the client declared it loops on."""
+    """A late answer to a request the client declared it loops on; the message says how the
+    hang showed."""
 
 
 def next_line(client: ProcessClient, hangs: Callable[[], bool] | None) -> str | None:
     """The next line (None at the end of the output), within the timeout (`queue.Empty`), or
-    `Declared` when it is `HANG_GRACE` late on a declared hang."""
+    `Declared` on a declared hang: once the client has spent `HANG_CPU` seconds of CPU on it
+    without answering (it spins), or once it is `HANG_GRACE` late."""
     if hangs is None or client.timeout <= HANG_GRACE:
         return client.lines.get(timeout=client.timeout)
+    started = time.monotonic()
     try:
-        return client.lines.get(timeout=HANG_GRACE)
+        return client.lines.get(timeout=HANG_POLL)
     except queue.Empty:
-        if hangs():
-            raise Declared from None
-    return client.lines.get(timeout=client.timeout - HANG_GRACE)
+        if not hangs():
+            return client.lines.get(timeout=client.timeout - HANG_POLL)
+    process = client.process
+    before = cpu_seconds(process.pid) if process is not None else None
+    while (waited := time.monotonic() - started) < HANG_GRACE:
+        try:
+            return client.lines.get(timeout=min(HANG_POLL, HANG_GRACE - waited))
+        except queue.Empty:
+            now = cpu_seconds(process.pid) if process is not None else None
+            if before is not None and now is not None and now - before >= HANG_CPU:
+                raise Declared(f"spinning: {now - before:.2f} s of CPU and no answer") from None
+    raise Declared(f"no answer within {HANG_GRACE:g} s")
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """The CPU time process `pid` has used (user and system), or None where /proc does not
+    say (another system, or the process is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
 def start(command: str, timeout: float = DEFAULT_TIMEOUT) -> PooledClient:
