@@ -29,6 +29,12 @@ Mutation = Callable[[random.Random, bytes, bytes], bytes]
 """`(rng, message, another message) -> mutated message`."""
 Outcome = tuple[str, ...]
 """("valid", ...) or ("invalid", reason code) or ("raised", exception type), per design."""
+CauseShrinker = Callable[[dict[str, Any], str, str, float, bool], dict[str, Any]]
+"""`(first input, cause, client command, timeout, lenient) -> smallest input found` still
+failing through the client with that cause, with its replay line (see `CAUSE_SHRINKERS`)."""
+CAUSE_SHRINKERS: dict[str, CauseShrinker] = {}
+"""Each hostile campaign's shrinker of its C2 groups' inputs, by `--system` name: a design's
+campaign module registers its own, which the shared report calls on each group."""
 
 
 def truncate(rng: random.Random, message: bytes, other: bytes) -> bytes:

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from .campaigns import Closing, campaign_of
+from .hostile import CAUSE_SHRINKERS, CauseShrinker
 from .report_page import Counterexample, Page, Property, chart, duration, number, render
 from .report_page import bar_png as bar_chart
 
@@ -20,8 +21,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "bar_chart",
+    "cause_label",
     "client_hello",
     "counts",
+    "failure_groups",
     "hostile_closing",
     "interleavings_closing",
     "lenient_facts",
@@ -64,6 +67,39 @@ def failure_groups(texts: Iterable[str]) -> list[dict[str, Any]]:
             group = groups.setdefault(cause, {"cause": cause, **found, "count": 0})
             group["count"] += found["count"]
     return sorted(groups.values(), key=lambda group: (-group["count"], group["cause"]))
+
+
+def shrunk_groups(
+    groups: list[dict[str, Any]], shrinker: CauseShrinker | None, config: Config
+) -> list[dict[str, Any]]:
+    """Each C2 group with its first input shrunk through the campaign's client (`shrunk`: the
+    smallest input found still failing with the group's cause, and its replay line), when the
+    campaign has a shrinker."""
+    if shrinker is None or config.client is None:
+        return groups
+    return [
+        {
+            **group,
+            "shrunk": shrinker(
+                group["example"],
+                group["cause"],
+                config.client,
+                config.client_timeout,
+                config.lenient_reasons,
+            ),
+        }
+        for group in groups
+    ]
+
+
+def cause_label(group: dict[str, Any], unit: str) -> str:
+    """A C2 group's line in the report: its count first, its cause, and how far its input
+    shrank."""
+    label = f"C2, {number(group['count'])} {unit}: {group['cause']}"
+    shrunk = group.get("shrunk")
+    if shrunk is None:
+        return label
+    return f"{label}; shrunk to {number(shrunk['bytes'])} bytes ({number(shrunk['tried'])} tried)"
 
 
 def lenient_facts(pairs: dict[str, int]) -> list[tuple[str, str]]:
@@ -146,7 +182,11 @@ def write_hostile_outputs(
         "failing_inputs": sum(violations.values()),
         "outcomes": dict(outcomes.most_common()),
         "examples": examples[:20],
-        "client_failures_by_cause": failure_groups(row["client_failure_causes"] for row in rows),
+        "client_failures_by_cause": shrunk_groups(
+            failure_groups(row["client_failure_causes"] for row in rows),
+            CAUSE_SHRINKERS.get(campaign.system),
+            config,
+        ),
     }
     (config.out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     headline = [
@@ -176,8 +216,8 @@ def write_hostile_outputs(
             *(
                 Counterexample(
                     "summary.json",
-                    f"C2, {number(group['count'])} inputs: {group['cause']}",
-                    group["example"]["replay"],
+                    cause_label(group, "inputs"),
+                    group.get("shrunk", group["example"])["replay"],
                 )
                 for group in summary["client_failures_by_cause"]
             ),

@@ -10,6 +10,8 @@ anything but its refusal (H2) or take longer than `SLOW_SECONDS` on one input (H
 is judged as in differential campaigns (C1, C2, C3): against the reference's answer, built from
 the parse H1 already made, the spec's (parsed once too) deciding where they differ; each
 example of a failing answer carries the shell line that sends its request to the client again.
+Client failures no declared quirk explains (C2) are counted by cause (`verdict.failure_cause`);
+the report shrinks each cause's first input through the client (`shrink_failure`).
 """
 
 from __future__ import annotations
@@ -27,9 +29,11 @@ from swarmconf.reference import configmerge as reference
 from swarmconf.spec import configmerge as spec
 from swarmconf.spec.configmerge.reasons import ConfigError, UsageError
 
-from ..client import pooled
+from ..client import PooledClient, pooled, start
+from ..ddmin import ddmin
 from ..heap import collector_paused
 from ..hostile import (
+    CAUSE_SHRINKERS,
     SLOW_SECONDS,
     HostileRow,
     Mutation,
@@ -47,6 +51,7 @@ from .differential import STATUS_PROPERTY, recording_engine
 from .scenario import generate_scenario
 from .verdict import (
     AGREED,
+    FAILED,
     QUIRK,
     SKIPPED,
     asked,
@@ -85,6 +90,12 @@ NUMBER = re.compile(rb"-?[0-9]+")
 DIGIT = re.compile(rb"[0-9]")
 LAGS = (5,) * 14 + (3, 3, 1, 1, 0, -1)
 """Lags drawn for inputs: mostly the default; lag 0 or less (a usage error) now and then."""
+SHRINK_SECONDS = 20.0
+"""Seconds a C2 group's input may spend shrinking (each candidate goes through the client)."""
+SHRINK_TIMEOUT = 2.0
+"""While shrinking, a candidate the client does not answer within this (or the campaign's
+timeout, if shorter) hangs: a hang cause's candidates would otherwise each cost the whole
+timeout."""
 
 
 class HostileTask(NamedTuple):
@@ -340,6 +351,84 @@ def check_inputs(task: HostileTask, distinct: list[Input], tally: Tally) -> Coun
     spec_cache.forget()
     reference_cache.forget()
     return client_counts
+
+
+# C2 groups' inputs, shrunk ----------------------------------------------------------------
+
+
+def input_of(example: dict[str, Any]) -> Input:
+    """The input a C2 example (a `parse` request and its mutation) holds."""
+    key = example.get("verify_key")
+    return Input(
+        bytes.fromhex(example["msg"]),
+        int(example["lag"]),
+        None if key is None else bytes.fromhex(key),
+        str(example.get("mutation", "")),
+    )
+
+
+class CauseProbe:
+    """Sends one input at a time to a client and says why it fails C2 (`failure_cause`), if it
+    does, judged as the campaign judges it."""
+
+    def __init__(self, client: PooledClient, lenient: bool) -> None:
+        self.client = client
+        self.lenient = lenient
+        self.oracle = LibraryOracle(CachedLibrary(reference))
+        self.judge = LibraryOracle(CachedLibrary(spec))
+        self.hangs = declared_hang(client.quirks)
+
+    def cause(self, item: Input) -> str | None:
+        request = parse_request(item)
+        [answer] = self.client.send([request], self.hangs)()
+        expected = asked(self.oracle.handle, request)
+        verdict = judge(
+            request, expected, answer, self.client.quirks, self.judge.handle, self.lenient
+        )
+        return failure_cause(request, expected, answer) if verdict.status == FAILED else None
+
+
+def shrink_failure(
+    example: dict[str, Any], cause: str, command: str, timeout: float, lenient: bool
+) -> dict[str, Any]:
+    """The smallest input found on which the client `command` still fails with `cause`: its
+    message cut by delta debugging over its bytes, then without its verify key and at the
+    default lag where the cause stays; `SHRINK_SECONDS` at most (the best found so far then),
+    the candidates on one adapter process (restarted where one dies). With the `parse`
+    request: its size in bytes, the number of candidates tried and its replay line."""
+    item = input_of(example)
+    deadline = time.monotonic() + SHRINK_SECONDS
+    client = start(command, min(timeout, SHRINK_TIMEOUT))
+    probe = CauseProbe(client, lenient)
+    seen: dict[Input, bool] = {}
+
+    def fails(candidate: Input) -> bool:
+        if candidate not in seen:
+            if time.monotonic() > deadline:
+                return False
+            seen[candidate] = probe.cause(candidate) == cause
+        return seen[candidate]
+
+    try:
+        if fails(item):
+            kept = ddmin(item.message, lambda part: fails(item._replace(message=bytes(part))))
+            item = item._replace(message=bytes(kept))
+            for simpler in ({"verify_key": None}, {"lag": LAGS[0]}):
+                candidate = item._replace(**simpler)
+                if candidate != item and fails(candidate):
+                    item = candidate
+    finally:
+        client.close()
+    request = parse_request(item)
+    return {
+        **request,
+        "bytes": len(item.message),
+        "tried": len(seen),
+        "replay": replay_line(request, command),
+    }
+
+
+CAUSE_SHRINKERS["parser"] = shrink_failure
 
 
 def plan_hostile(

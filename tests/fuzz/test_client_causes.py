@@ -1,5 +1,6 @@
 """C2 by cause: client failures no quirk explains are grouped by operation and what the client
-did where the spec answered otherwise, each group counted with its first input's replay line."""
+did where the spec answered otherwise, each group counted with its first input's replay line
+and that input shrunk through the client to the smallest one failing with the same cause."""
 
 import json
 import sys
@@ -7,7 +8,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from swarmconf.conformance.client import ClientFailure
-from swarmconf.fuzz.configmerge.hostile import HostileTask, run_hostile_task
+from swarmconf.fuzz.client import start
+from swarmconf.fuzz.configmerge.hostile import (
+    CauseProbe,
+    HostileTask,
+    input_of,
+    run_hostile_task,
+    shrink_failure,
+)
 from swarmconf.fuzz.configmerge.verdict import failure_cause
 from swarmconf.fuzz.report import failure_groups
 
@@ -61,4 +69,32 @@ def test_a_client_dying_where_no_quirk_says_is_reported_by_cause(
     assert (
         largest["example"]["replay"].startswith("printf") and DYING in largest["example"]["replay"]
     )
-    assert f"C2, {largest['count']} inputs" in (tmp_path / "report.html").read_text()
+    page = (tmp_path / "report.html").read_text()
+    assert f"C2, {largest['count']} inputs" in page
+    shrunk = largest["shrunk"]
+    assert shrunk["bytes"] <= len(largest["example"]["msg"]) // 2
+    assert f"shrunk to {shrunk['bytes']} bytes" in page
+    assert json.dumps(shrunk["msg"]) in shrunk["replay"] and DYING in shrunk["replay"]
+
+
+def test_a_shrunk_input_is_smaller_and_fails_with_the_same_cause() -> None:
+    row = run_hostile_task(HostileTask(1, 0, 400, DYING, lenient=True))
+    cause, found = max(
+        json.loads(row.client_failure_causes).items(),
+        key=lambda item: len(item[1]["example"]["msg"]),
+    )
+    example = {**found["example"], "verify_key": "00" * 32}
+    shrunk = shrink_failure(example, cause, DYING, 10.0, True)
+    assert len(example["msg"]) // 2 > shrunk["bytes"] == len(shrunk["msg"]) // 2
+    assert "verify_key" not in shrunk  # the key is dropped where the cause stays
+    client = start(DYING)
+    try:
+        assert CauseProbe(client, True).cause(input_of(shrunk)) == cause
+    finally:
+        client.close()
+
+
+def test_an_input_that_no_longer_fails_that_way_is_kept_as_it_was() -> None:
+    example = {"op": "parse", "msg": "6c6965", "lag": 0, "mutation": "byte"}
+    shrunk = shrink_failure(example, "parse: client garbage where the spec", DYING, 10.0, True)
+    assert (shrunk["msg"], shrunk["lag"], shrunk["tried"]) == ("6c6965", 0, 1)
