@@ -48,6 +48,7 @@ from swarmconf.conformance.runner import HUNG
 from swarmconf.reference.configmerge import crypto
 from swarmconf.reference.configmerge import message as reference_message
 from swarmconf.reference.configmerge.merge import _survivors as survivors
+from swarmconf.spec.configmerge.client import PROFILES as CLIENT_PROFILES
 from swarmconf.spec.configmerge.diff import check_diff
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason, UsageError
 
@@ -521,14 +522,23 @@ class DeployedAdapter(ApiAdapter):
         return [digest.hex() for digest in deleted]
 
     def op_client(self, request: Request) -> Result:
-        """The deployed client's state machine (`deployed_client`; X12, X17)."""
+        """The deployed client's state machine (`deployed_client`; X12, X17), its arguments
+        refused with swarmconf's reasons (X5): a profile the protocol does not have, a key of
+        the wrong length (a 64-byte signing key is used as given: X8)."""
         lag, verify_key = request["lag"], _bytes(request, "verify_key")
+        if request["profile"] not in CLIENT_PROFILES:
+            raise UsageError(Reason.BAD_PROFILE, f"no client profile {request['profile']!r}")
+        if verify_key is not None:
+            crypto.check_verify_key(verify_key)
+        sign_key = _bytes(request, "sign_key")
+        if sign_key is not None and not mismatched_secret(sign_key):
+            crypto.signing_secret(sign_key)
         client = DeployedClient(
             lag=lag,
             profile=request["profile"],
             parse=lambda raw: self.parse_message(raw, lag, verify_key),
             verify_key=verify_key,
-            sign_key=_bytes(request, "sign_key"),
+            sign_key=sign_key,
             current=self._parse(request) if "msg" in request else None,
         )
         try:

@@ -49,8 +49,9 @@ DESIGN = Design(
         " acceptable cases serialization/hash-large-message-* allow a client with a configured"
         " maximum to report it",
         "PAYLOAD_TOO_LARGE on joined parts": "parts whose chunks join to over 5,000,000 bytes are"
-        " over 65 encrypted blobs, and no recipe expresses ciphertext: the spec's and the"
-        " reference's tests show it; `wrap` reaches PAYLOAD_TOO_LARGE by recipe",
+        " at least 66 encrypted blobs (10 MB of hex), and no recipe expresses ciphertext: the"
+        " payload limits test reads exactly 5,000,000 joined bytes and refuses one more on the"
+        " spec and the reference; `wrap` reaches PAYLOAD_TOO_LARGE by recipe",
         PayloadReason.PUSH_TOO_LARGE.value: "only a client that does not split refuses a push"
         " (X11): the payload suite's deployed answers show it",
         PayloadReason.PAYLOAD_MULTIPART_UNSUPPORTED.value: "only a client that does not join"

@@ -325,6 +325,54 @@ def random_scripts(g: BoundGroup, rng: random.Random) -> None:
         )
 
 
+def arguments_and_edges(suite: SuiteBuilder) -> None:
+    """A client's arguments refused (D28, D17), a poll with nothing valid and no message (D29),
+    and a signing client's stored unsigned message entering a merge as it is (D29). In groups
+    of their own, after the cases the documentation cites by number."""
+    bad = suite.group("client", lag=5, profile="rule8")
+    bad.case(
+        "unknown-profile",
+        "a client of a profile that does not exist",
+        input={"steps": [receive()]},
+        expect="BAD_PROFILE",
+        flags=STEPS,
+        rules=["D28", "D30"],
+    )
+    g = suite.group("client", lag=4, profile="spec")
+    short = ALICE_PUB[:31].hex()
+    for field, rule in (("verify_key", "D32"), ("sign_key", "D17")):
+        g.case(
+            f"{field.replace('_', '-')}-of-31-bytes",
+            f"a client given a {field} of 31 bytes, refused before any step",
+            input={"steps": [receive()], field: short},
+            expect="BAD_KEY",
+            flags=[*STEPS, "BadKey"],
+            rules=["D17", "D28", rule],
+        )
+    script(
+        g,
+        "nothing-valid-no-message",
+        "a client with no message polls only a later major version's message: nothing to"
+        " merge, nothing changes",
+        [receive(UNPARSEABLE), PUSH],
+        flags=["InvalidMixedIn"],
+        rules=["D14"],
+    )
+    first = new_message(3, {b"a": 1})
+    script(
+        g,
+        "signer-holds-unsigned-message",
+        "a client with a signing key whose stored message is unsigned polls that message: it"
+        " enters the merge as stored, not signed again, so the two are one message and nothing"
+        " changes; an edit's push is signed",
+        [receive(first), edit({b"a": 2}), PUSH],
+        start=first,
+        flags=["Duplicate", "Signature"],
+        rules=["D14", "D17"],
+        keys={"sign_key": ALICE.hex()},
+    )
+
+
 def build() -> SuiteBuilder:
     suite = new_suite(
         "client_steps",
@@ -342,4 +390,5 @@ def build() -> SuiteBuilder:
         own_message(g)
         dirty_adopts(g)
         random_scripts(g, random.Random(f"client_steps {profile}"))
+    arguments_and_edges(suite)
     return suite
