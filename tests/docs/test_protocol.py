@@ -164,8 +164,8 @@ def test_the_one_unflagged_compressed_payload_is_the_one_named(
             adapter.handle(case.request)
             if compressed:
                 named.append(f"`{case.suite}#{case.tc_id} {case.name}`")
-    assert named == ["`payload#85 parts-joined-compressed-integer`"]
-    assert named[0] in PROTOCOL
+    assert [name.split()[1] for name in named] == ["parts-joined-compressed-integer`"]
+    assert named[0] in PROTOCOL  # with its number as the vectors have it
 
 
 @pytest.mark.parametrize(
