@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -47,6 +47,8 @@ class CaseOptions:
     client_timeout: float = 10.0
     output: Path | None = None
     """Where `shrink` writes the smaller case (None: beside the working directory)."""
+    swarm: tuple[str, ...] | None = None
+    """The behaviours of a case id's clients (a campaign that takes `--swarm`)."""
 
 
 @dataclass(frozen=True)
@@ -120,7 +122,9 @@ class Campaign:
     - `cases`: how its counterexample files replay and shrink (None: it writes none);
     - `mutant_adapter(name)`: a context holding a conformance adapter that answers with mutant
       `name` in place (`python -m swarmconf.fuzz.mutant_adapter NAME` serves it), or None;
-    - `default`: the campaign run without `--system` (one record says so).
+    - `default`: the campaign run without `--system` (one record says so);
+    - `behaviours`: the client behaviours `--swarm` may give it, each to a line saying what it
+      is (empty: it takes no `--swarm`).
     """
 
     system: str
@@ -137,6 +141,7 @@ class Campaign:
     cases: Cases | None = None
     mutant_adapter: Callable[[str], AbstractContextManager[Adapter]] | None = None
     default: bool = False
+    behaviours: Mapping[str, str] = field(default_factory=dict)
 
     def takes(self, client: bool) -> bool:
         """Whether it runs with a client (`client`) or without one."""

@@ -25,11 +25,21 @@ def where(master: str, cores: int) -> str:
     return f"{place}, {cores} core{'' if cores == 1 else 's'}"
 
 
+def property_names(properties: Mapping[str, str]) -> str:
+    """The properties as a range when they run without a gap (P1-P6), else listed."""
+    names = sorted(properties)
+    numbers = [int(name[1:]) if name[1:].isdigit() else -1 for name in names]
+    single_prefix = len({name[0] for name in names}) == 1
+    if single_prefix and len(names) > 1 and numbers == list(range(numbers[0], numbers[-1] + 1)):
+        return f"{names[0]}-{names[-1]}"
+    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
+
+
 def verdict(
     result: Result, properties: Mapping[str, str], bound: str, sometimes: Mapping[str, str]
 ) -> tuple[bool, str]:
     """(passed, the verdict's sentence)."""
-    names = f"{min(properties)}-{max(properties)}"
+    names = property_names(properties)
     failing = sorted(result.violations.items(), key=lambda item: (item[1].depth, item[0]))
     if failing:
         parts = [f"{name} at depth {found.depth}" for name, found in failing]

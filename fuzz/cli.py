@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,12 +41,18 @@ CAMPAIGN_EXAMPLES = (
     "swarmconf fuzz --interleavings 2000 -o fuzz-out",
     "swarmconf fuzz --mutant ties --interleavings 2000",
     "swarmconf fuzz --system NAME --mutant MUTANT --interleavings 500 -o fuzz-out",
+    "swarmconf fuzz --swarm libsession,deployed --interleavings 20000 -o swarm-out",
     "swarmconf fuzz replay fuzz-out/counterexamples/case-1-0-0.json",
 )
 CASE_EXAMPLES = {
     "replay": ("swarmconf fuzz replay case.json", "swarmconf fuzz replay 1:0:0 --mutant ties"),
     "shrink": ("swarmconf fuzz shrink case.json -o small.json",),
 }
+SWARM_HELP = (
+    "client behaviours, comma-separated, given to each scenario's clients in turn (the list "
+    "repeats): runs the campaign of client-layer swarms unless --system names another that "
+    "takes them (an unknown name lists them)"
+)
 SYSTEM_HELP = (
     "the campaign to run, by the name its design registers (default: the interleavings of "
     "config-merge clients; an unknown name lists them); --interleavings counts its cases "
@@ -79,6 +86,7 @@ def register(subparsers: Any) -> None:
         "--mutant", help="run a broken variant of the design (an unknown name lists them)"
     )
     fuzz.add_argument("--system", metavar="NAME", help=SYSTEM_HELP)
+    fuzz.add_argument("--swarm", metavar="BEHAVIOURS", help=SWARM_HELP)
     fuzz.add_argument(
         "--client",
         metavar="CMD",
@@ -117,6 +125,9 @@ def register(subparsers: Any) -> None:
             "--system", metavar="NAME", dest="case_system", help="the campaign of a case id"
         )
         command.add_argument("--mutant", dest="case_mutant", help="replay under this mutant")
+        command.add_argument(
+            "--swarm", metavar="BEHAVIOURS", dest="case_swarm", help="a case id's behaviours"
+        )
         command.add_argument("--client", metavar="CMD", dest="case_client", help="through it")
         command.add_argument("--client-timeout", type=float, default=10.0, dest="case_timeout")
         command.set_defaults(handler=guarded(handler))
@@ -138,6 +149,37 @@ def campaign(system: str | None, client: str | None) -> Campaign:
         raise CommandError(CliReason.BAD_CLIENT, str(error), Exit.USAGE) from error
 
 
+def swarm_campaign(system: str | None, swarm: str | None, client: str | None) -> Campaign:
+    """The campaign to run: `--system`'s, or with `--swarm` alone the one that takes it."""
+    from .campaigns import campaigns
+
+    if system is None and swarm is not None:
+        takers = {record.system for record in campaigns() if record.behaviours}
+        if len(takers) == 1:
+            system = takers.pop()
+    return campaign(system, client)
+
+
+def behaviours(chosen: Campaign, text: str | None) -> tuple[str, ...] | None:
+    """`--swarm`'s behaviours, checked against what the campaign takes, or USAGE."""
+    known = list(chosen.behaviours)
+    if text is None:
+        if known:
+            detail = f"--system {chosen.system} needs --swarm; known: {', '.join(known)}"
+            raise CommandError(CliReason.USAGE, detail, Exit.USAGE)
+        return None
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    if not known:
+        raise CommandError(
+            CliReason.USAGE, f"--system {chosen.system} takes no --swarm", Exit.USAGE
+        )
+    unknown = [name for name in names if name not in known] or ([] if names else [text])
+    if unknown:
+        detail = f"no behaviour {', '.join(map(repr, unknown))}; known: {', '.join(known)}"
+        raise CommandError(CliReason.USAGE, detail, Exit.USAGE)
+    return names
+
+
 def check_mutant(chosen: Campaign, mutant: str | None) -> None:
     known = sorted(chosen.mutants())
     if mutant is not None and mutant not in known:
@@ -146,8 +188,9 @@ def check_mutant(chosen: Campaign, mutant: str | None) -> None:
 
 
 def run_campaign(args: argparse.Namespace) -> int:
-    chosen = campaign(args.system, args.client)
+    chosen = swarm_campaign(args.system, args.swarm, args.client)
     check_mutant(chosen, args.mutant)
+    swarm = behaviours(chosen, args.swarm)
     if args.client is not None:
         started_client(args.client, args.client_timeout).close()
     import_extra("fuzz", ("pyspark", "matplotlib"))
@@ -166,6 +209,7 @@ def run_campaign(args: argparse.Namespace) -> int:
         mutant=args.mutant,
         per_scenario=args.per_scenario,
         system=chosen.system,
+        swarm=swarm,
         client=args.client,
         client_timeout=args.client_timeout,
         lenient_reasons=args.lenient_reasons,
@@ -217,10 +261,11 @@ def load_case(args: argparse.Namespace) -> tuple[Campaign, Any, CaseOptions]:
                 raise bad_case(f"--system {chosen.system} writes no case files")
             check_mutant(chosen, options.mutant)
             return chosen, cases.load(obj, options), options
-        chosen = campaign(args.case_system, options.client)
+        chosen = swarm_campaign(args.case_system, args.case_swarm, options.client)
         if chosen.cases is None or chosen.cases.parse is None:
             raise bad_case(f"--system {chosen.system} has no case ids; give a case file")
         check_mutant(chosen, options.mutant)
+        options = replace(options, swarm=behaviours(chosen, args.case_swarm))
         return chosen, chosen.cases.parse(args.case, options), options
     except (ValueError, KeyError, TypeError, OSError) as error:
         raise bad_case(str(error)) from error

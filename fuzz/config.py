@@ -25,6 +25,9 @@ class Config:
     """A foreign client's adapter command: its answers are checked against the spec's."""
     client_timeout: float = 10.0
     """Seconds the adapter may take over one request before it counts as hung."""
+    swarm: tuple[str, ...] | None = None
+    """The behaviours of a swarm's clients, repeated over each scenario's clients (a campaign
+    whose record lists `behaviours`)."""
     lenient_reasons: bool = False
     """A client's refusal with another reason code than the spec's is agreement (counted)."""
     out_uri: str | None = None

@@ -14,8 +14,9 @@ from ..heap import collector_paused
 from .engine import Engine
 from .impl import choose
 from .run import Outcome, run_case
-from .scenario import Scenario, generate_scenario
+from .scenario import Scenario, generate_scenario, with_behaviours
 from .schedule import generate_schedule
+from .swarm import World, generate_swarm_schedule, run_swarm
 
 
 class Task(NamedTuple):
@@ -28,6 +29,8 @@ class Task(NamedTuple):
     mutant: str | None
     differential: bool = True
     """Check every distinct operation against the other library (P3)."""
+    swarm: tuple[str, ...] | None = None
+    """Client-layer clients of these behaviours, repeated over the clients (`swarm`)."""
 
 
 class Row(NamedTuple):
@@ -62,12 +65,13 @@ def plan(
     per_scenario: int = DEFAULT_PER_SCENARIO,
     mutant: str | None = None,
     differential: bool = True,
+    swarm: tuple[str, ...] | None = None,
 ) -> list[Task]:
     """Split `interleavings` into scenario tasks of `per_scenario` schedules each."""
     tasks = []
     for scenario, first in enumerate(range(0, interleavings, per_scenario)):
         count = min(per_scenario, interleavings - first)
-        tasks.append(Task(campaign_seed, scenario, 0, count, mutant, differential))
+        tasks.append(Task(campaign_seed, scenario, 0, count, mutant, differential, swarm))
     return tasks
 
 
@@ -83,6 +87,8 @@ def run_task(task: Task) -> list[Row]:
     """Run one task: every schedule of its scenario, sharing one engine."""
     started = time.perf_counter()
     scenario = generate_scenario(task.campaign_seed, task.scenario)
+    if task.swarm:
+        scenario = with_behaviours(scenario, task.swarm)
     with collector_paused():
         outcomes = play(task, scenario)
     seconds = (time.perf_counter() - started) / max(1, task.schedules)
@@ -95,6 +101,18 @@ def run_task(task: Task) -> list[Row]:
 def play(task: Task, scenario: Scenario) -> list[tuple[int, Outcome]]:
     """Every schedule of the task on one engine, which is freed on return: the collection that
     follows the task then has only the outcomes to traverse, not the engine's caches."""
+    if task.swarm:
+        world = World(scenario)
+        return [
+            (
+                index,
+                run_swarm(
+                    world,
+                    generate_swarm_schedule(scenario, task.campaign_seed, task.scenario, index),
+                ),
+            )
+            for index in range(task.first, task.first + task.schedules)
+        ]
     engine = Engine(scenario, *choose(task.mutant, task.differential))
     return [
         (

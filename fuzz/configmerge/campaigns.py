@@ -3,7 +3,9 @@
 - `config`: clients racing to update one config, P1-P6 checked on every interleaving (the
   default campaign); with `--client`, the same interleavings with their operations checked
   through a foreign client's adapter (C1, C2);
-- `parser`: hostile inputs to the parsers (H1-H3, and C1, C2 through a client).
+- `parser`: hostile inputs to the parsers (H1-H3, and C1, C2 through a client);
+- `swarm`: client-layer clients, each of its own behaviour (`--swarm`), racing through a swarm
+  that deletes only what pushes name, settled in lockstep rounds (P1, P5, P7).
 
 Registered in the `swarmconf.campaigns` entry-point group (see `swarmconf.fuzz.campaigns`).
 """
@@ -25,7 +27,7 @@ from ..hostile import hostile_schema
 from ..report import hostile_closing, interleavings_closing, write_hostile_outputs
 from . import cases
 from .campaign import Task, estimated_cost, plan, run_task
-from .case import SYSTEM
+from .case import SWARM_SYSTEM, SYSTEM
 from .differential import PROPERTIES as CLIENT_PROPERTIES
 from .differential import ClientTask, client_schema, plan_client, run_client_tasks
 from .hostile import PROPERTIES as HOSTILE_PROPERTIES
@@ -34,6 +36,7 @@ from .impl import late, mutated
 from .mutants import MUTANTS
 from .report import PROPERTIES, client_closing, write_outputs
 from .schema import row_schema
+from .swarm import BEHAVIOURS, SWARM_PROPERTIES
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -70,7 +73,12 @@ def mutant_adapter(name: str) -> AbstractContextManager[Adapter]:
 
 def planned(config: Config) -> list[Task]:
     return plan(
-        config.seed, config.interleavings, config.per_scenario, config.mutant, config.differential
+        config.seed,
+        config.interleavings,
+        config.per_scenario,
+        config.mutant,
+        config.differential,
+        config.swarm,
     )
 
 
@@ -157,4 +165,18 @@ HOSTILE = Campaign(
     mutants=mutants,
     clients="optional",
 )
-CAMPAIGNS = (INTERLEAVINGS, THROUGH_CLIENT, HOSTILE)
+SWARM = Campaign(
+    system=SWARM_SYSTEM,
+    title="swarmconf swarm campaign",
+    properties=SWARM_PROPERTIES,
+    plan=planned,
+    cost=estimated_cost,
+    run=run_tasks,
+    schema=row_schema,
+    write=write_outputs,
+    closing=interleavings_closing,
+    mutants=list,
+    cases=Cases(load=cases.load, parse=cases.parse, replay=cases.replay, shrink=cases.shrink),
+    behaviours=BEHAVIOURS,
+)
+CAMPAIGNS = (INTERLEAVINGS, THROUGH_CLIENT, HOSTILE, SWARM)

@@ -15,11 +15,20 @@ from typing import Any
 from .engine import Engine
 from .impl import choose
 from .run import Outcome, run_case
-from .scenario import Scenario, generate_scenario, scenario_from_json, scenario_to_json
+from .scenario import (
+    Scenario,
+    generate_scenario,
+    scenario_from_json,
+    scenario_to_json,
+    with_behaviours,
+)
 from .schedule import Schedule, generate_schedule, schedule_from_json, schedule_to_json
+from .swarm import BEHAVIOURS, World, generate_swarm_schedule, run_swarm
 
 SYSTEM = "config"
 """The `--system` name of the config-merge interleavings campaign, in its case files."""
+SWARM_SYSTEM = "swarm"
+"""The `--system` name of the campaign of client-layer swarms (`swarm`)."""
 
 
 @dataclass(frozen=True)
@@ -39,23 +48,44 @@ class Case:
 
 
 def generate_case(
-    campaign_seed: int, scenario_index: int, schedule_index: int, mutant: str | None = None
+    campaign_seed: int,
+    scenario_index: int,
+    schedule_index: int,
+    mutant: str | None = None,
+    swarm: tuple[str, ...] | None = None,
 ) -> Case:
+    """The case of (seed, scenario, schedule); with `swarm`, of client-layer clients with
+    those behaviours (repeated over the clients) and a swarm schedule."""
     scenario = generate_scenario(campaign_seed, scenario_index)
-    schedule = generate_schedule(scenario, campaign_seed, scenario_index, schedule_index)
+    if swarm:
+        scenario = with_behaviours(scenario, swarm)
+        schedule = generate_swarm_schedule(scenario, campaign_seed, scenario_index, schedule_index)
+    else:
+        schedule = generate_schedule(scenario, campaign_seed, scenario_index, schedule_index)
     return Case(campaign_seed, scenario_index, schedule_index, mutant, scenario, schedule)
+
+
+def outcome_of(scenario: Scenario, schedule: Schedule, mutant: str | None) -> Outcome:
+    """A trace played on a fresh engine: a swarm of client-layer clients when the scenario's
+    clients have behaviours, else the interleavings campaign's run."""
+    if scenario.swarm is not None:
+        return run_swarm(World(scenario), schedule)
+    primary, checker = choose(mutant)
+    return run_case(Engine(scenario, primary, checker), schedule)
 
 
 def replay(case: Case) -> Outcome:
     """Run the case's trace on a fresh engine."""
-    primary, checker = choose(case.mutant)
-    return run_case(Engine(case.scenario, primary, checker), case.schedule)
+    return outcome_of(case.scenario, case.schedule, case.mutant)
 
 
 def case_to_json(case: Case, outcome: Outcome, path: Path) -> dict[str, object]:
     mutant = f" --mutant {case.mutant}" if case.mutant else ""
+    swarm = case.scenario.swarm
+    if swarm:
+        mutant += f" --system {SWARM_SYSTEM} --swarm {','.join(dict.fromkeys(swarm))}"
     return {
-        "system": SYSTEM,
+        "system": SWARM_SYSTEM if swarm else SYSTEM,
         "campaign_seed": case.campaign_seed,
         "scenario": case.scenario_index,
         "schedule": case.schedule_index,
@@ -87,21 +117,27 @@ def read_case(path: Path) -> Case:
 def case_from_json(obj: dict[str, Any]) -> Case:
     """The case of a counterexample file's JSON (KeyError or ValueError if it is not one)."""
     trace = obj["trace"]
+    scenario = scenario_from_json(trace["scenario"])
+    for behaviour in scenario.swarm or ():
+        if behaviour not in BEHAVIOURS:
+            raise ValueError(f"no behaviour {behaviour!r}; known: {', '.join(BEHAVIOURS)}")
     return Case(
         int(obj["campaign_seed"]),
         int(obj["scenario"]),
         int(obj["schedule"]),
         obj.get("mutant"),
-        scenario_from_json(trace["scenario"]),
+        scenario,
         schedule_from_json(trace["schedule"]),
         bool(obj.get("shrunk", False)),
     )
 
 
-def parse_case_id(text: str, mutant: str | None = None) -> Case:
-    """A case from "SEED:SCENARIO:SCHEDULE"."""
+def parse_case_id(
+    text: str, mutant: str | None = None, swarm: tuple[str, ...] | None = None
+) -> Case:
+    """A case from "SEED:SCENARIO:SCHEDULE" (of a swarm of `swarm` behaviours, if given)."""
     parts = text.split(":")
     if len(parts) != 3 or not all(part.isdigit() for part in parts):
         raise ValueError(f"a case is SEED:SCENARIO:SCHEDULE, not {text!r}")
     seed, scenario, schedule = (int(part) for part in parts)
-    return generate_case(seed, scenario, schedule, mutant)
+    return generate_case(seed, scenario, schedule, mutant, swarm)

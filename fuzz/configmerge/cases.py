@@ -23,7 +23,7 @@ def load(obj: dict[str, Any], options: CaseOptions) -> Case:
 
 
 def parse(text: str, options: CaseOptions) -> Case:
-    return parse_case_id(text, options.mutant)
+    return parse_case_id(text, options.mutant, options.swarm)
 
 
 def described(case: Case) -> str:

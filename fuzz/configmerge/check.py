@@ -9,12 +9,18 @@ from typing import Any
 
 from ..explore import Found
 from .case import case_to_json, replay
-from .model import SOMETIMES, Action, Model, check_scenario
+from .model import SOMETIMES, Model, check_scenario
+from .report import PROPERTIES
+from .scenario import with_behaviours
+from .swarm import SWARM_PROPERTIES
+from .swarm_model import SOMETIMES as SWARM_SOMETIMES
+from .swarm_model import SwarmModel
+from .swarm_model import case_of as swarm_case_of
 from .trace import case_of
 
 PROPERTY_NAMES = ("P1", "P2", "P3", "P4", "P5", "P6")
 
-_MODELS: dict[Bound, Model] = {}
+_MODELS: dict[Bound, Model | SwarmModel] = {}
 
 
 @dataclass(frozen=True)
@@ -35,8 +41,11 @@ class Bound:
     """The edit-script family (`model.SCRIPTS`)."""
     blob: bool = False
     """The swarm starts with an unparseable message (`model.UNPARSEABLE_BLOB`)."""
+    swarm: tuple[str, ...] | None = None
+    """Client-layer clients of these behaviours, repeated over the clients (`swarm_model`);
+    None: the interleavings campaign's clients (`model`)."""
 
-    def model(self) -> Model:
+    def model(self) -> Model | SwarmModel:
         """This bound's model, one per process (its engine's caches shared by every use)."""
         found = _MODELS.get(self)
         if found is None:
@@ -45,12 +54,21 @@ class Bound:
                 self.edits,
                 self.lag,
                 self.shared,
-                self.future,
+                self.future and not self.swarm,
                 self.scripts,
                 self.blob,
             )
-            found = _MODELS[self] = Model(scenario, self.mutant, symmetric=self.symmetry)
+            if self.swarm:
+                found = SwarmModel(with_behaviours(scenario, self.swarm))
+            else:
+                found = Model(scenario, self.mutant, symmetric=self.symmetry)
+            _MODELS[self] = found
         return found
+
+    @property
+    def properties(self) -> dict[str, str]:
+        """What the check judges: the campaign's P1-P6, or a swarm's P1, P5 and P7."""
+        return SWARM_PROPERTIES if self.swarm else PROPERTIES
 
     @property
     def size(self) -> str:
@@ -64,8 +82,10 @@ class Bound:
         parts = [plural(self.clients, "client"), plural(self.edits, "edit"), f"lag {self.lag}"]
         parts[0:2] = [f"{parts[0]} \N{MULTIPLICATION SIGN} {parts[1]}"]
         parts.append(f"{'identical ' if self.shared else ''}{self.scripts} scripts")
-        if self.future and not self.shared:
+        if self.future and not self.shared and not self.swarm:
             parts.append("the last client writes an unknown key")
+        if self.swarm:
+            parts.append(f"client-layer clients {', '.join(self.swarm)} (lockstep settle)")
         if self.blob:
             parts.append("an unparseable blob in the swarm")
         if self.symmetry:
@@ -76,7 +96,7 @@ class Bound:
 
     @property
     def sometimes(self) -> dict[str, str]:
-        return SOMETIMES
+        return SWARM_SOMETIMES if self.swarm else SOMETIMES
 
     def command(self) -> str:
         options = [f"--clients {self.clients}", f"--edits {self.edits}", f"--lag {self.lag}"]
@@ -88,8 +108,10 @@ class Bound:
             options.append("--shared-scripts")
             if not self.symmetry:
                 options.append("--no-symmetry")
-        if not self.future and not self.shared:
+        if not self.future and not self.shared and not self.swarm:
             options.append("--no-future")
+        if self.swarm:
+            options.append(f"--swarm {','.join(self.swarm)}")
         if self.mutant:
             options.append(f"--mutant {self.mutant}")
         return "swarmconf check " + " ".join(options)
@@ -100,11 +122,14 @@ def plural(count: int, noun: str) -> str:
 
 
 def write_counterexample(
-    bound: Bound, name: str, found: Found, actions: list[Action], path: Path
+    bound: Bound, name: str, found: Found, actions: list[Any], path: Path
 ) -> dict[str, Any]:
     """The shortest trace to `found` as a campaign case file; what the report lists of it."""
     model = bound.model()
-    case = case_of(model, actions, judged=found.action is None)
+    if isinstance(model, SwarmModel):
+        case = swarm_case_of(model, actions, judged=found.action is None)
+    else:
+        case = case_of(model, actions, judged=found.action is None)
     outcome = replay(case)
     obj = case_to_json(case, outcome, path)
     # The case comes from a search, not from seeds: the command that finds it again

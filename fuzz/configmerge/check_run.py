@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from ..check_report import IN_PROCESS, summarize, write_outputs
-from ..explore import Level, Result, explore
+from ..explore import Level, Result, Space, explore
 from .check import Bound, write_counterexample
-from .report import PROPERTIES
 
 DRIVER_MEMORY = "4g"
 """The driver JVM's heap when this process starts it (spark-submit's --driver-memory else)."""
@@ -40,8 +39,9 @@ def run(bound: Bound, settings: Settings) -> dict[str, Any]:
     """Search the bound, write summary.json, report.html and counterexamples/; the summary."""
     shown = None if settings.quiet else progress
     if settings.master is None:
+        space: Space[Any, Any] = bound.model()
         result, search = explore(
-            bound.model(),
+            space,
             sleep_sets=settings.sleep_sets,
             stop_on_violation=settings.stop_on_violation,
             max_depth=settings.max_depth,
@@ -87,7 +87,7 @@ def report(
         counterexamples.append(write_counterexample(bound, name, found, trace(found), path))
     summary = summarize(
         result,
-        properties=PROPERTIES,
+        properties=bound.properties,
         sometimes=bound.sometimes,
         bound={
             "clients": bound.clients,
@@ -98,6 +98,7 @@ def report(
             "mutant": bound.mutant,
             "scripts": bound.scripts,
             "blob": bound.blob,
+            "swarm": list(bound.swarm) if bound.swarm else None,
         },
         bound_text=bound.size,
         bound_description=bound.describe(),
@@ -106,5 +107,5 @@ def report(
         master=master,
         cores=cores,
     )
-    write_outputs(summary, settings.out, PROPERTIES, bound.sometimes)
+    write_outputs(summary, settings.out, bound.properties, bound.sometimes)
     return summary

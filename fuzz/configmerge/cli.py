@@ -20,10 +20,13 @@ EXAMPLES = (
     "swarmconf check --clients 3 --edits 2 --master 'local[2]'",
     "swarmconf check --clients 2 --edits 2 --mutant ties",
     "swarmconf check --clients 3 --edits 2 --lag 2 --scripts overlap --mutant replay-lowest",
+    "swarmconf check --clients 2 --edits 1 --swarm spec,deployed",
     "swarmconf fuzz replay check-out/counterexamples/P3-ties.json",
 )
 IN_PROCESS = "none"
 SCRIPT_FAMILIES = ("plain", "overlap")
+BEHAVIOUR_NAMES = ("spec", "reference", "libsession", "deployed")
+"""`swarm.BEHAVIOURS` by name (a test keeps the two equal)."""
 """`model.SCRIPTS` by name (the model is imported only when a check runs)."""
 
 
@@ -102,6 +105,13 @@ def register(subparsers: Any) -> None:
         "--exhaust", action="store_true", help="search on after the first violating level"
     )
     check.add_argument("--max-depth", type=bounded(0, 1000), help="stop after this depth")
+    check.add_argument(
+        "--swarm",
+        metavar="BEHAVIOURS",
+        help="client-layer clients of these behaviours, comma-separated, given to the clients in "
+        f"turn ({', '.join(BEHAVIOUR_NAMES)}): polls, pushes that delete what they name, and "
+        "lockstep rounds judged for P1, P5 (racing resolutions that never stop) and P7",
+    )
     check.set_defaults(handler=guarded(run_check))
 
 
@@ -111,6 +121,16 @@ def run_check(args: argparse.Namespace) -> int:
     if args.mutant is not None and args.mutant not in MUTANTS:
         detail = f"{args.mutant!r}; known: {', '.join(sorted(MUTANTS))}"
         raise CommandError(CliReason.BAD_MUTANT, detail, Exit.USAGE)
+    swarm = None
+    if args.swarm is not None:
+        swarm = tuple(name.strip() for name in args.swarm.split(",") if name.strip())
+        unknown = [name for name in swarm if name not in BEHAVIOUR_NAMES] or ([] if swarm else [""])
+        if unknown or args.mutant or args.shared_scripts:
+            detail = (
+                f"--swarm takes {', '.join(BEHAVIOUR_NAMES)}, without --mutant or "
+                f"--shared-scripts, not {args.swarm!r}"
+            )
+            raise CommandError(CliReason.USAGE, detail, Exit.USAGE)
     spark = args.master != IN_PROCESS
     import_extra("fuzz", ("pyspark", "matplotlib") if spark else ("matplotlib",))
     from ..storage import destination
@@ -132,6 +152,7 @@ def run_check(args: argparse.Namespace) -> int:
         symmetry=args.shared_scripts and not args.no_symmetry,
         scripts=args.scripts,
         blob=args.blob,
+        swarm=swarm,
     )
     settings = Settings(
         master=args.master if spark else None,

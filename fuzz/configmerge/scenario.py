@@ -13,7 +13,7 @@ seqno near the starting one, so it sorts between messages. A push never deletes 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .edits import (
     Data,
@@ -38,6 +38,9 @@ class Client:
     batches: tuple[tuple[Edit, ...], ...]
     signer: bool = True
     future: bool = False
+    behaviour: str | None = None
+    """A client-layer client of this behaviour (`swarm.BEHAVIOURS`); None: the message-layer
+    client of the interleavings campaign (`run`)."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,14 @@ class Scenario:
     key_seed: bytes
     blobs: tuple[bytes, ...] = ()
     """Unparseable blobs the swarm holds from the start (kept by every push, D27)."""
+
+    @property
+    def swarm(self) -> tuple[str, ...] | None:
+        """The clients' behaviours when they are client-layer clients (`swarm`), else None."""
+        behaviours = tuple(client.behaviour for client in self.clients)
+        if any(behaviour is None for behaviour in behaviours):
+            return None
+        return behaviours  # type: ignore[return-value]
 
     @property
     def edit_count(self) -> int:
@@ -85,6 +96,16 @@ def generate_scenario(
     )
 
 
+def with_behaviours(scenario: Scenario, behaviours: tuple[str, ...]) -> Scenario:
+    """The scenario with client-layer clients: client i has behaviour i, the list repeating
+    over the clients."""
+    clients = tuple(
+        replace(client, behaviour=behaviours[number % len(behaviours)])
+        for number, client in enumerate(scenario.clients)
+    )
+    return replace(scenario, clients=clients)
+
+
 def unparseable_blobs(campaign_seed: int, index: int) -> tuple[bytes, ...]:
     """The blobs seeded into a scenario's swarm, from a generator of their own (so the rest of
     the scenario is that of its seeds without blobs): none in most scenarios, else a future
@@ -111,6 +132,7 @@ def scenario_to_json(scenario: Scenario) -> JsonValue:
                 "signer": client.signer,
                 "future": client.future,
                 "batches": [[edit_to_json(edit) for edit in batch] for batch in client.batches],
+                **({} if client.behaviour is None else {"behaviour": client.behaviour}),
             }
             for client in scenario.clients
         ],
@@ -127,6 +149,7 @@ def scenario_from_json(obj: JsonValue) -> Scenario:
             ),
             signer=bool(client["signer"]),
             future=bool(client["future"]),
+            behaviour=client.get("behaviour"),
         )
         for client in obj["clients"]
     )

@@ -20,7 +20,8 @@ from .edits import JsonValue
 from .scenario import Scenario
 from .seeds import derive_rng
 
-EventKind = Literal["edit", "sync", "offline", "online"]
+EventKind = Literal["edit", "sync", "offline", "online", "push"]
+"""`push`: a client-layer client sends what it needs to push (`swarm`)."""
 ViewMode = Literal["full", "partial", "stale"]
 
 

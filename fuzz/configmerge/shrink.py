@@ -10,10 +10,8 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from ..ddmin import ddmin
+from .case import outcome_of
 from .edits import Edit
-from .engine import Engine
-from .impl import choose
-from .run import run_case
 from .scenario import Client, Scenario
 from .schedule import Event, Schedule
 
@@ -21,9 +19,7 @@ Case = tuple[Scenario, Schedule]
 
 
 def failing_properties(case: Case, mutant: str | None) -> list[str]:
-    scenario, schedule = case
-    primary, checker = choose(mutant)
-    return run_case(Engine(scenario, primary, checker), schedule).properties
+    return outcome_of(*case, mutant).properties
 
 
 def shrink(case: Case, mutant: str | None = None, rounds: int = 4) -> Case:
