@@ -26,6 +26,7 @@ import functools
 import json
 import os
 import queue
+import shlex
 import threading
 import time
 from collections.abc import Callable
@@ -54,6 +55,14 @@ HANG_POLL = 0.01
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 """/proc's unit of CPU time, per second."""
 Answer = Message | ClientFailure
+GIVEN_UP = "given up"
+"""The kind of failure of a request left unsent after too many failures in a row."""
+
+
+def client_did(answer: Answer) -> bool:
+    """Whether the client did what `answer` reports: not a request left unsent (`GIVEN_UP`),
+    which fails C2 but is grouped by no cause of its own."""
+    return not (isinstance(answer, ClientFailure) and answer.kind == GIVEN_UP)
 
 
 @dataclass
@@ -119,7 +128,7 @@ class PooledClient:
                 if self.in_a_row >= MAX_CONSECUTIVE_CLIENT_FAILURES:
                     for index in todo:
                         answers[index] = ClientFailure(
-                            "given up",
+                            GIVEN_UP,
                             f"not sent: the client failed {self.in_a_row} times in a row",
                         )
                     break
@@ -297,6 +306,11 @@ def cpu_seconds(pid: int) -> float | None:
     except (OSError, IndexError):
         return None
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def replay_line(request: Message, command: str) -> str:
+    """The shell line that sends `request` to the adapter `command` again and shows its answer."""
+    return f"printf '%s\\n' {shlex.quote(json.dumps({'id': 1, **request}))} | {command}"
 
 
 def start(command: str, timeout: float = DEFAULT_TIMEOUT) -> PooledClient:

@@ -60,12 +60,15 @@ def reason_pair_totals(counts: Iterable[str]) -> dict[str, int]:
 
 def failure_groups(texts: Iterable[str]) -> list[dict[str, Any]]:
     """Client failures no quirk explains (C2) grouped by cause across rows (each a JSON object
-    of `Tally.cause`): each group's cause, count and first input, the largest group first."""
+    of each cause to its counts and first `example`, as `Tally.cause` writes it): each group's
+    cause, counts summed and first example, the largest `count` first."""
     groups: dict[str, dict[str, Any]] = {}
     for text in texts:
         for cause, found in json.loads(text).items():
-            group = groups.setdefault(cause, {"cause": cause, **found, "count": 0})
-            group["count"] += found["count"]
+            group = groups.setdefault(cause, {"cause": cause, "example": found["example"]})
+            for name, value in found.items():
+                if name != "example":
+                    group[name] = group.get(name, 0) + value
     return sorted(groups.values(), key=lambda group: (-group["count"], group["cause"]))
 
 
@@ -97,9 +100,7 @@ def cause_label(group: dict[str, Any], unit: str) -> str:
     shrank."""
     label = f"C2, {number(group['count'])} {unit}: {group['cause']}"
     shrunk = group.get("shrunk")
-    if shrunk is None:
-        return label
-    return f"{label}; shrunk to {number(shrunk['bytes'])} bytes ({number(shrunk['tried'])} tried)"
+    return label if shrunk is None else f"{label}; shrunk to {shrunk['shrunk_to']}"
 
 
 def lenient_facts(pairs: dict[str, int]) -> list[tuple[str, str]]:

@@ -38,7 +38,7 @@ from swarmconf.reference.configmerge.data import encode_data
 from swarmconf.spec import configmerge as spec
 from swarmconf.spec.configmerge.message import message_hash
 
-from ..client import DEFAULT_TIMEOUT, PooledClient, pooled
+from ..client import DEFAULT_TIMEOUT, PooledClient, client_did, pooled, replay_line
 from ..heap import collector_paused
 from .cached_spec import CachedLibrary, LibraryOracle
 from .campaign import row_of
@@ -57,6 +57,7 @@ from .verdict import (
     Verdict,
     asked,
     declared_hang,
+    failure_cause,
     judge,
     reason_pairs,
 )
@@ -80,6 +81,10 @@ chain ends; through the emulation of the deployed client, one interleaving in 1,
 CLIENT_DELETED = ", the swarm deleting what the client answered"
 """Appended to the P1, P4 and P5 violations of an interleaving replayed with the client's
 deletions."""
+SHRINK_TIMEOUT = 2.0
+"""While shrinking a C2 group's input, a candidate the client does not answer within this (or
+the campaign's timeout, if shorter) hangs: a hang's candidates would otherwise each cost the
+whole timeout."""
 COLLECT_EVERY = 8
 """Tasks between two runs of the cycle collector, paused otherwise: whenever it runs, the next
 task's engine, played while the adapter answers, is alive, and it would traverse all of it
@@ -389,6 +394,54 @@ def client_violations(
     return [violation for name in PROPERTIES for violation in noted[name]]
 
 
+def failed_by_cause(
+    engine: RecordingEngine, checked: Checked, keys: Iterable[OpKey]
+) -> dict[str, list[tuple[OpKey, Message]]]:
+    """The operations among `keys` that failed C2 (crash, hang, garbage, error), with their
+    requests, by cause (`verdict.failure_cause`: the operation, what the client did, what the
+    spec answers), in the order of `sort_key`; requests left unsent have none."""
+    causes: dict[str, list[tuple[OpKey, Message]]] = {}
+    for key in sorted(keys, key=sort_key):
+        verdict = checked.verdicts.get(key)
+        failed = verdict is not None and STATUS_PROPERTY.get(verdict.status) == "C2"
+        if not failed or not client_did(checked.answers[key]):
+            continue
+        request = request_of(engine, key)
+        cause = failure_cause(request, engine.expected(key, request), checked.answers[key])
+        causes.setdefault(cause, []).append((key, request))
+    return causes
+
+
+def cause_counts(played: Played, checked: Checked) -> dict[str, dict[str, Any]]:
+    """A task's C2 failures by cause (see `failed_by_cause`): how many operations failed and
+    how many interleavings used one, and the first of them (its case, and the operation's
+    request with the line that replays it through the task's client)."""
+    task = played.task
+    failed = {
+        key: (cause, request)
+        for cause, found in failed_by_cause(played.engine, checked, checked.verdicts).items()
+        for key, request in found
+    }
+    counts: dict[str, dict[str, Any]] = {}
+    for index, _, touched in played.results:
+        hit = sorted(touched & failed.keys(), key=sort_key)
+        for key in hit:
+            cause, request = failed[key]
+            if cause not in counts:
+                example = {
+                    "case": f"{task.campaign_seed}:{task.scenario}:{index}",
+                    "request": request,
+                    "replay": replay_line(request, task.command),
+                }
+                counts[cause] = {"count": 0, "interleavings": 0, "example": example}
+        for cause in {failed[key][0] for key in hit}:
+            counts[cause]["interleavings"] += 1
+    for cause, _ in failed.values():
+        if cause in counts:
+            counts[cause]["count"] += 1
+    return counts
+
+
 def tally(verdicts: Iterable[Verdict]) -> dict[str, int]:
     counts = dict.fromkeys(("requests", SKIPPED, QUIRK, FAILED), 0)
     for verdict in verdicts:
@@ -418,9 +471,10 @@ class ClientTask(NamedTuple):
 
 CLIENT_FIELDS = ("client_requests", "client_skipped", "client_quirks", "client_failures")
 """Per task, counted on its first row: distinct requests sent, skipped, judged by a declared
-quirk, failed (crash, hang, garbage, error); then the seconds spent waiting for answers, and
-the answers acceptable as a declared quirk by quirk (JSON, `quirk_counts`) and the refusals
-judged leniently by pair of reasons (JSON, `verdict.reason_pairs`)."""
+quirk, failed (crash, hang, garbage, error); then the seconds spent waiting for answers, the
+answers acceptable as a declared quirk by quirk (JSON, `quirk_counts`), the refusals judged
+leniently by pair of reasons (JSON, `verdict.reason_pairs`) and the failures by cause (JSON,
+`cause_counts`)."""
 
 
 def interleavings(
@@ -482,11 +536,11 @@ def run_client_tasks(
     library: types.ModuleType = reference,
 ) -> Iterator[tuple[Any, ...]]:
     """Each task's rows (`Row`'s fields, then `CLIENT_FIELDS`, `client_seconds`,
-    `client_quirk_counts` and `client_reason_pairs`), through this worker's pooled adapter
-    unless `client` is given, the interleavings played on `library` (the reference, or a
-    test's broken one). One batch is in flight at a time, and while the adapter answers it,
-    the oracle answers the same requests and then the next task's interleavings are played, so
-    the campaign's own work hides behind the adapter's."""
+    `client_quirk_counts`, `client_reason_pairs` and `client_failure_causes`), through this
+    worker's pooled adapter unless `client` is given, the interleavings played on `library`
+    (the reference, or a test's broken one). One batch is in flight at a time, and while the
+    adapter answers it, the oracle answers the same requests and then the next task's
+    interleavings are played, so the campaign's own work hides behind the adapter's."""
     queue = iter(tasks)
     task = next(queue, None)
     with collector_paused():
@@ -529,6 +583,7 @@ def rows_of(played: Played, checked: Checked, seconds: float) -> Iterator[tuple[
     reasons = json.dumps(dict(sorted(reason_pairs(checked.verdicts.values()).items())))
     per_schedule = seconds / max(1, task.schedules)
     flagged = flagged_keys(checked.verdicts)
+    causes = json.dumps(cause_counts(played, checked) if counts[FAILED] else {})
     for number, (index, outcome, touched) in enumerate(played.results):
         outcome.violations.extend(client_violations(touched, checked.verdicts, flagged))
         extra = [counts[name] for name in ("requests", SKIPPED, QUIRK, FAILED)]
@@ -539,6 +594,7 @@ def rows_of(played: Played, checked: Checked, seconds: float) -> Iterator[tuple[
             checked.seconds_waiting if first else 0.0,
             quirks if first else "{}",
             reasons if first else "{}",
+            causes if first else "{}",
         )
 
 
@@ -566,12 +622,26 @@ def client_schema() -> Any:
     seconds = StructField("client_seconds", DoubleType(), False)
     quirks = StructField("client_quirk_counts", StringType(), False)
     reasons = StructField("client_reason_pairs", StringType(), False)
-    return StructType([*row_schema().fields, *extra, seconds, quirks, reasons])
+    causes = StructField("client_failure_causes", StringType(), False)
+    return StructType([*row_schema().fields, *extra, seconds, quirks, reasons, causes])
 
 
-def replay_with_client(
-    scenario: Scenario, schedule: Schedule, client: PooledClient
-) -> tuple[Outcome, dict[str, int]]:
+@dataclass
+class Replay:
+    """One interleaving replayed through a client: its outcome (client violations included),
+    its engine, the verdicts on its operations and the operations it used."""
+
+    outcome: Outcome
+    engine: RecordingEngine
+    checked: Checked
+    touched: set[OpKey]
+
+    def causes(self) -> dict[str, list[tuple[OpKey, Message]]]:
+        """Its operations that failed C2, with their requests, by cause."""
+        return failed_by_cause(self.engine, self.checked, self.touched)
+
+
+def replayed_with_client(scenario: Scenario, schedule: Schedule, client: PooledClient) -> Replay:
     """One interleaving on a fresh engine, its operations through `client`."""
     engine = recording_engine(scenario)
     results = interleavings(engine, [(0, schedule)])
@@ -579,39 +649,68 @@ def replay_with_client(
     checked = settle_deletions(engine, results, lambda _: schedule, checked, client)
     [(_, outcome, touched)] = results
     outcome.violations.extend(client_violations(touched, checked.verdicts))
-    return outcome, tally(checked.verdicts.values())
+    return Replay(outcome, engine, checked, touched)
 
 
-def client_fails(command: str, timeout: float) -> Callable[[tuple[Scenario, Schedule]], list[str]]:
-    """The properties a case fails, each replay on a freshly started adapter (for shrinking)."""
+def replay_with_client(
+    scenario: Scenario, schedule: Schedule, client: PooledClient
+) -> tuple[Outcome, dict[str, int]]:
+    """One interleaving on a fresh engine, its operations through `client`: its outcome and the
+    client's counts."""
+    replay = replayed_with_client(scenario, schedule, client)
+    return replay.outcome, tally(replay.checked.verdicts.values())
+
+
+def replays_through(command: str, timeout: float) -> Callable[[tuple[Scenario, Schedule]], Replay]:
+    """A case replayed through `command`, each replay on a freshly started adapter."""
     from ..client import start
 
-    def properties(case: tuple[Scenario, Schedule]) -> list[str]:
+    def replay(case: tuple[Scenario, Schedule]) -> Replay:
         client = start(command, timeout)
         try:
-            return replay_with_client(*case, client)[0].properties
+            return replayed_with_client(*case, client)
         finally:
             client.close()
 
-    return properties
+    return replay
 
 
 def shrink_through_client(
-    case: tuple[Scenario, Schedule], command: str, timeout: float, rounds: int = 2
+    case: tuple[Scenario, Schedule],
+    command: str,
+    timeout: float,
+    rounds: int = 2,
+    cause: str | None = None,
+    seconds: float | None = None,
 ) -> tuple[Scenario, Schedule]:
     """A smaller case failing the same client property (C1 or C2) first, or else the same
-    first property; each candidate is replayed on a freshly started adapter."""
+    first property; or, given a C2 `cause`, still failing with that cause (each candidate's
+    hang then cut at `SHRINK_TIMEOUT`). Each candidate is replayed on a freshly started
+    adapter; after `seconds` (if given), the smallest case found so far."""
     from .shrink import drop_base_keys, drop_clients, drop_edits, drop_events
 
-    properties = client_fails(command, timeout)
-    original = properties(case)
-    if not original:
-        raise ValueError("the case does not fail")
-    target = next((name for name in original if name in PROPERTIES), original[0])
+    deadline = None if seconds is None else time.monotonic() + seconds
+    if cause is None:
+        replay = replays_through(command, timeout)
+        original = replay(case).outcome.properties
+        if not original:
+            raise ValueError("the case does not fail")
+        target = next((name for name in original if name in PROPERTIES), original[0])
+
+        def failing(candidate: tuple[Scenario, Schedule]) -> bool:
+            return target in replay(candidate).outcome.properties
+
+    else:
+        replay = replays_through(command, min(timeout, SHRINK_TIMEOUT))
+
+        def failing(candidate: tuple[Scenario, Schedule]) -> bool:
+            return cause in replay(candidate).causes()
 
     def fails(candidate: tuple[Scenario, Schedule]) -> bool:
+        if deadline is not None and time.monotonic() > deadline:
+            return False
         try:
-            return target in properties(candidate)
+            return failing(candidate)
         except ValueError:
             return False
 

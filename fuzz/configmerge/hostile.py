@@ -16,10 +16,8 @@ the report shrinks each cause's first input through the client (`shrink_failure`
 
 from __future__ import annotations
 
-import json
 import random
 import re
-import shlex
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -29,7 +27,7 @@ from swarmconf.reference import configmerge as reference
 from swarmconf.spec import configmerge as spec
 from swarmconf.spec.configmerge.reasons import ConfigError, UsageError
 
-from ..client import PooledClient, pooled, start
+from ..client import PooledClient, client_did, pooled, replay_line, start
 from ..ddmin import ddmin
 from ..heap import collector_paused
 from ..hostile import (
@@ -47,7 +45,7 @@ from ..hostile import (
     truncate,
 )
 from .cached_spec import CachedLibrary, LibraryOracle
-from .differential import STATUS_PROPERTY, recording_engine
+from .differential import SHRINK_TIMEOUT, STATUS_PROPERTY, recording_engine
 from .scenario import generate_scenario
 from .verdict import (
     AGREED,
@@ -92,10 +90,6 @@ LAGS = (5,) * 14 + (3, 3, 1, 1, 0, -1)
 """Lags drawn for inputs: mostly the default; lag 0 or less (a usage error) now and then."""
 SHRINK_SECONDS = 20.0
 """Seconds a C2 group's input may spend shrinking (each candidate goes through the client)."""
-SHRINK_TIMEOUT = 2.0
-"""While shrinking, a candidate the client does not answer within this (or the campaign's
-timeout, if shorter) hangs: a hang cause's candidates would otherwise each cost the whole
-timeout."""
 
 
 class HostileTask(NamedTuple):
@@ -282,11 +276,6 @@ def parse_request(item: Input) -> dict[str, Any]:
     return request
 
 
-def replay_line(request: dict[str, Any], command: str) -> str:
-    """The shell line that sends `request` to the adapter `command` again and shows its answer."""
-    return f"printf '%s\\n' {shlex.quote(json.dumps({'id': 1, **request}))} | {command}"
-
-
 def run_hostile_task(task: HostileTask) -> HostileRow:
     """One row: the task's counts, outcome tally and first failing inputs."""
     started = time.perf_counter()
@@ -345,7 +334,7 @@ def check_inputs(task: HostileTask, distinct: list[Input], tally: Tally) -> Coun
             name = STATUS_PROPERTY.get(verdict.status, "C1")
             replay = replay_line(request, command)
             note(name, item, verdict.detail, replay=replay)
-            if name == "C2":
+            if name == "C2" and client_did(answer):
                 example = {"mutation": item.mutation, **request, "replay": replay}
                 tally.cause(failure_cause(request, expected, answer), example)
     spec_cache.forget()
@@ -424,6 +413,7 @@ def shrink_failure(
         **request,
         "bytes": len(item.message),
         "tried": len(seen),
+        "shrunk_to": f"{len(item.message):,} bytes ({len(seen):,} candidates tried)",
         "replay": replay_line(request, command),
     }
 

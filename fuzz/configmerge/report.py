@@ -4,7 +4,8 @@ report.html.
 Aggregates are computed by Spark SQL from the per-case Parquet; the page is drawn by
 `report_page`. A campaign through a client (`--client`) adds the client's name and version, its
 C1 and C2 counts, and the requests it skipped or answered as a declared quirk; its
-counterexamples replay and shrink through the same command.
+counterexamples replay and shrink through the same command, and its C2 failures are grouped by
+cause, each group's first case shrunk to one still failing with that cause.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..campaigns import Closing, campaign_of
 from ..report import (
+    cause_label,
     client_hello,
     client_line,
     counts,
+    failure_groups,
     interleavings_closing,
     lenient_facts,
     quirk_totals,
@@ -27,7 +30,7 @@ from ..report import (
     replay_command,
 )
 from ..report_page import Counterexample, Page, Property, chart, duration, number, render
-from .case import Case, case_to_json, generate_case, replay
+from .case import Case, case_to_json, generate_case, parse_case_id, replay
 from .impl import choose
 from .shrink import shrink
 
@@ -60,6 +63,9 @@ PROPERTIES = {
     "P6": "every published message parses and is in normal form",
 }
 PER_PROPERTY = 5
+SHRINK_SECONDS = 60.0
+"""Seconds a case may spend shrinking through the client (each candidate replays on a new
+adapter process): a client that dies often would otherwise hold the report for minutes."""
 
 
 def properties_of(config: Config) -> Mapping[str, str]:
@@ -150,7 +156,10 @@ def client_case(case: Case, config: Config, shrunk: bool) -> tuple[Case, list[st
     assert config.client is not None
     if shrunk:
         scenario, schedule = shrink_through_client(
-            (case.scenario, case.schedule), config.client, config.client_timeout
+            (case.scenario, case.schedule),
+            config.client,
+            config.client_timeout,
+            seconds=SHRINK_SECONDS,
         )
         case = replace(case, scenario=scenario, schedule=schedule, shrunk=True)
     client = start(config.client, config.client_timeout)
@@ -159,6 +168,66 @@ def client_case(case: Case, config: Config, shrunk: bool) -> tuple[Case, list[st
     finally:
         client.close()
     return case, outcome.violations
+
+
+def cause_counterexample(group: dict[str, Any], config: Config, number_: int) -> dict[str, Any]:
+    """A C2 group's first case shrunk through the client to a smaller one still failing with
+    the group's cause (`SHRINK_SECONDS` at most), written as a counterexample file; its
+    path, size, replay command, and the first request failing with that cause in its replay
+    (with the line that sends it to the client again)."""
+    from ..client import replay_line
+    from .differential import replays_through, shrink_through_client
+
+    assert config.client is not None
+    case = parse_case_id(group["example"]["case"])
+    scenario, schedule = shrink_through_client(
+        (case.scenario, case.schedule),
+        config.client,
+        config.client_timeout,
+        cause=group["cause"],
+        seconds=SHRINK_SECONDS,
+    )
+    small = replace(case, scenario=scenario, schedule=schedule, shrunk=True)
+    replayed = replays_through(config.client, config.client_timeout)((scenario, schedule))
+    failing = [request for _, request in replayed.causes().get(group["cause"], [])]
+    folder = config.out / "counterexamples"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"c2-{number_}-{small.name}-shrunk.json"
+    obj = case_to_json(small, replay(small), path)
+    obj["client"] = config.client
+    obj["violations"] = replayed.outcome.violations
+    obj["properties"] = replayed.outcome.properties
+    obj["cause"] = group["cause"]
+    obj["replay"] = replay_command(str(path), config.client)
+    path.write_text(json.dumps(obj, indent=1) + "\n")
+    request = failing[0] if failing else group["example"]["request"]
+    return {
+        "file": str(path),
+        "shrunk_to": (
+            f"{len(scenario.clients)} clients, {scenario.edit_count} edits, "
+            f"{len(schedule.events)} events"
+        ),
+        "replay": obj["replay"],
+        "request": request,
+        "request_replay": replay_line(request, config.client),
+    }
+
+
+def cause_groups(cases: DataFrame, config: Config) -> list[dict[str, Any]]:
+    """The client's failures no declared quirk explains (C2) by cause, the largest first, each
+    with its first case shrunk (`cause_counterexample`)."""
+    from pyspark.sql import functions as f
+
+    texts = (
+        row[0]
+        for row in cases.filter(f.col("client_failure_causes") != "{}")
+        .select("client_failure_causes")
+        .collect()
+    )
+    return [
+        {**group, "shrunk": cause_counterexample(group, config, number_)}
+        for number_, group in enumerate(failure_groups(texts), 1)
+    ]
 
 
 def write_counterexample(case: Case, config: Config, path: Path, shrunk: bool = False) -> bool:
@@ -203,7 +272,7 @@ def write_counterexamples(cases: DataFrame, config: Config, names: list[str]) ->
             if key in written:
                 continue
             written.add(key)
-            case = generate_case(row["campaign_seed"], *key, config.mutant)
+            case = generate_case(row["campaign_seed"], *key, config.mutant, config.swarm)
             path = folder / f"{case.name}.json"
             fails = write_counterexample(case, config, path)
             paths.append(str(path))
@@ -259,12 +328,23 @@ def write_report(summary: dict[str, Any], config: Config) -> None:
     notes += security_notes(summary.get("client"))
     out = config.out.resolve()
     examples = [
-        Counterexample(
-            Path(path).resolve().relative_to(out).as_posix(),
-            Path(path).stem,
-            replay_command(path, config.client),
-        )
-        for path in summary["counterexample_files"]
+        *(
+            Counterexample(
+                Path(group["shrunk"]["file"]).resolve().relative_to(out).as_posix(),
+                cause_label(group, "requests")
+                + f" (in {number(group['interleavings'])} interleavings)",
+                group["shrunk"]["replay"],
+            )
+            for group in summary.get("client_failures_by_cause", [])
+        ),
+        *(
+            Counterexample(
+                Path(path).resolve().relative_to(out).as_posix(),
+                Path(path).stem,
+                replay_command(path, config.client),
+            )
+            for path in summary["counterexample_files"]
+        ),
     ]
     violations = summary["violations"]
     page = Page(
@@ -318,6 +398,9 @@ def write_report(summary: dict[str, Any], config: Config) -> None:
 def write_outputs(cases: DataFrame, config: Config, seconds: float, master: str) -> dict[str, Any]:
     if config.client is not None:
         primary, checker = "swarmconf.reference (the oracle; the spec judges)", None
+    elif config.swarm:
+        primary = f"client-layer clients: {', '.join(config.swarm)} (repeated over the clients)"
+        checker = None
     else:
         impl, check = choose(config.mutant, config.differential)
         primary, checker = impl.name, check.name if check else None
@@ -338,6 +421,8 @@ def write_outputs(cases: DataFrame, config: Config, seconds: float, master: str)
     names = list(properties_of(config))
     summary.update(summarize(cases, names))
     summary["counterexample_files"] = write_counterexamples(cases, config, names)
+    if config.client is not None:
+        summary["client_failures_by_cause"] = cause_groups(cases, config)
     (config.out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     write_report(summary, config)
     return summary
