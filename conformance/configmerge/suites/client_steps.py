@@ -5,7 +5,8 @@ From the design text's examples up: a clean client at 124 resolving the simple c
 127; conflicts met while dirty; the two-client race, where a client handed the other racer's
 resolution agrees only if both pushed the same bytes; read-only clients; an unparseable input
 before the survivor (X12); its own message handed back; then random scripts over random
-histories. Every case runs under both profiles.
+histories; last, a client's bad arguments and edges. Every case runs under both profiles, but
+the one of a profile that does not exist.
 """
 
 from __future__ import annotations
@@ -327,8 +328,8 @@ def random_scripts(g: BoundGroup, rng: random.Random) -> None:
 
 def arguments_and_edges(suite: SuiteBuilder) -> None:
     """A client's arguments refused (D28, D17), a poll with nothing valid and no message (D29),
-    and a signing client's stored unsigned message entering a merge as it is (D29). In groups
-    of their own, after the cases the documentation cites by number."""
+    and a signing client's stored unsigned message entering a merge as it is (D29), under both
+    profiles. In groups of their own, after the cases the documentation cites by number."""
     bad = suite.group("client", lag=5, profile="rule8")
     bad.case(
         "unknown-profile",
@@ -338,11 +339,16 @@ def arguments_and_edges(suite: SuiteBuilder) -> None:
         flags=STEPS,
         rules=["D28", "D30"],
     )
-    g = suite.group("client", lag=4, profile="spec")
+    for profile in PROFILES:
+        edges(suite.group("client", lag=4, profile=profile))
+
+
+def edges(g: BoundGroup) -> None:
+    """Keys of the wrong length, nothing valid polled, an unsigned message held by a signer."""
     short = ALICE_PUB[:31].hex()
     for field, rule in (("verify_key", "D32"), ("sign_key", "D17")):
         g.case(
-            f"{field.replace('_', '-')}-of-31-bytes",
+            f"{field.replace('_', '-')}-of-31-bytes-{g.group.params['profile']}",
             f"a client given a {field} of 31 bytes, refused before any step",
             input={"steps": [receive()], field: short},
             expect="BAD_KEY",
