@@ -5,8 +5,8 @@ keeps its adapter alive from one task to the next. `PooledClient.exchange` write
 of requests ahead on a writer thread and reads the answers in order, each within the timeout: a
 crash, a hang (the process is killed) or a garbled line is that request's answer, the adapter is
 restarted (sending `hello` again) and the requests already sent after the fatal one are sent to
-the new process again, `REPLAY_WINDOW` at a time (one started ahead once a process has failed,
-so that a client failing often is not waited for). After
+the new process again, `REPLAY_WINDOW` at a time (`SPARES_AHEAD` processes started ahead once
+a process has failed, so that a client failing often is not waited for). After
 `MAX_CONSECUTIVE_CLIENT_FAILURES` failures in a row the rest of the batch fails unsent, as the
 conformance runner gives up on a run; the next batch tries again.
 
@@ -20,6 +20,7 @@ which the client has burnt `HANG_CPU` seconds of CPU without answering (it spins
 from __future__ import annotations
 
 import atexit
+import collections
 import concurrent.futures
 import contextlib
 import functools
@@ -42,7 +43,9 @@ machine), whatever the per-request timeout."""
 REPLAY_WINDOW = 64
 """Requests written ahead to a process started after a failure: a client that dies often then
 costs its start and the requests it dies on, not the rewriting of the whole rest of a batch
-at every death."""
+at every death. Each window answered whole doubles the next, so a process that lives on is
+soon written to as far ahead as before the failure, and rewrites after its death at most
+about as many requests as it answered."""
 HANG_GRACE = 0.25
 """Seconds after which a request the client declared it loops on counts as that hang."""
 HANG_CPU = 0.03
@@ -80,8 +83,11 @@ class PooledClient:
     """Failures in a row; at `MAX_CONSECUTIVE_CLIENT_FAILURES` the rest of a batch is not sent."""
     dead: bool = False
     """The adapter could not be restarted: nothing more is sent."""
-    spare: concurrent.futures.Future[tuple[ProcessClient, Message]] | None = None
-    """A process started ahead, to replace the next one that fails."""
+    spares: collections.deque[concurrent.futures.Future[tuple[ProcessClient, Message]]] = field(
+        default_factory=collections.deque
+    )
+    """Processes started ahead (`SPARES_AHEAD`, once one has failed), oldest first, to replace
+    the next ones that fail."""
 
     @property
     def ops(self) -> frozenset[str] | None:
@@ -141,6 +147,7 @@ class PooledClient:
                     self.in_a_row = 0  # an answer since the last failure
                 if failure is None:
                     todo = todo[count:]
+                    window *= 2  # a process that answers a window whole gets a larger one
                 else:
                     answers[todo[len(done)]] = failure
                     todo = todo[len(done) + 1 :]
@@ -182,19 +189,20 @@ class PooledClient:
             self.waiting += time.perf_counter() - started
 
     def restart(self) -> None:
-        """Replace the failed process by the spare started after the last restart (a client
-        that failed once may fail again: its next process starts while this one works), or by
-        a new one; then start the next spare."""
+        """Replace the failed process by the oldest spare (a client that failed once may fail
+        again: its next processes start while this one works), or by a new one; then start
+        spares up to `SPARES_AHEAD`."""
         self.restarts += 1
         stop(self.client)
-        spare, self.spare = self.spare, None
+        spare = self.spares.popleft() if self.spares else None
         try:
             self.client, self.hello = spare.result() if spare is not None else self.fresh()
         except ClientFailure:
             self.dead = True
             self.in_a_row = MAX_CONSECUTIVE_CLIENT_FAILURES
             return
-        self.spare = SPARES.submit(self.fresh)
+        while len(self.spares) < SPARES_AHEAD:
+            self.spares.append(SPARES.submit(self.fresh))
 
     def fresh(self) -> tuple[ProcessClient, Message]:
         """A newly started process of the adapter, and its `hello`."""
@@ -204,13 +212,17 @@ class PooledClient:
 
     def close(self) -> None:
         self.client.close()
-        spare, self.spare = self.spare, None
-        if spare is not None:
+        while self.spares:
             with contextlib.suppress(ClientFailure):
-                spare.result()[0].close()
+                self.spares.popleft().result()[0].close()
 
 
-SPARES = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="spare-adapter")
+SPARES_AHEAD = 2
+"""Spare processes kept started once a process has failed: hangs and deaths close together
+(a spinning client is cut within a tenth of a second) then find one ready."""
+SPARES = concurrent.futures.ThreadPoolExecutor(
+    max_workers=SPARES_AHEAD, thread_name_prefix="spare-adapter"
+)
 """Starts spare adapter processes in the background."""
 
 

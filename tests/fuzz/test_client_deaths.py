@@ -80,3 +80,25 @@ def test_requests_sent_after_a_death_are_answered_by_the_next_process(
             assert isinstance(answer, ClientFailure) and answer.kind == "crashed"
         else:
             assert answer == {"id": answer["id"], **emulated(request).answer}  # type: ignore[index,dict-item]
+
+
+def test_each_window_a_new_process_answers_whole_doubles_the_next(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(pooled_client, "REPLAY_WINDOW", 2)
+    written: list[int] = []
+    write = pooled_client.PooledClient.write
+
+    def counted(self: pooled_client.PooledClient, bodies: list[str]) -> int:
+        written.append(len(bodies))
+        return write(self, bodies)
+
+    monkeypatch.setattr(pooled_client.PooledClient, "write", counted)
+    fine = [{"op": "parse", "msg": "6c65", "lag": 5 + n % 3} for n in range(20)]
+    client = pooled_client.start(f"{ABORTING} --abort-on X4", 30.0)
+    try:
+        answers = client.exchange([FATAL, *fine])
+    finally:
+        client.close()
+    assert written == [21, 2, 4, 8, 6, 0]  # the batch, then windows of 2, 4, 8 and the rest
+    assert not any(isinstance(answer, ClientFailure) for answer in answers[1:])
