@@ -203,9 +203,13 @@ def cause_counterexample(group: dict[str, Any], config: Config, number_: int) ->
     request = failing[0] if failing else group["example"]["request"]
     return {
         "file": str(path),
-        "shrunk_to": (
-            f"{len(scenario.clients)} clients, {scenario.edit_count} edits, "
-            f"{len(schedule.events)} events"
+        "shrunk_to": ", ".join(
+            f"{count:,} {noun}{'' if count == 1 else 's'}"
+            for count, noun in (
+                (len(scenario.clients), "client"),
+                (scenario.edit_count, "edit"),
+                (len(schedule.events), "event"),
+            )
         ),
         "replay": obj["replay"],
         "request": request,
