@@ -57,6 +57,9 @@ class Row(NamedTuple):
     """The violations, one per line."""
     seconds: float
     """Time spent on this scenario's task divided by its schedules (for throughput)."""
+    acceptable: str
+    """Space-separated quirks that explain findings of this interleaving (`Outcome.acceptable`),
+    empty when none."""
 
 
 def plan(
@@ -146,6 +149,7 @@ def row_of(
         " ".join(outcome.properties),
         "\n".join(outcome.violations),
         seconds,
+        " ".join(sorted({finding.split(" ", 1)[0] for finding in outcome.acceptable})),
     )
 
 

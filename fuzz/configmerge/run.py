@@ -46,6 +46,9 @@ class Outcome:
     lost_dropped: int = 0
     lost_overwritten: int = 0
     checked: int = 0
+    acceptable: list[str] = field(default_factory=list)
+    """Findings a declared quirk of a client's behaviour explains, each led by the quirk (a
+    swarm's deployed clients: X12): reported, not failures."""
 
     @property
     def properties(self) -> list[str]:
