@@ -60,7 +60,7 @@ def test_the_message_bound_has_both_sides_and_the_deployed_push_past_it(
         ("unwrap-compressed-message-of-5000001-bytes", "invalid", "ZSTD_TOO_LARGE"),
     ]
     assert unwraps[0].expected == {"msg": {"size": 5_000_000, "blake2b": ANY}}
-    assert "X13" in unwraps[1].rules and unwraps[1].quirks == ("X15",)
+    assert unwraps[1].quirks == ("X15",)  # the deployed reader inflates it whole
 
 
 def joined_blobs(size: int) -> list[bytes]:
