@@ -13,8 +13,8 @@ from .model import SOMETIMES, Model, check_scenario
 from .report import PROPERTIES
 from .scenario import with_behaviours
 from .swarm import SWARM_PROPERTIES
+from .swarm_model import DECLARED, SwarmModel
 from .swarm_model import SOMETIMES as SWARM_SOMETIMES
-from .swarm_model import SwarmModel
 from .swarm_model import case_of as swarm_case_of
 from .trace import case_of
 
@@ -96,7 +96,13 @@ class Bound:
 
     @property
     def sometimes(self) -> dict[str, str]:
-        return SWARM_SOMETIMES if self.swarm else SOMETIMES
+        if not self.swarm:
+            return SOMETIMES
+        # Only a deployed client beside an unparseable blob can meet X12's deletion
+        reachable = self.blob and "deployed" in self.swarm
+        return {
+            name: text for name, text in SWARM_SOMETIMES.items() if reachable or name != DECLARED
+        }
 
     def command(self) -> str:
         options = [f"--clients {self.clients}", f"--edits {self.edits}", f"--lag {self.lag}"]

@@ -27,8 +27,12 @@ from .scenario import Scenario
 from .schedule import Event, Schedule
 from .swarm import Key, SwarmRun, World, swarm_hash
 
-RESOLUTION = "resolution"
-SOMETIMES = {RESOLUTION: "a client resolves a conflict: its merge makes a new message (D30)"}
+RESOLUTION, DECLARED = "resolution", "declared-quirk"
+SOMETIMES = {
+    RESOLUTION: "a client resolves a conflict: its merge makes a new message (D30)",
+    DECLARED: "a finding a declared quirk explains (a deployed client deleting a message it "
+    "cannot parse: X12)",
+}
 """What the search must reach for a pass to mean something."""
 
 
@@ -108,7 +112,9 @@ class SwarmModel:
         successor = self.state_of(run)
         if successor == state:
             return None
-        witnesses = (RESOLUTION,) if run.outcome.merges else ()
+        witnesses = ((RESOLUTION,) if run.outcome.merges else ()) + (
+            (DECLARED,) if run.outcome.acceptable else ()
+        )
         return Transition(successor, tuple(run.outcome.violations), witnesses)
 
     def independent(self, state: State, first: Action, second: Action) -> bool:
