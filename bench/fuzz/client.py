@@ -2,6 +2,7 @@
 
     python -m bench.fuzz.client [--interleavings N] [--inputs N] [--rounds R] [--master M]
     python -m bench.fuzz.client --cpu-only [--cpu-interleavings N] [--rounds R]
+    python -m bench.fuzz.client --deaths [--death-inputs N] [--rounds R] [--master M]
 
 1. The interleaving campaign through the worked adapter (`docs/examples/conformance_adapter.py`)
    against `swarmconf fuzz` without a client: interleavings per second, each run's own
@@ -19,6 +20,12 @@
    same interleavings, over the client campaign's and the adapter's together (the most a machine
    whose cores are all busy can give) and over the client campaign's alone (the most it can give
    with the adapter on cores of its own).
+5. (`--deaths` only) The hostile campaign through a client that really dies and hangs (the
+   aborting adapter, `python -m swarmconf.fuzz.configmerge.aborting_adapter`: the emulation
+   exiting where the deployed client aborts and spinning where it loops) against the same
+   campaign through the emulation (which answers `hung` at once), on the same inputs with
+   `--lenient-reasons`, seeds 3 and 4: inputs per second. Target: at least 50 %. Each run's
+   one-minute load average is printed with it.
 
 The machine may be shared: each pair of runs alternates (without, with, without, with, ...)
 and the medians of `--rounds` rounds are reported, with every run's figure.
@@ -54,6 +61,7 @@ from swarmconf.fuzz.heap import collector_paused
 ROOT = Path(__file__).resolve().parents[2]
 WORKED = f"{sys.executable} {ROOT / 'docs/examples/conformance_adapter.py'}"
 EMULATION = f"{sys.executable} -m swarmconf.conformance.configmerge.deployed"
+ABORTING = f"{sys.executable} -m swarmconf.fuzz.configmerge.aborting_adapter"
 
 
 class Recording(PooledClient):
@@ -190,13 +198,20 @@ def alternated(
     return alone, through
 
 
-def ratio_line(name: str, alone: list[float], through: list[float], target: str) -> str:
+def ratio_line(
+    name: str,
+    alone: list[float],
+    through: list[float],
+    target: str,
+    sides: tuple[str, str] = ("through the client", "without"),
+) -> str:
+    """The medians' ratio, with every run's figure; `sides` names the two kinds of run."""
     ratio = statistics.median(through) / statistics.median(alone)
     runs = ", ".join(f"{a:,.0f}/{t:,.0f}" for a, t in zip(alone, through, strict=True))
     return (
-        f"{name}: median {statistics.median(through):,.0f}/s through the client, "
-        f"{statistics.median(alone):,.0f}/s without: {ratio:.0%} (target {target}; runs "
-        f"without/with: {runs})"
+        f"{name}: median {statistics.median(through):,.0f}/s {sides[0]}, "
+        f"{statistics.median(alone):,.0f}/s {sides[1]}: {ratio:.0%} (target {target}; runs "
+        f"{sides[1]}/{sides[0]}: {runs})"
     )
 
 
@@ -212,7 +227,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--cpu-only", action="store_true", help="only the CPU figures (3 and 4), no Spark runs"
     )
+    parser.add_argument(
+        "--deaths", action="store_true", help="only ratio 5: a client that dies, seeds 3 and 4"
+    )
+    parser.add_argument("--death-inputs", type=int, default=20_000)
     args = parser.parse_args(argv)
+    if args.deaths:
+        deaths(args)
+        return
     if not args.cpu_only:
         rates(args)
     cpu_figures(args)
@@ -235,6 +257,29 @@ def rates(args: argparse.Namespace) -> None:
         inputs, [*inputs, "--client", EMULATION], args.master, "inputs_per_second", args.rounds
     )
     print(ratio_line("hostile inputs, emulation adapter", alone, through, ">= 50 %"), flush=True)
+
+
+def deaths(args: argparse.Namespace) -> None:
+    """Ratio 5: alternated Spark runs through the emulation and the aborting adapter, per seed,
+    each rate printed with the load average when its run ended."""
+    for seed in (3, 4):
+        inputs = ["--seed", str(seed), "--system", "parser", "--lenient-reasons"]
+        inputs += ["--interleavings", str(args.death_inputs)]
+        emulated: list[float] = []
+        dying: list[float] = []
+        for _ in range(args.rounds):
+            for command, rates_ in ((EMULATION, emulated), (ABORTING, dying)):
+                rates_.append(
+                    campaign_rate([*inputs, "--client", command], args.master, "inputs_per_second")
+                )
+                kind = "emulation" if command == EMULATION else "aborting adapter"
+                print(
+                    f"  seed {seed}, {kind}: {rates_[-1]:,.1f}/s, load {os.getloadavg()[0]:.1f}",
+                    flush=True,
+                )
+        sides = ("through the aborting adapter", "through the emulation")
+        line = ratio_line(f"seed {seed}, a client that dies", emulated, dying, ">= 50 %", sides)
+        print(line, flush=True)
 
 
 def cpu_figures(args: argparse.Namespace) -> None:

@@ -43,3 +43,10 @@ def test_a_ratio_is_of_the_medians_of_alternated_runs() -> None:
     line = ratio_line("x", [100.0, 300.0, 200.0], [90.0, 10.0, 150.0], ">= 80 %")
     assert "median 90/s through the client, 200/s without: 45%" in line
     assert "100/90, 300/10, 200/150" in line
+
+
+def test_a_ratio_names_its_two_kinds_of_run() -> None:
+    sides = ("through the aborting adapter", "through the emulation")
+    line = ratio_line("seed 3", [1000.0, 1400.0], [600.0, 800.0], ">= 50 %", sides)
+    assert "median 700/s through the aborting adapter, 1,200/s through the emulation: 58%" in line
+    assert "runs through the emulation/through the aborting adapter: 1,000/600, 1,400/800" in line
