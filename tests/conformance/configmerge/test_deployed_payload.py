@@ -1,4 +1,4 @@
-"""The deployed client's payload layer as the emulation models it (X9, X11, X15, X16)."""
+"""The deployed client's payload layer as the emulation models it (X9, X11, X13, X15, X16)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from swarmconf.conformance.configmerge.deployed_payload import (
     deployed_unwrap,
     deployed_wrap,
 )
+from swarmconf.conformance.configmerge.suites.payload import large_message
+from swarmconf.conformance.recipes import expand
 from swarmconf.spec.configmerge.compression import MAX_INFLATED_SIZE
 from swarmconf.spec.configmerge.encryption import encrypt, pad
 from swarmconf.spec.configmerge.examples import m118
@@ -81,3 +83,22 @@ def test_within_the_bound_no_quirk_fires() -> None:
     blobs = wrap(m118(), KEY, DOMAIN)
     assert deployed_unwrap(blobs, [KEY], DOMAIN, found) == m118()
     assert found == set()
+
+
+@pytest.mark.parametrize(("size", "fired"), [(5_000_000, set()), (5_000_001, {"X13"})])
+def test_the_message_is_not_bounded_on_push(size: int, fired: set[str]) -> None:
+    """X13: only the blob is bounded, so a compressible message past 5,000,000 bytes is pushed
+    as one small blob, which swarmconf's `wrap` refuses and its `unwrap` will not inflate."""
+    message = expand(large_message(size, incompressible=False))
+    found: set[str] = set()
+    (blob,) = deployed_wrap(message, KEY, DOMAIN, 1, found)
+    assert len(message) == size and len(blob) < 1_000 and found == fired
+    if fired:
+        with pytest.raises(ConfigError) as pushed:
+            wrap(message, KEY, DOMAIN)
+        assert pushed.value.reason == PayloadReason.PAYLOAD_TOO_LARGE
+        with pytest.raises(ConfigError) as read:
+            unwrap([blob], [KEY], DOMAIN)
+        assert read.value.reason == PayloadReason.ZSTD_TOO_LARGE
+    else:
+        assert [blob] == wrap(message, KEY, DOMAIN) and unwrap([blob], [KEY], DOMAIN) == message
