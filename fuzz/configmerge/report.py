@@ -96,6 +96,9 @@ def summarize(cases: DataFrame, names: list[str]) -> dict[str, Any]:
         row["property"]: row["count"] for row in exploded.groupBy("property").count().collect()
     }
     lost = cases.withColumn("lost", f.col("lost_dropped") + f.col("lost_overwritten"))
+    acceptable = cases.filter(f.col("acceptable") != "").select(
+        f.explode(f.split("acceptable", " ")).alias("quirk")
+    )
 
     def rate(column: str) -> dict[int, float]:
         rows = cases.groupBy(column).agg(f.count("*").alias("n"), f.sum("seconds").alias("s"))
@@ -107,6 +110,10 @@ def summarize(cases: DataFrame, names: list[str]) -> dict[str, Any]:
         "failing_cases": int(totals["failing"] or 0),
         "violations": {name: int(by_property.get(name, 0)) for name in names},
         "merges": int(totals["merges"] or 0),
+        "acceptable": {
+            row["quirk"]: row["count"]
+            for row in acceptable.groupBy("quirk").count().orderBy("quirk").collect()
+        },
         "p4": {
             "atoms_checked": int(totals["checked"] or 0),
             "lost_beyond_window_dropped": int(totals["lost_dropped"] or 0),
@@ -306,6 +313,10 @@ def write_report(summary: dict[str, Any], config: Config) -> None:
         ("Spark master", summary["master"]),
         ("runs the clients", summary["primary"]),
         ("merges made", number(summary["merges"])),
+        *(
+            (f"interleavings with a finding {quirk} explains (acceptable)", number(count))
+            for quirk, count in summary.get("acceptable", {}).items()
+        ),
         ("winning writes checked (P4)", number(p4["atoms_checked"])),
         (
             "updates lost beyond the lag window (expected)",
