@@ -28,6 +28,7 @@ import json
 import os
 import queue
 import shlex
+import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -53,6 +54,8 @@ HANG_CPU = 0.03
 before that counts as the hang (sooner than `HANG_GRACE`: a spinning client shows it by the
 CPU it burns, however loaded the machine; the emulation answers a request in well under a
 millisecond, a compiled client in microseconds)."""
+EXIT_WAIT = 1.0
+"""Seconds a client whose output ended may take to exit, for its status in the failure."""
 HANG_POLL = 0.01
 """Seconds between two looks at a late client's CPU time."""
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -266,7 +269,7 @@ def read_answer(
         return ClientFailure("timeout", f"{how}, a declared hang")
     if line is None:
         process = client.process
-        code = process.poll() if process is not None else None
+        code = exit_status(process) if process is not None else None
         tail = "".join(client.stderr_tail).strip().splitlines()[-3:]
         return ClientFailure("crashed", f"exit status {code}" + "".join(f"; {t}" for t in tail))
     try:
@@ -278,6 +281,14 @@ def read_answer(
     if answer.get("id") != expected_id:
         return ClientFailure("garbage", f"answer id {answer.get('id')!r} != {expected_id}")
     return answer
+
+
+def exit_status(process: subprocess.Popen[str]) -> int | None:
+    """The status of a process whose output has ended, waited for `EXIT_WAIT` seconds at most
+    (its output closes a moment before it exits), or None if it lives on."""
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        return process.wait(timeout=EXIT_WAIT)
+    return None
 
 
 class Declared(Exception):

@@ -78,6 +78,7 @@ def test_requests_sent_after_a_death_are_answered_by_the_next_process(
     for number, (request, answer) in enumerate(zip(batch, answers, strict=True)):
         if number in fatal:
             assert isinstance(answer, ClientFailure) and answer.kind == "crashed"
+            assert answer.detail.startswith(f"exit status {ABORT_STATUS}")
         else:
             assert answer == {"id": answer["id"], **emulated(request).answer}  # type: ignore[index,dict-item]
 
