@@ -7,6 +7,7 @@ from swarmconf.fuzz.client import start
 from swarmconf.fuzz.configmerge.case import generate_case
 from swarmconf.fuzz.configmerge.differential import (
     ClientTask,
+    client_schema,
     plan_client,
     replay_with_client,
     run_client_task,
@@ -18,7 +19,11 @@ from swarmconf.fuzz.configmerge.mutants import MUTANTS
 from .adapters import EXAMPLE, PARTIAL, WRONG, mutant
 from .hashseeds import outputs_under_hash_seeds
 
-VIOLATIONS, DETAIL, REQUESTS, SKIPPED, QUIRKS, FAILURES = 15, 16, 18, 19, 20, 21
+COUNTS = ("requests", "skipped", "quirks", "failures")
+VIOLATIONS, DETAIL, REQUESTS, SKIPPED, QUIRKS, FAILURES = map(
+    client_schema().fieldNames().index,
+    ("violations", "detail", *(f"client_{name}" for name in COUNTS)),
+)
 FIRST_CATCH = {
     "ties": 0,
     "too-old-off-by-one": 0,

@@ -24,7 +24,10 @@ if TYPE_CHECKING:
 
 DYING = f"{sys.executable} -m swarmconf.fuzz.configmerge.aborting_adapter --abort-on X12"
 """Exits wherever X12 fires (a merge's deletions), which no quirk it declares explains."""
-VIOLATIONS, FAILURES, CAUSES = 15, 21, -1
+VIOLATIONS, FAILURES, CAUSES = map(
+    client_schema().fieldNames().index,
+    ("violations", "client_failures", "client_failure_causes"),
+)
 
 
 def test_a_task_counts_its_failures_by_cause_on_its_first_row() -> None:

@@ -11,6 +11,7 @@ from swarmconf.fuzz.configmerge.differential import (
     Checked,
     ClientTask,
     client_deletions,
+    client_schema,
     interleavings,
     recording_engine,
     replay_with_client,
@@ -23,7 +24,9 @@ from swarmconf.spec.configmerge.message import message_hash
 
 from .adapters import EXAMPLE, mutant
 
-VIOLATIONS, DETAIL, QUIRK_COUNTS = 15, 16, 23
+VIOLATIONS, DETAIL, QUIRK_COUNTS = map(
+    client_schema().fieldNames().index, ("violations", "detail", "client_quirk_counts")
+)
 EMULATION = f"{sys.executable} -m swarmconf.conformance.configmerge.deployed"
 SCENARIO = 1
 """Seed 1's scenario 1 starts with an unparseable blob that sorts before later messages."""

@@ -33,7 +33,7 @@ from swarmconf.spec import configmerge as spec
 from .adapters import EXAMPLE
 
 EMULATION = f"{sys.executable} -m swarmconf.conformance.configmerge.deployed"
-VIOLATIONS, DETAIL = 15, 16
+VIOLATIONS, DETAIL = map(client_schema().fieldNames().index, ("violations", "detail"))
 HOSTILE_VIOLATIONS, HOSTILE_EXAMPLES, HOSTILE_QUIRKS, HOSTILE_QUIRK_COUNTS = 5, 6, 9, 10
 SPEC = ApiAdapter(spec, "swarmconf.spec")
 
