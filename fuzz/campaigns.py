@@ -124,7 +124,8 @@ class Campaign:
       `name` in place (`python -m swarmconf.fuzz.mutant_adapter NAME` serves it), or None;
     - `default`: the campaign run without `--system` (one record says so);
     - `behaviours`: the client behaviours `--swarm` may give it, each to a line saying what it
-      is (empty: it takes no `--swarm`).
+      is (empty: it takes no `--swarm`); a behaviour named `client` is the adapter `--client`
+      names.
     """
 
     system: str

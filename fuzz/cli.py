@@ -160,8 +160,11 @@ def swarm_campaign(system: str | None, swarm: str | None, client: str | None) ->
     return campaign(system, client)
 
 
-def behaviours(chosen: Campaign, text: str | None) -> tuple[str, ...] | None:
-    """`--swarm`'s behaviours, checked against what the campaign takes, or USAGE."""
+def behaviours(
+    chosen: Campaign, text: str | None, client: str | None = None
+) -> tuple[str, ...] | None:
+    """`--swarm`'s behaviours, checked against what the campaign takes, or USAGE. The
+    behaviour `client` is the adapter `--client` names: one goes with the other."""
     known = list(chosen.behaviours)
     if text is None:
         if known:
@@ -177,6 +180,9 @@ def behaviours(chosen: Campaign, text: str | None) -> tuple[str, ...] | None:
     if unknown:
         detail = f"no behaviour {', '.join(map(repr, unknown))}; known: {', '.join(known)}"
         raise CommandError(CliReason.USAGE, detail, Exit.USAGE)
+    if ("client" in names) != (client is not None):
+        detail = "the behaviour `client` is the adapter --client names: give both or neither"
+        raise CommandError(CliReason.USAGE, detail, Exit.USAGE)
     return names
 
 
@@ -190,7 +196,7 @@ def check_mutant(chosen: Campaign, mutant: str | None) -> None:
 def run_campaign(args: argparse.Namespace) -> int:
     chosen = swarm_campaign(args.system, args.swarm, args.client)
     check_mutant(chosen, args.mutant)
-    swarm = behaviours(chosen, args.swarm)
+    swarm = behaviours(chosen, args.swarm, args.client)
     if args.client is not None:
         started_client(args.client, args.client_timeout).close()
     import_extra("fuzz", ("pyspark", "matplotlib"))
@@ -265,7 +271,8 @@ def load_case(args: argparse.Namespace) -> tuple[Campaign, Any, CaseOptions]:
         if chosen.cases is None or chosen.cases.parse is None:
             raise bad_case(f"--system {chosen.system} has no case ids; give a case file")
         check_mutant(chosen, options.mutant)
-        options = replace(options, swarm=behaviours(chosen, args.case_swarm))
+        swarm = behaviours(chosen, args.case_swarm, options.client)
+        options = replace(options, swarm=swarm)
         return chosen, chosen.cases.parse(args.case, options), options
     except (ValueError, KeyError, TypeError, OSError) as error:
         raise bad_case(str(error)) from error

@@ -31,6 +31,9 @@ class Task(NamedTuple):
     """Check every distinct operation against the other library (P3)."""
     swarm: tuple[str, ...] | None = None
     """Client-layer clients of these behaviours, repeated over the clients (`swarm`)."""
+    client: str | None = None
+    """The adapter command a swarm's `client` clients are played through."""
+    timeout: float = 10.0
 
 
 class Row(NamedTuple):
@@ -69,12 +72,16 @@ def plan(
     mutant: str | None = None,
     differential: bool = True,
     swarm: tuple[str, ...] | None = None,
+    client: str | None = None,
+    timeout: float = 10.0,
 ) -> list[Task]:
     """Split `interleavings` into scenario tasks of `per_scenario` schedules each."""
     tasks = []
     for scenario, first in enumerate(range(0, interleavings, per_scenario)):
         count = min(per_scenario, interleavings - first)
-        tasks.append(Task(campaign_seed, scenario, 0, count, mutant, differential, swarm))
+        tasks.append(
+            Task(campaign_seed, scenario, 0, count, mutant, differential, swarm, client, timeout)
+        )
     return tasks
 
 
@@ -105,7 +112,7 @@ def play(task: Task, scenario: Scenario) -> list[tuple[int, Outcome]]:
     """Every schedule of the task on one engine, which is freed on return: the collection that
     follows the task then has only the outcomes to traverse, not the engine's caches."""
     if task.swarm:
-        world = World(scenario)
+        world = World(scenario, task.client, task.timeout)
         return [
             (
                 index,

@@ -79,6 +79,8 @@ def planned(config: Config) -> list[Task]:
         config.mutant,
         config.differential,
         config.swarm,
+        config.client,
+        config.client_timeout,
     )
 
 
@@ -176,6 +178,7 @@ SWARM = Campaign(
     write=write_outputs,
     closing=interleavings_closing,
     mutants=list,
+    clients="optional",
     cases=Cases(load=cases.load, parse=cases.parse, replay=cases.replay, shrink=cases.shrink),
     behaviours=BEHAVIOURS,
 )

@@ -65,18 +65,21 @@ def generate_case(
     return Case(campaign_seed, scenario_index, schedule_index, mutant, scenario, schedule)
 
 
-def outcome_of(scenario: Scenario, schedule: Schedule, mutant: str | None) -> Outcome:
+def outcome_of(
+    scenario: Scenario, schedule: Schedule, mutant: str | None, client: str | None = None
+) -> Outcome:
     """A trace played on a fresh engine: a swarm of client-layer clients when the scenario's
-    clients have behaviours, else the interleavings campaign's run."""
+    clients have behaviours (`client` the adapter of its `client` clients), else the
+    interleavings campaign's run."""
     if scenario.swarm is not None:
-        return run_swarm(World(scenario), schedule)
+        return run_swarm(World(scenario, client), schedule)
     primary, checker = choose(mutant)
     return run_case(Engine(scenario, primary, checker), schedule)
 
 
-def replay(case: Case) -> Outcome:
-    """Run the case's trace on a fresh engine."""
-    return outcome_of(case.scenario, case.schedule, case.mutant)
+def replay(case: Case, client: str | None = None) -> Outcome:
+    """Run the case's trace on a fresh engine (a swarm's `client` clients through `client`)."""
+    return outcome_of(case.scenario, case.schedule, case.mutant, client)
 
 
 def case_to_json(case: Case, outcome: Outcome, path: Path) -> dict[str, object]:

@@ -38,7 +38,7 @@ def properties_of(violations: list[str]) -> list[str]:
 
 
 def replay(case: Case, options: CaseOptions) -> Replayed:
-    violations = replay_in_process(case).violations
+    violations = replay_in_process(case, options.client).violations
     return Replayed(case.name, [described(case)], violations, properties_of(violations))
 
 
@@ -53,11 +53,12 @@ def sizes(case: Case, small: Case) -> str:
 def shrink(case: Case, options: CaseOptions) -> Shrunk:
     from .shrink import shrink as shrunk_trace
 
-    scenario, schedule = shrunk_trace((case.scenario, case.schedule), case.mutant)
+    client = options.client
+    scenario, schedule = shrunk_trace((case.scenario, case.schedule), case.mutant, client=client)
     small = replace(case, scenario=scenario, schedule=schedule, shrunk=True)
     output = options.output or Path(f"{case.name}-shrunk.json")
-    write_case(small, replay_in_process(small), output)
-    return Shrunk([f"{sizes(case, small)}; wrote {output}"], replay_command(str(output), None))
+    write_case(small, replay_in_process(small, client), output)
+    return Shrunk([f"{sizes(case, small)}; wrote {output}"], replay_command(str(output), client))
 
 
 def replay_through_client(case: Case, options: CaseOptions) -> Replayed:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,8 @@ class Bound:
     swarm: tuple[str, ...] | None = None
     """Client-layer clients of these behaviours, repeated over the clients (`swarm_model`);
     None: the interleavings campaign's clients (`model`)."""
+    client: str | None = None
+    """The adapter command of the swarm's `client` clients."""
 
     def model(self) -> Model | SwarmModel:
         """This bound's model, one per process (its engine's caches shared by every use)."""
@@ -59,7 +62,7 @@ class Bound:
                 self.blob,
             )
             if self.swarm:
-                found = SwarmModel(with_behaviours(scenario, self.swarm))
+                found = SwarmModel(with_behaviours(scenario, self.swarm), command=self.client)
             else:
                 found = Model(scenario, self.mutant, symmetric=self.symmetry)
             _MODELS[self] = found
@@ -118,6 +121,8 @@ class Bound:
             options.append("--no-future")
         if self.swarm:
             options.append(f"--swarm {','.join(self.swarm)}")
+        if self.client:
+            options.append(f"--client {shlex.quote(self.client)}")
         if self.mutant:
             options.append(f"--mutant {self.mutant}")
         return "swarmconf check " + " ".join(options)
@@ -136,7 +141,7 @@ def write_counterexample(
         case = swarm_case_of(model, actions, judged=found.action is None)
     else:
         case = case_of(model, actions, judged=found.action is None)
-    outcome = replay(case)
+    outcome = replay(case, bound.client)
     obj = case_to_json(case, outcome, path)
     # The case comes from a search, not from seeds: the command that finds it again
     obj["regenerate"] = bound.command()

@@ -25,7 +25,7 @@ EXAMPLES = (
 )
 IN_PROCESS = "none"
 SCRIPT_FAMILIES = ("plain", "overlap")
-BEHAVIOUR_NAMES = ("spec", "reference", "libsession", "deployed")
+BEHAVIOUR_NAMES = ("spec", "reference", "libsession", "deployed", "client")
 """`swarm.BEHAVIOURS` by name (a test keeps the two equal)."""
 """`model.SCRIPTS` by name (the model is imported only when a check runs)."""
 
@@ -112,6 +112,11 @@ def register(subparsers: Any) -> None:
         f"turn ({', '.join(BEHAVIOUR_NAMES)}): polls, pushes that delete what they name, and "
         "lockstep rounds judged for P1, P5 (racing resolutions that never stop) and P7",
     )
+    check.add_argument(
+        "--client",
+        metavar="CMD",
+        help="the conformance adapter command the swarm's `client` clients are played through",
+    )
     check.set_defaults(handler=guarded(run_check))
 
 
@@ -131,6 +136,9 @@ def run_check(args: argparse.Namespace) -> int:
                 f"--shared-scripts, not {args.swarm!r}"
             )
             raise CommandError(CliReason.USAGE, detail, Exit.USAGE)
+    if ("client" in (swarm or ())) != (args.client is not None):
+        detail = "the behaviour `client` is the adapter --client names: give both or neither"
+        raise CommandError(CliReason.USAGE, detail, Exit.USAGE)
     spark = args.master != IN_PROCESS
     import_extra("fuzz", ("pyspark", "matplotlib") if spark else ("matplotlib",))
     from ..storage import destination
@@ -153,6 +161,7 @@ def run_check(args: argparse.Namespace) -> int:
         scripts=args.scripts,
         blob=args.blob,
         swarm=swarm,
+        client=args.client,
     )
     settings = Settings(
         master=args.master if spark else None,

@@ -244,13 +244,20 @@ def cause_groups(cases: DataFrame, config: Config) -> list[dict[str, Any]]:
 def write_counterexample(case: Case, config: Config, path: Path, shrunk: bool = False) -> bool:
     """Write the case (shrunk first if asked) with its violations and replay command; True when
     it still fails."""
-    if config.client is None:
+    if config.client is None or config.swarm:
+        # A swarm plays its `client` clients through the adapter itself
+        client = config.client
         if shrunk:
-            scenario, schedule = shrink((case.scenario, case.schedule), config.mutant)
+            scenario, schedule = shrink(
+                (case.scenario, case.schedule), config.mutant, client=client
+            )
             case = replace(case, scenario=scenario, schedule=schedule, shrunk=True)
-        outcome = replay(case)
+        outcome = replay(case, client)
         obj = case_to_json(case, outcome, path)
         violations = outcome.violations
+        if client is not None:
+            obj["client"] = client
+            obj["replay"] = replay_command(str(path), client)
     else:
         case, violations = client_case(case, config, shrunk)
         obj = case_to_json(case, replay(case), path)

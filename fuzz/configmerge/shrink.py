@@ -18,20 +18,23 @@ from .schedule import Event, Schedule
 Case = tuple[Scenario, Schedule]
 
 
-def failing_properties(case: Case, mutant: str | None) -> list[str]:
-    return outcome_of(*case, mutant).properties
+def failing_properties(case: Case, mutant: str | None, client: str | None = None) -> list[str]:
+    return outcome_of(*case, mutant, client).properties
 
 
-def shrink(case: Case, mutant: str | None = None, rounds: int = 4) -> Case:
-    """A smaller case failing with the same first property as `case` (which must fail)."""
-    original = failing_properties(case, mutant)
+def shrink(
+    case: Case, mutant: str | None = None, rounds: int = 4, client: str | None = None
+) -> Case:
+    """A smaller case failing with the same first property as `case` (which must fail); a
+    swarm's `client` clients are played through `client`."""
+    original = failing_properties(case, mutant, client)
     if not original:
         raise ValueError("the case does not fail")
     target = original[0]
 
     def fails(candidate: Case) -> bool:
         try:
-            return target in failing_properties(candidate, mutant)
+            return target in failing_properties(candidate, mutant, client)
         except ValueError:
             return False
 

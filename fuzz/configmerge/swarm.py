@@ -45,12 +45,14 @@ from .run import MAX_EXTRA_ROUNDS, Outcome
 from .scenario import Scenario
 from .schedule import VIEWS, Event, Schedule
 from .seeds import derive_rng
+from .swarm_client import AdapterError
 
 BEHAVIOURS = {
     "spec": "swarmconf's spec client, profile spec (rule 8: a resolution's `=` is empty)",
     "reference": "swarmconf's reference client, profile spec",
     "libsession": "swarmconf's reference client, profile libsession (every data key in `=`)",
     "deployed": "the emulation of the deployed client's state machine (X12, X17)",
+    "client": "a client played through the adapter `--client` names (its `client` operation)",
 }
 """The behaviours a swarm's clients may have, by the name `--swarm` takes."""
 
@@ -63,6 +65,7 @@ SWARM_PROPERTIES = {
     "P5": "lockstep rounds (every client polls one snapshot, then pushes) quiesce within the "
     "bound: racing resolutions stop",
     "P7": "no client deletes a message it cannot parse (a later version's message stays, D27)",
+    "C2": "a client played through an adapter answers every script it is sent",
 }
 """What a swarm of client-layer clients is judged on."""
 
@@ -114,6 +117,29 @@ class Refused(NamedTuple):
     detail: str
 
 
+def adapter_factory(
+    command: str, timeout: float
+) -> Callable[[int, bytes | None, bytes | None, bytes], Any]:
+    """Clients played through the adapter `command` (`swarm_client`), of the `libsession`
+    profile when its `hello` lists it, else `spec`."""
+    from ..client import pooled
+    from .swarm_client import AdapterClient
+
+    profiles = pooled(command, timeout).hello.get("profiles") or ["spec"]
+    profile = "libsession" if "libsession" in profiles else "spec"
+    shadow = client_factory("libsession" if profile == "libsession" else "reference")
+
+    def made(lag: int, sign: bytes | None, verify: bytes | None, raw: bytes) -> Any:
+        request: dict[str, Any] = {"op": "client", "lag": lag, "profile": profile, "msg": raw.hex()}
+        if sign is not None:
+            request["sign_key"] = sign.hex()
+        if verify is not None:
+            request["verify_key"] = verify.hex()
+        return AdapterClient(command, timeout, request, shadow(lag, sign, verify, raw))
+
+    return made
+
+
 class Parses:
     """A parser's answers, once per blob: a merge reads its inputs and never changes them,
     so the clients of one swarm share them; a refusal is kept and raised again."""
@@ -149,9 +175,14 @@ class ReferenceClient(reference_client.Client):
         return found
 
 
-def client_factory(behaviour: str) -> Callable[[int, bytes | None, bytes | None, bytes], Any]:
+def client_factory(
+    behaviour: str, command: str | None = None, timeout: float = 10.0
+) -> Callable[[int, bytes | None, bytes | None, bytes], Any]:
     """A function making a client of `behaviour` from lag, keys and its stored message; the
-    clients it makes share their parses."""
+    clients it makes share their parses. A `client` is played through `command`."""
+    if behaviour == "client":
+        assert command is not None
+        return adapter_factory(command, timeout)
     if behaviour == "spec":
         from swarmconf.spec.configmerge import parse as spec_parse
         from swarmconf.spec.configmerge.client import Client as SpecClient
@@ -201,6 +232,18 @@ def client_factory(behaviour: str) -> Callable[[int, bytes | None, bytes | None,
     return deployed_client
 
 
+def copied(client: Any) -> Any:
+    """A client object of its own: its sets copied, its messages shared (see `World.copy`),
+    and the reference client an adapter's client keeps beside it copied the same way."""
+    made = copy.copy(client)
+    for name in ("to_delete", "old_hashes", "fired"):
+        if name in vars(made):
+            setattr(made, name, set(getattr(made, name)))
+    if "shadow" in vars(made):
+        made.shadow = copied(made.shadow)
+    return made
+
+
 def editable_copy(message: Any) -> Any:
     """A copy of an editable message (a dirty client's) that an edit may change in place."""
     if isinstance(message, SpecMessage):
@@ -228,6 +271,9 @@ class World:
     kept with one client object standing for it, a step from a state is computed once."""
 
     scenario: Scenario
+    command: str | None = None
+    """The adapter command `client` clients are played through."""
+    timeout: float = 10.0
     engine: Engine = field(init=False)
     objects: dict[Key, Any] = field(default_factory=dict)
     edits: dict[tuple[Key, int, int], Key] = field(default_factory=dict)
@@ -242,10 +288,23 @@ class World:
         self.behaviours = behaviours
         primary, _ = choose(None, False)
         self.engine = Engine(self.scenario, primary, None)
-        self.factories = {name: client_factory(name) for name in set(behaviours)}
+        if "client" in behaviours and self.command is None:
+            raise ValueError("a swarm with a `client` behaviour needs an adapter command")
+        self.factories = {
+            name: client_factory(name, self.command, self.timeout) for name in set(behaviours)
+        }
 
     def behaviour(self, client: int) -> str:
         return self.behaviours[client]
+
+    def declares_x12(self, behaviour: str) -> bool:
+        """Whether X12 explains a P7 finding of `behaviour`: the emulation's, or an adapter's
+        that declares X12 in its `hello`."""
+        if behaviour == "client" and self.command is not None:
+            from ..client import pooled
+
+            return "X12" in pooled(self.command, self.timeout).quirks
+        return behaviour in DECLARED
 
     def signer(self, client: int) -> bool:
         return self.scenario.clients[client].signer
@@ -300,11 +359,7 @@ class World:
         """A client in state `key` of its own: the representative's messages are shared (a
         step replaces a client's message rather than change it, but for an edit of a dirty
         client, see `editable_copy`), its sets copied."""
-        made = copy.copy(self.objects[key])
-        for name in ("to_delete", "old_hashes", "fired"):
-            if hasattr(made, name):
-                setattr(made, name, set(getattr(made, name)))
-        return made
+        return copied(self.objects[key])
 
     def edit(self, key: Key, client: int, batch: int) -> Key:
         """The client edits its data with its batch `batch` (read-only clients cannot: D32)."""
@@ -314,8 +369,9 @@ class World:
             if made.read_only:
                 found = key
             else:
-                if key.state == "dirty":
-                    made.message = editable_copy(made.message)
+                holder = getattr(made, "shadow", made)
+                if holder.state.value == "dirty":
+                    holder.message = editable_copy(holder.message)
                 data = copy.deepcopy(made.message.data)
                 apply_batch(data, self.scenario.clients[client].batches[batch])
                 made.edit(data)
@@ -439,8 +495,8 @@ class SwarmRun:
                     f"P7 client {client} ({key.behaviour}) deleted a message it cannot parse "
                     f"({blob[:24]!r})"
                 )
-                if key.behaviour in DECLARED:
-                    self.outcome.acceptable.append(f"{DECLARED[key.behaviour]} {finding}")
+                if self.world.declares_x12(key.behaviour):
+                    self.outcome.acceptable.append(f"X12 {finding}")
                 else:
                     self.note(finding)
         self.swarm[pushed.hash] = pushed.message
@@ -506,9 +562,13 @@ class SwarmRun:
 
 def run_swarm(world: World, schedule: Schedule) -> Outcome:
     """Play `schedule` on the world's clients, settle in lockstep rounds, judge P1, P5, P7."""
-    run = SwarmRun(world)
-    for event in schedule.events:
-        run.apply(event)
-    run.outcome.events = len(schedule.events)
-    run.settle_and_judge(schedule.rotation)
-    return run.outcome
+    outcome = Outcome(events=len(schedule.events))
+    try:
+        run = SwarmRun(world)
+        run.outcome = outcome
+        for event in schedule.events:
+            run.apply(event)
+        run.settle_and_judge(schedule.rotation)
+    except AdapterError as error:
+        outcome.violations.append(f"C2 {error}")
+    return outcome

@@ -26,6 +26,7 @@ from .run import Outcome
 from .scenario import Scenario
 from .schedule import Event, Schedule
 from .swarm import Key, SwarmRun, World, swarm_hash
+from .swarm_client import AdapterError
 
 RESOLUTION, DECLARED = "resolution", "declared-quirk"
 SOMETIMES = {
@@ -56,11 +57,13 @@ class SwarmModel:
 
     scenario: Scenario
     mutant: str | None = None
+    command: str | None = None
+    """The adapter command of `client` clients."""
     world: World = field(init=False)
     judged: dict[bytes, Judgement] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.world = World(self.scenario)
+        self.world = World(self.scenario, self.command)
         self.batches = [len(client.batches) for client in self.scenario.clients]
         count = len(self.scenario.clients)
         self.orders = [tuple((start + i) % count for i in range(count)) for start in range(count)]
@@ -108,7 +111,10 @@ class SwarmModel:
 
     def step(self, state: State, action: Action) -> Transition[State] | None:
         run = self.run_of(state)
-        run.apply(event_of(action))
+        try:
+            run.apply(event_of(action))
+        except AdapterError as error:
+            return Transition(state, (f"C2 {error}",))
         successor = self.state_of(run)
         if successor == state:
             return None
@@ -134,7 +140,10 @@ class SwarmModel:
 
     def settled(self, state: State, rotation: int) -> SwarmRun:
         run = self.run_of(state)
-        run.settle_and_judge(rotation)
+        try:
+            run.settle_and_judge(rotation)
+        except AdapterError as error:
+            run.note(f"C2 {error}")
         return run
 
     def violations(self, state: State, order: tuple[int, ...]) -> tuple[str, ...]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,7 +31,7 @@ def test_the_race_is_found_at_the_smallest_bound_and_replays(tmp_path: Path) -> 
         check_cli.run_check(args)
     assert failure.value.status == Exit.FAILED
     summary = json.loads((tmp_path / "summary.json").read_text())
-    assert set(summary["violations"]) == {"P1", "P5", "P7"}
+    assert set(summary["violations"]) == {"P1", "P5", "P7", "C2"}
     assert summary["bound"]["swarm"] == list(RACE)
     assert summary["verdict"].startswith("P5 at depth 2 fails")
     [written] = summary["counterexamples"]
@@ -54,7 +55,7 @@ def test_the_command_passes_the_joined_swarm_and_names_its_properties(tmp_path: 
     args = command("check", "--edits", "1", "--swarm", "libsession,deployed", "-o", str(tmp_path))
     assert args.handler(args) == Exit.OK
     summary = json.loads((tmp_path / "summary.json").read_text())
-    assert summary["verdict"].startswith("P1, P5 and P7 hold on all")
+    assert summary["verdict"].startswith("C2, P1, P5 and P7 hold on all")
     assert "client-layer clients libsession, deployed" in (tmp_path / "report.html").read_text()
 
 
@@ -74,3 +75,22 @@ def test_the_spark_search_of_a_swarm_finds_the_same_states(spark: SparkSession) 
     on_spark = SparkSearch(spark, bound.model, 4).run()
     assert on_spark.complete and not on_spark.violations
     assert [level.states for level in on_spark.levels] == [level.states for level in local.levels]
+
+
+def test_a_client_played_through_an_adapter_races_as_the_emulation_does(tmp_path: Path) -> None:
+    """The emulation served over the adapter protocol stands in for the deployed client: the
+    same race at the same depth, and its counterexample replays through the adapter."""
+    adapter = f"{sys.executable} -m swarmconf.conformance.configmerge.deployed"
+    args = command(
+        "check", "--edits", "1", "--swarm", "spec,client", "--client", adapter, "-o", str(tmp_path)
+    )
+    with pytest.raises(CommandError):
+        check_cli.run_check(args)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    [written] = summary["counterexamples"]
+    assert written["property"] == "P5" and written["depth"] == 2 and written["replays"]
+    case = read_case(Path(written["path"]))
+    assert "P5" in replay(case, adapter).properties
+    with pytest.raises(CommandError) as failure:
+        check_cli.run_check(command("check", "--swarm", "spec,client", "-o", str(tmp_path)))
+    assert failure.value.status == Exit.USAGE
