@@ -74,11 +74,14 @@ def test_the_check_sees_a_system_named_in_code() -> None:
 
 
 def test_every_design_registers_its_campaigns() -> None:
-    assert systems() == ["config", "kvgossip", "kvgossip-parser", "parser"]
+    assert systems() == ["config", "kvgossip", "kvgossip-parser", "parser", "swarm"]
     assert default_campaign().system == "config"
     for system in systems():
         without = campaign_for(system, client=False)
-        assert without.takes(False) and without.mutants()
+        # A swarm's wrong clients are its behaviours, not mutants
+        assert without.takes(False) and (without.mutants() or without.behaviours)
+    assert set(campaign_for("swarm").behaviours) >= {"spec", "libsession", "deployed", "client"}
+    assert campaign_for("swarm", client=True) is campaign_for("swarm", client=False)
     assert campaign_for("config", client=True).clients == "only"
     assert campaign_for("parser", client=True) is campaign_for("parser", client=False)
     with pytest.raises(UnknownCampaign, match="checks no client"):
