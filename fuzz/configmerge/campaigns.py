@@ -12,6 +12,7 @@ Registered in the `swarmconf.campaigns` entry-point group (see `swarmconf.fuzz.c
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import types
 from collections.abc import Iterable, Iterator
@@ -167,19 +168,17 @@ HOSTILE = Campaign(
     mutants=mutants,
     clients="optional",
 )
-SWARM = Campaign(
+SWARM = dataclasses.replace(
+    INTERLEAVINGS,
     system=SWARM_SYSTEM,
     title="swarmconf swarm campaign",
     properties=SWARM_PROPERTIES,
-    plan=planned,
-    cost=estimated_cost,
-    run=run_tasks,
-    schema=row_schema,
-    write=write_outputs,
-    closing=interleavings_closing,
     mutants=list,
     clients="optional",
-    cases=Cases(load=cases.load, parse=cases.parse, replay=cases.replay, shrink=cases.shrink),
+    mutant_adapter=None,
+    default=False,
     behaviours=BEHAVIOURS,
 )
+"""The interleavings campaign's plan, rows, outputs and cases, on swarms of client-layer
+clients (`--swarm`): behaviours where it has mutants, with or without an adapter."""
 CAMPAIGNS = (INTERLEAVINGS, THROUGH_CLIENT, HOSTILE, SWARM)

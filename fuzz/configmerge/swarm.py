@@ -93,17 +93,6 @@ def swarm_hash(blob: bytes) -> bytes:
     return hashlib.blake2b(blob, digest_size=32).digest()
 
 
-def parse_behaviours(text: str) -> tuple[str, ...]:
-    """`--swarm`'s comma-separated behaviours (ValueError naming the known ones)."""
-    names = tuple(name.strip() for name in text.split(",") if name.strip())
-    unknown = [name for name in names if name not in BEHAVIOURS]
-    if not names or unknown:
-        raise ValueError(
-            f"no behaviour {', '.join(unknown) or repr(text)}; known: {', '.join(BEHAVIOURS)}"
-        )
-    return names
-
-
 @cache
 def deployed_adapter() -> Any:
     from swarmconf.conformance.configmerge.deployed import DeployedAdapter

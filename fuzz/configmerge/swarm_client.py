@@ -41,7 +41,6 @@ class AdapterClient:
             hashlib.blake2b(bytes.fromhex(request["msg"]), digest_size=32).digest()
         ]
         self.pushing = False
-        self.last: dict[bytes, Any] = {}
 
     @property
     def message(self) -> Any:
@@ -86,7 +85,6 @@ class AdapterClient:
             self.pushing = bool(last[b"needs_push"])
         except (KeyError, IndexError, TypeError, ValueError) as error:
             raise AdapterError(f"a malformed client answer: {answer}") from error
-        self.last = last
         return last  # type: ignore[no-any-return]
 
     def receive(self, messages: list[bytes]) -> None:
