@@ -370,7 +370,7 @@ def write_report(summary: dict[str, Any], config: Config) -> None:
     ]
     violations = summary["violations"]
     page = Page(
-        "swarmconf fuzz campaign",
+        campaign_of(config).title,
         summary["failing_cases"] == 0,
         headline,
         [Property(name, text, violations.get(name, 0)) for name, text in names.items()],
