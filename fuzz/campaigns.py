@@ -125,7 +125,8 @@ class Campaign:
     - `default`: the campaign run without `--system` (one record says so);
     - `behaviours`: the client behaviours `--swarm` may give it, each to a line saying what it
       is (empty: it takes no `--swarm`); a behaviour named `client` is the adapter `--client`
-      names.
+      names;
+    - `aliases`: other `system` names its case files may carry.
     """
 
     system: str
@@ -143,6 +144,8 @@ class Campaign:
     mutant_adapter: Callable[[str], AbstractContextManager[Adapter]] | None = None
     default: bool = False
     behaviours: Mapping[str, str] = field(default_factory=dict)
+    aliases: tuple[str, ...] = ()
+    """Other `system` names its case files may carry (a campaign it took over)."""
 
     def takes(self, client: bool) -> bool:
         """Whether it runs with a client (`client`) or without one."""
@@ -163,9 +166,12 @@ def campaigns() -> tuple[Campaign, ...]:
     return tuple(found)
 
 
-def systems() -> list[str]:
-    """The `--system` names, sorted."""
-    return sorted({campaign.system for campaign in campaigns()})
+def systems(aliases: bool = False) -> list[str]:
+    """The `--system` names, sorted (with `aliases`, the other names case files carry too)."""
+    names = {campaign.system for campaign in campaigns()}
+    if aliases:
+        names.update(alias for campaign in campaigns() for alias in campaign.aliases)
+    return sorted(names)
 
 
 def default_campaign() -> Campaign:
@@ -178,7 +184,7 @@ def campaign_for(system: str | None, client: bool = False) -> Campaign:
     """The campaign `--system system` runs, with a client or without one (None: the default
     campaign's system)."""
     name = default_campaign().system if system is None else system
-    named = [campaign for campaign in campaigns() if campaign.system == name]
+    named = [campaign for campaign in campaigns() if name in (campaign.system, *campaign.aliases)]
     if not named:
         raise UnknownCampaign(f"no campaign is called {name!r}; known: {', '.join(systems())}")
     for campaign in named:

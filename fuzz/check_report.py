@@ -162,7 +162,6 @@ def page(
             f"{'on' if reductions['sleep_sets'] else 'off'}, "
             f"{number(reductions['transitions_slept'])} transitions skipped",
         ),
-        ("symmetry", "on (identical scripts)" if reductions["symmetry"] else "off"),
         ("where", ran),
     ]
     counterexamples = [

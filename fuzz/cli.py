@@ -50,8 +50,8 @@ CASE_EXAMPLES = {
 }
 SWARM_HELP = (
     "client behaviours, comma-separated, given to each scenario's clients in turn (the list "
-    "repeats): runs the campaign of client-layer swarms unless --system names another that "
-    "takes them (an unknown name lists them)"
+    "repeats), in place of the mixes of behaviours the seeds draw (default: drawn; an unknown "
+    "name lists them)"
 )
 SYSTEM_HELP = (
     "the campaign to run, by the name its design registers (default: the interleavings of "
@@ -65,8 +65,9 @@ def register(subparsers: Any) -> None:
         "fuzz",
         help="run a fuzz campaign on Spark",
         description="Run a fuzz campaign on Spark and check its properties on every case: by "
-        "default clients racing to update one config through a swarm, checked for P1-P6 on "
-        "every interleaving; `--system` picks another campaign a design registers. Without a "
+        "default clients racing to update one config through a swarm, each scenario of a mix "
+        "of client behaviours its seed draws, checked for P1-P7 on every interleaving; "
+        "`--system` picks another campaign a design registers. Without a "
         "sub-command, runs a campaign (it needs the `fuzz` extra: pip install "
         "'swarmconf[fuzz]').",
         **examples(*CAMPAIGN_EXAMPLES),
@@ -140,7 +141,7 @@ def campaign(system: str | None, client: str | None) -> Campaign:
     """The campaign `--system` names, run with or without a client, or USAGE / BAD_CLIENT."""
     from .campaigns import UnknownCampaign, campaign_for, systems
 
-    if system is not None and system not in systems():
+    if system is not None and system not in systems(aliases=True):
         detail = f"no campaign is called {system!r}; known: {', '.join(systems())}"
         raise CommandError(CliReason.USAGE, detail, Exit.USAGE)
     try:
@@ -163,13 +164,11 @@ def swarm_campaign(system: str | None, swarm: str | None, client: str | None) ->
 def behaviours(
     chosen: Campaign, text: str | None, client: str | None = None
 ) -> tuple[str, ...] | None:
-    """`--swarm`'s behaviours, checked against what the campaign takes, or USAGE. The
-    behaviour `client` is the adapter `--client` names: one goes with the other."""
+    """`--swarm`'s behaviours, checked against what the campaign takes, or USAGE (None
+    without `--swarm`: the campaign draws them). The behaviour `client` is the adapter
+    `--client` names: it needs one."""
     known = list(chosen.behaviours)
     if text is None:
-        if known:
-            detail = f"--system {chosen.system} needs --swarm; known: {', '.join(known)}"
-            raise CommandError(CliReason.USAGE, detail, Exit.USAGE)
         return None
     names = tuple(name.strip() for name in text.split(",") if name.strip())
     if not known:

@@ -1,7 +1,8 @@
 """The campaign's pure transform: scenario tasks in, one result row per interleaving out.
 
-Work is split by scenario so that a scenario's schedules share one engine (cached merges); each
-task is deterministic, so the Spark job and a plain loop over the same tasks give equal rows.
+Work is split by scenario so that a scenario's schedules share one world (its clients' steps
+memoized); each task is deterministic, so the Spark job and a plain loop over the same tasks
+give equal rows.
 """
 
 from __future__ import annotations
@@ -11,12 +12,11 @@ from typing import NamedTuple
 
 from ..config import DEFAULT_PER_SCENARIO
 from ..heap import collector_paused
-from .engine import Engine
-from .impl import choose
-from .run import Outcome, run_case
-from .scenario import Scenario, generate_scenario, with_behaviours
+from .behaviours import Setting
+from .interleaving import Outcome, play
+from .scenario import Scenario, scenario_for
 from .schedule import generate_schedule
-from .swarm import World, generate_swarm_schedule, run_swarm
+from .world import World
 
 
 class Task(NamedTuple):
@@ -28,11 +28,12 @@ class Task(NamedTuple):
     schedules: int
     mutant: str | None
     differential: bool = True
-    """Check every distinct operation against the other library (P3)."""
-    swarm: tuple[str, ...] | None = None
-    """Client-layer clients of these behaviours, repeated over the clients (`swarm`)."""
+    """Check every distinct step against the behaviour's twin (P3)."""
+    behaviours: tuple[str, ...] | None = None
+    """The clients' behaviours, repeated over the clients (`--swarm`); None: the mix the
+    scenario's seed draws (a mutant's clients are all `spec`)."""
     client: str | None = None
-    """The adapter command a swarm's `client` clients are played through."""
+    """The adapter command `client` clients are played through."""
     timeout: float = 10.0
 
 
@@ -42,6 +43,8 @@ class Row(NamedTuple):
     campaign_seed: int
     scenario: int
     schedule: int
+    mix: str
+    """The mix of behaviours its clients had (`behaviours.MIXES`, or `--swarm`'s list)."""
     clients: int
     edits: int
     lag: int
@@ -55,7 +58,7 @@ class Row(NamedTuple):
     lost_overwritten: int
     checked: int
     violations: str
-    """Space-separated property names (P1..P6) violated; empty when the case passed."""
+    """Space-separated property names (P1..P7, C2) violated; empty when the case passed."""
     detail: str
     """The violations, one per line."""
     seconds: float
@@ -71,7 +74,7 @@ def plan(
     per_scenario: int = DEFAULT_PER_SCENARIO,
     mutant: str | None = None,
     differential: bool = True,
-    swarm: tuple[str, ...] | None = None,
+    behaviours: tuple[str, ...] | None = None,
     client: str | None = None,
     timeout: float = 10.0,
 ) -> list[Task]:
@@ -80,27 +83,53 @@ def plan(
     for scenario, first in enumerate(range(0, interleavings, per_scenario)):
         count = min(per_scenario, interleavings - first)
         tasks.append(
-            Task(campaign_seed, scenario, 0, count, mutant, differential, swarm, client, timeout)
+            Task(
+                campaign_seed,
+                scenario,
+                0,
+                count,
+                mutant,
+                differential,
+                behaviours,
+                client,
+                timeout,
+            )
         )
     return tasks
 
 
+def given_behaviours(swarm: tuple[str, ...] | None, client: str | None) -> tuple[str, ...] | None:
+    """The behaviours a campaign gives its scenarios: `--swarm`'s; with only `--client`, its
+    `client` clients beside a `libsession` one; else None (the seeds draw the mixes)."""
+    if swarm is None and client is not None:
+        return ("libsession", "client")
+    return swarm
+
+
+def task_scenario(task: Task) -> Scenario:
+    """The task's scenario, its clients' behaviours given or drawn (a mutant's: `spec`)."""
+    behaviours = ("spec",) if task.mutant and not task.behaviours else task.behaviours
+    return scenario_for(task.campaign_seed, task.scenario, behaviours)
+
+
 def estimated_cost(task: Task) -> int:
-    """The task's relative cost: its schedules times its scenario's clients and edit batches
-    (measured over 150 scenarios, this correlates 0.8 with the task's CPU time)."""
-    scenario = generate_scenario(task.campaign_seed, task.scenario)
+    """The task's relative cost: its schedules times its scenario's clients and edit batches."""
+    scenario = task_scenario(task)
     batches = sum(len(client.batches) for client in scenario.clients)
     return task.schedules * len(scenario.clients) * batches
 
 
+def world_of(task: Task, scenario: Scenario) -> World:
+    setting = Setting(task.client, task.timeout, task.mutant, task.differential)
+    return World(scenario, setting)
+
+
 def run_task(task: Task) -> list[Row]:
-    """Run one task: every schedule of its scenario, sharing one engine."""
+    """Run one task: every schedule of its scenario, sharing one world."""
     started = time.perf_counter()
-    scenario = generate_scenario(task.campaign_seed, task.scenario)
-    if task.swarm:
-        scenario = with_behaviours(scenario, task.swarm)
+    scenario = task_scenario(task)
     with collector_paused():
-        outcomes = play(task, scenario)
+        outcomes = played(task, scenario)
     seconds = (time.perf_counter() - started) / max(1, task.schedules)
     return [
         row_of(task.campaign_seed, task.scenario, scenario, index, outcome, seconds)
@@ -108,27 +137,12 @@ def run_task(task: Task) -> list[Row]:
     ]
 
 
-def play(task: Task, scenario: Scenario) -> list[tuple[int, Outcome]]:
-    """Every schedule of the task on one engine, which is freed on return: the collection that
-    follows the task then has only the outcomes to traverse, not the engine's caches."""
-    if task.swarm:
-        world = World(scenario, task.client, task.timeout)
-        return [
-            (
-                index,
-                run_swarm(
-                    world,
-                    generate_swarm_schedule(scenario, task.campaign_seed, task.scenario, index),
-                ),
-            )
-            for index in range(task.first, task.first + task.schedules)
-        ]
-    engine = Engine(scenario, *choose(task.mutant, task.differential))
+def played(task: Task, scenario: Scenario) -> list[tuple[int, Outcome]]:
+    """Every schedule of the task on one world, which is freed on return: the collection that
+    follows the task then has only the outcomes to traverse, not the world's memos."""
+    world = world_of(task, scenario)
     return [
-        (
-            index,
-            run_case(engine, generate_schedule(scenario, task.campaign_seed, task.scenario, index)),
-        )
+        (index, play(world, generate_schedule(scenario, task.campaign_seed, task.scenario, index)))
         for index in range(task.first, task.first + task.schedules)
     ]
 
@@ -141,6 +155,7 @@ def row_of(
         seed,
         scenario_index,
         index,
+        scenario.mix,
         len(scenario.clients),
         scenario.edit_count,
         scenario.lag,

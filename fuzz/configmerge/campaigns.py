@@ -1,23 +1,20 @@
 """The config-merge design's campaigns, as the shared job and commands find them.
 
-- `config`: clients racing to update one config, P1-P6 checked on every interleaving (the
-  default campaign); with `--client`, the same interleavings with their operations checked
-  through a foreign client's adapter (C1, C2);
-- `parser`: hostile inputs to the parsers (H1-H3, and C1, C2 through a client);
-- `swarm`: client-layer clients, each of its own behaviour (`--swarm`), racing through a swarm
-  that deletes only what pushes name, settled in lockstep rounds (P1, P5, P7).
+- `config`: the world's clients (`world`, `interleaving`) racing to update one config through
+  a swarm, each scenario of the mix of behaviours its seed draws (`--swarm` names the
+  behaviours instead), P1-P7 judged on every interleaving; with `--client`, the clients of the
+  `client` behaviour are played through that adapter (C1, C2);
+- `parser`: hostile inputs to the parsers (H1-H3, and C1, C2 through a client).
 
 Registered in the `swarmconf.campaigns` entry-point group (see `swarmconf.fuzz.campaigns`).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import itertools
 import types
 from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from swarmconf.conformance.adapter import Adapter, builtin_adapter
 from swarmconf.conformance.configmerge.adapter import ApiAdapter
@@ -27,31 +24,19 @@ from ..campaigns import Campaign, Cases
 from ..hostile import hostile_schema
 from ..report import hostile_closing, interleavings_closing, write_hostile_outputs
 from . import cases
-from .campaign import Task, estimated_cost, plan, run_task
-from .case import SWARM_SYSTEM, SYSTEM
-from .differential import PROPERTIES as CLIENT_PROPERTIES
-from .differential import ClientTask, client_schema, plan_client, run_client_tasks
+from .behaviours import descriptions
+from .campaign import Row, Task, estimated_cost, given_behaviours, plan, run_task
+from .case import SYSTEM, SYSTEMS_READ
 from .hostile import PROPERTIES as HOSTILE_PROPERTIES
 from .hostile import HostileTask, plan_hostile, run_hostile_task
 from .impl import late, mutated
 from .mutants import MUTANTS
-from .report import PROPERTIES, client_closing, write_outputs
+from .report import PROPERTIES, write_outputs
 from .schema import row_schema
-from .swarm import BEHAVIOURS, SWARM_PROPERTIES
 
 if TYPE_CHECKING:
     from ..config import Config
     from ..hostile import HostileRow
-
-
-CHECKED_THROUGH_CLIENT = {
-    "R1": CLIENT_PROPERTIES["R1"],
-    **{name: text for name, text in PROPERTIES.items() if name in ("P1", "P4", "P5")},
-    **CLIENT_PROPERTIES,
-}
-"""Through a client, the reference runs the interleavings: the spec's own P2, P3 and P6 are left
-to campaigns without a client. R1 (the reference contradicts the spec: a swarmconf bug) comes
-first."""
 
 
 def mutants() -> list[str]:
@@ -73,40 +58,23 @@ def mutant_adapter(name: str) -> AbstractContextManager[Adapter]:
 
 
 def planned(config: Config) -> list[Task]:
+    """The campaign's tasks (`campaign.given_behaviours`)."""
     return plan(
         config.seed,
         config.interleavings,
         config.per_scenario,
         config.mutant,
         config.differential,
-        config.swarm,
+        given_behaviours(config.swarm, config.client),
         config.client,
         config.client_timeout,
     )
 
 
-def planned_through_client(config: Config) -> list[ClientTask]:
-    assert config.client is not None
-    return plan_client(
-        config.seed,
-        config.interleavings,
-        config.per_scenario,
-        config.client,
-        config.client_timeout,
-        config.lenient_reasons,
-    )
-
-
-def run_tasks(tasks: Iterable[Task | ClientTask]) -> Iterator[tuple[Any, ...]]:
-    """The rows of a partition's tasks: scenario tasks with `run_task`, tasks checked through a
-    client (a partition holds one kind) with `run_client_tasks`."""
-    queue = iter(tasks)
-    first = next(queue, None)
-    if isinstance(first, ClientTask):
-        yield from run_client_tasks(itertools.chain([first], queue))  # type: ignore[arg-type]
-    elif first is not None:
-        for task in itertools.chain([first], queue):
-            yield from run_task(task)  # type: ignore[arg-type]
+def run_tasks(tasks: Iterable[Task]) -> Iterator[Row]:
+    """The rows of a partition's tasks."""
+    for task in tasks:
+        yield from run_task(task)
 
 
 def planned_inputs(config: Config) -> list[HostileTask]:
@@ -134,27 +102,12 @@ INTERLEAVINGS = Campaign(
     write=write_outputs,
     closing=interleavings_closing,
     mutants=mutants,
+    clients="optional",
     cases=Cases(load=cases.load, parse=cases.parse, replay=cases.replay, shrink=cases.shrink),
     mutant_adapter=mutant_adapter,
     default=True,
-)
-THROUGH_CLIENT = Campaign(
-    system=SYSTEM,
-    title="swarmconf fuzz campaign",
-    properties=CHECKED_THROUGH_CLIENT,
-    plan=planned_through_client,
-    run=run_tasks,
-    schema=client_schema,
-    write=write_outputs,
-    closing=client_closing,
-    mutants=mutants,
-    clients="only",
-    cases=Cases(
-        load=cases.load,
-        parse=cases.parse,
-        replay=cases.replay_through_client,
-        shrink=cases.shrink_through_client,
-    ),
+    behaviours=descriptions(),
+    aliases=SYSTEMS_READ[1:],
 )
 HOSTILE = Campaign(
     system="parser",
@@ -168,17 +121,4 @@ HOSTILE = Campaign(
     mutants=mutants,
     clients="optional",
 )
-SWARM = dataclasses.replace(
-    INTERLEAVINGS,
-    system=SWARM_SYSTEM,
-    title="swarmconf swarm campaign",
-    properties=SWARM_PROPERTIES,
-    mutants=list,
-    clients="optional",
-    mutant_adapter=None,
-    default=False,
-    behaviours=BEHAVIOURS,
-)
-"""The interleavings campaign's plan, rows, outputs and cases, on swarms of client-layer
-clients (`--swarm`): behaviours where it has mutants, with or without an adapter."""
-CAMPAIGNS = (INTERLEAVINGS, THROUGH_CLIENT, HOSTILE, SWARM)
+CAMPAIGNS = (INTERLEAVINGS, HOSTILE)

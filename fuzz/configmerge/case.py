@@ -12,23 +12,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .engine import Engine
-from .impl import choose
-from .run import Outcome, run_case
+from .behaviours import BEHAVIOURS, MIXES, Setting
+from .interleaving import Outcome, play
 from .scenario import (
     Scenario,
-    generate_scenario,
+    scenario_for,
     scenario_from_json,
     scenario_to_json,
-    with_behaviours,
 )
 from .schedule import Schedule, generate_schedule, schedule_from_json, schedule_to_json
-from .swarm import BEHAVIOURS, World, generate_swarm_schedule, run_swarm
+from .world import World
 
 SYSTEM = "config"
 """The `--system` name of the config-merge interleavings campaign, in its case files."""
-SWARM_SYSTEM = "swarm"
-"""The `--system` name of the campaign of client-layer swarms (`swarm`)."""
+SYSTEMS_READ = (SYSTEM, "swarm")
+"""The systems of the case files this campaign replays: its own, and the campaign of swarms
+of behaviours it took over (the same world and schedules)."""
 
 
 @dataclass(frozen=True)
@@ -52,43 +51,36 @@ def generate_case(
     scenario_index: int,
     schedule_index: int,
     mutant: str | None = None,
-    swarm: tuple[str, ...] | None = None,
+    behaviours: tuple[str, ...] | None = None,
 ) -> Case:
-    """The case of (seed, scenario, schedule); with `swarm`, of client-layer clients with
-    those behaviours (repeated over the clients) and a swarm schedule."""
-    scenario = generate_scenario(campaign_seed, scenario_index)
-    if swarm:
-        scenario = with_behaviours(scenario, swarm)
-        schedule = generate_swarm_schedule(scenario, campaign_seed, scenario_index, schedule_index)
-    else:
-        schedule = generate_schedule(scenario, campaign_seed, scenario_index, schedule_index)
+    """The case of (seed, scenario, schedule): its clients of `behaviours` (repeated over the
+    clients), or `spec` under a mutant, or of the mix the seed draws."""
+    if mutant and not behaviours:
+        behaviours = ("spec",)
+    scenario = scenario_for(campaign_seed, scenario_index, behaviours)
+    schedule = generate_schedule(scenario, campaign_seed, scenario_index, schedule_index)
     return Case(campaign_seed, scenario_index, schedule_index, mutant, scenario, schedule)
 
 
 def outcome_of(
     scenario: Scenario, schedule: Schedule, mutant: str | None, client: str | None = None
 ) -> Outcome:
-    """A trace played on a fresh engine: a swarm of client-layer clients when the scenario's
-    clients have behaviours (`client` the adapter of its `client` clients), else the
-    interleavings campaign's run."""
-    if scenario.swarm is not None:
-        return run_swarm(World(scenario, client), schedule)
-    primary, checker = choose(mutant)
-    return run_case(Engine(scenario, primary, checker), schedule)
+    """A trace played on a fresh world (its `client` clients through the adapter `client`)."""
+    return play(World(scenario, Setting(client, mutant=mutant)), schedule)
 
 
 def replay(case: Case, client: str | None = None) -> Outcome:
-    """Run the case's trace on a fresh engine (a swarm's `client` clients through `client`)."""
+    """Run the case's trace on a fresh world (its `client` clients through `client`)."""
     return outcome_of(case.scenario, case.schedule, case.mutant, client)
 
 
 def case_to_json(case: Case, outcome: Outcome, path: Path) -> dict[str, object]:
     mutant = f" --mutant {case.mutant}" if case.mutant else ""
-    swarm = case.scenario.swarm
-    if swarm:
-        mutant += f" --system {SWARM_SYSTEM} --swarm {','.join(dict.fromkeys(swarm))}"
+    behaviours = case.scenario.behaviours
+    if case.scenario.mix not in MIXES or mutant:
+        mutant += f" --swarm {','.join(dict.fromkeys(behaviours))}"
     return {
-        "system": SWARM_SYSTEM if swarm else SYSTEM,
+        "system": SYSTEM,
         "campaign_seed": case.campaign_seed,
         "scenario": case.scenario_index,
         "schedule": case.schedule_index,
@@ -99,6 +91,7 @@ def case_to_json(case: Case, outcome: Outcome, path: Path) -> dict[str, object]:
         "replay": f"swarmconf fuzz replay {path}",
         "regenerate": f"swarmconf fuzz replay --case {case.campaign_seed}:{case.scenario_index}:"
         f"{case.schedule_index}{mutant}",
+        "mix": case.scenario.mix,
         "clients": len(case.scenario.clients),
         "edits": case.scenario.edit_count,
         "events": len(case.schedule.events),
@@ -120,8 +113,14 @@ def read_case(path: Path) -> Case:
 def case_from_json(obj: dict[str, Any]) -> Case:
     """The case of a counterexample file's JSON (KeyError or ValueError if it is not one)."""
     trace = obj["trace"]
+    if any("behaviour" not in client for client in trace["scenario"]["clients"]):
+        raise ValueError(
+            "a case of the message-layer model, whose clients had no state of their own; "
+            "swarmconf no longer runs it: run its seeds again with `swarmconf fuzz replay "
+            f"--case {obj['campaign_seed']}:{obj['scenario']}:{obj['schedule']}`"
+        )
     scenario = scenario_from_json(trace["scenario"])
-    for behaviour in scenario.swarm or ():
+    for behaviour in scenario.behaviours:
         if behaviour not in BEHAVIOURS:
             raise ValueError(f"no behaviour {behaviour!r}; known: {', '.join(BEHAVIOURS)}")
     return Case(
@@ -138,7 +137,7 @@ def case_from_json(obj: dict[str, Any]) -> Case:
 def parse_case_id(
     text: str, mutant: str | None = None, swarm: tuple[str, ...] | None = None
 ) -> Case:
-    """A case from "SEED:SCENARIO:SCHEDULE" (of a swarm of `swarm` behaviours, if given)."""
+    """A case from "SEED:SCENARIO:SCHEDULE" (its clients of the `swarm` behaviours, if given)."""
     parts = text.split(":")
     if len(parts) != 3 or not all(part.isdigit() for part in parts):
         raise ValueError(f"a case is SEED:SCENARIO:SCHEDULE, not {text!r}")

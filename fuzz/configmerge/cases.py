@@ -1,8 +1,8 @@
-"""Replaying and shrinking a config-merge counterexample, in-process or through a client.
+"""Replaying and shrinking a config-merge counterexample.
 
-These are the `Cases` hooks of the config-merge campaigns (see `campaigns`): a case comes from
-its file or from `SEED:SCENARIO:SCHEDULE`, replays on a fresh engine (or with its operations
-checked through a client's adapter), and shrinks to a smaller case that fails the same way.
+These are the `Cases` hooks of the config-merge campaign (see `campaigns`): a case comes from
+its file or from `SEED:SCENARIO:SCHEDULE`, replays on a fresh world (its `client` clients
+through the adapter `--client` names), and shrinks to a smaller case that fails the same way.
 """
 
 from __future__ import annotations
@@ -27,9 +27,10 @@ def parse(text: str, options: CaseOptions) -> Case:
 
 
 def described(case: Case) -> str:
+    scenario = case.scenario
     return (
-        f"{case.name}: {len(case.scenario.clients)} clients, {case.scenario.edit_count} edits, "
-        f"{len(case.schedule.events)} events, lag {case.scenario.lag}"
+        f"{case.name}: {len(scenario.clients)} clients ({', '.join(scenario.behaviours)}), "
+        f"{scenario.edit_count} edits, {len(case.schedule.events)} events, lag {scenario.lag}"
     )
 
 
@@ -59,43 +60,3 @@ def shrink(case: Case, options: CaseOptions) -> Shrunk:
     output = options.output or Path(f"{case.name}-shrunk.json")
     write_case(small, replay_in_process(small, client), output)
     return Shrunk([f"{sizes(case, small)}; wrote {output}"], replay_command(str(output), client))
-
-
-def replay_through_client(case: Case, options: CaseOptions) -> Replayed:
-    """The case's violations with its operations checked through the client."""
-    from ..client import start
-    from .differential import replay_with_client
-
-    assert options.client is not None
-    client = start(options.client, options.client_timeout)
-    try:
-        outcome, counts = replay_with_client(case.scenario, case.schedule, client)
-    finally:
-        client.close()
-    line = (
-        f"client {client.hello.get('name', '?')}: {counts['requests']} requests, "
-        f"{counts['skipped']} skipped, {counts['quirk']} as declared quirks"
-    )
-    violations = outcome.violations
-    return Replayed(case.name, [line, described(case)], violations, properties_of(violations))
-
-
-def shrink_through_client(case: Case, options: CaseOptions) -> Shrunk:
-    """Shrink a case that fails through a client; each candidate replays on a fresh adapter."""
-    from ..config import Config
-    from .case import read_case
-    from .report import write_counterexample
-
-    assert options.client is not None
-    output = options.output or Path(f"{case.name}-shrunk.json")
-    config = Config(
-        interleavings=1,
-        mutant=case.mutant,
-        client=options.client,
-        client_timeout=options.client_timeout,
-    )
-    write_counterexample(case, config, output, shrunk=True)
-    small = read_case(output)
-    return Shrunk(
-        [f"{sizes(case, small)}; wrote {output}"], replay_command(str(output), options.client)
-    )

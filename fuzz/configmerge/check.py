@@ -9,19 +9,17 @@ from pathlib import Path
 from typing import Any
 
 from ..explore import Found
+from .behaviours import Setting, behaviour
 from .case import case_to_json, replay
-from .model import SOMETIMES, Model, check_scenario
+from .model import DECLARED, LOSS, SOMETIMES, Model, case_of, check_scenario
 from .report import PROPERTIES
 from .scenario import with_behaviours
-from .swarm import SWARM_PROPERTIES
-from .swarm_model import DECLARED, SwarmModel
-from .swarm_model import SOMETIMES as SWARM_SOMETIMES
-from .swarm_model import case_of as swarm_case_of
-from .trace import case_of
 
-PROPERTY_NAMES = ("P1", "P2", "P3", "P4", "P5", "P6")
+DEFAULT_BEHAVIOURS = ("spec", "reference")
+"""The clients a check searches unless `--swarm` names others: a spec client beside a
+reference client, which its twin checks step by step (P3)."""
 
-_MODELS: dict[Bound, Model | SwarmModel] = {}
+_MODELS: dict[Bound, Model] = {}
 
 
 @dataclass(frozen=True)
@@ -32,24 +30,28 @@ class Bound:
     edits: int
     lag: int = 1
     shared: bool = False
-    """Every client runs the same script (the symmetry reduction then applies)."""
+    """Every client runs the same script."""
     future: bool = True
     """The last client writes an unknown top-level key (D9); never with `shared`."""
     mutant: str | None = None
-    symmetry: bool = False
-    """Search one state per class of states equal up to renaming clients (shared scripts)."""
     scripts: str = "plain"
     """The edit-script family (`model.SCRIPTS`)."""
     blob: bool = False
     """The swarm starts with an unparseable message (`model.UNPARSEABLE_BLOB`)."""
     swarm: tuple[str, ...] | None = None
-    """Client-layer clients of these behaviours, repeated over the clients (`swarm_model`);
-    None: the interleavings campaign's clients (`model`)."""
+    """The clients' behaviours, repeated over the clients (None: `DEFAULT_BEHAVIOURS`, or
+    `spec` under a mutant)."""
     client: str | None = None
-    """The adapter command of the swarm's `client` clients."""
+    """The adapter command of the `client` clients."""
 
-    def model(self) -> Model | SwarmModel:
-        """This bound's model, one per process (its engine's caches shared by every use)."""
+    @property
+    def behaviours(self) -> tuple[str, ...]:
+        if self.swarm:
+            return self.swarm
+        return ("spec",) if self.mutant else DEFAULT_BEHAVIOURS
+
+    def model(self) -> Model:
+        """This bound's model, one per process (its world's memos shared by every use)."""
         found = _MODELS.get(self)
         if found is None:
             scenario = check_scenario(
@@ -57,21 +59,19 @@ class Bound:
                 self.edits,
                 self.lag,
                 self.shared,
-                self.future and not self.swarm,
+                self.future,
                 self.scripts,
                 self.blob,
             )
-            if self.swarm:
-                found = SwarmModel(with_behaviours(scenario, self.swarm), command=self.client)
-            else:
-                found = Model(scenario, self.mutant, symmetric=self.symmetry)
+            setting = Setting(self.client, mutant=self.mutant)
+            found = Model(with_behaviours(scenario, self.behaviours), setting)
             _MODELS[self] = found
         return found
 
     @property
     def properties(self) -> dict[str, str]:
-        """What the check judges: the campaign's P1-P6, or a swarm's P1, P5 and P7."""
-        return SWARM_PROPERTIES if self.swarm else PROPERTIES
+        """What the check judges: the campaign's properties."""
+        return dict(PROPERTIES)
 
     @property
     def size(self) -> str:
@@ -85,26 +85,32 @@ class Bound:
         parts = [plural(self.clients, "client"), plural(self.edits, "edit"), f"lag {self.lag}"]
         parts[0:2] = [f"{parts[0]} \N{MULTIPLICATION SIGN} {parts[1]}"]
         parts.append(f"{'identical ' if self.shared else ''}{self.scripts} scripts")
-        if self.future and not self.shared and not self.swarm:
+        if self.future and not self.shared:
             parts.append("the last client writes an unknown key")
-        if self.swarm:
-            parts.append(f"client-layer clients {', '.join(self.swarm)} (lockstep settle)")
+        parts.append(f"clients {', '.join(self.behaviours)}")
         if self.blob:
             parts.append("an unparseable blob in the swarm")
-        if self.symmetry:
-            parts.append("symmetry")
         if self.mutant:
             parts.append(f"mutant {self.mutant}")
         return ", ".join(parts)
 
     @property
     def sometimes(self) -> dict[str, str]:
-        if not self.swarm:
-            return SOMETIMES
-        # Only a deployed client beside an unparseable blob can meet X12's deletion
-        reachable = self.blob and "deployed" in self.swarm
+        """What the search must reach: a declared quirk only where one can fire (a client
+        declaring X12 beside an unparseable blob, or X17's every-key resolutions); a loss
+        beyond the window only where a lag of 1 lets a merge drop an update."""
+        setting = Setting(self.client)
+        declares = {
+            quirk
+            for name in self.behaviours
+            if name != "client"
+            for quirk in behaviour(name).declares(setting)
+        }
+        reachable = (self.blob and "X12" in declares) or "X17" in declares
         return {
-            name: text for name, text in SWARM_SOMETIMES.items() if reachable or name != DECLARED
+            name: text
+            for name, text in SOMETIMES.items()
+            if (reachable or name != DECLARED) and (self.lag == 1 or name != LOSS)
         }
 
     def command(self) -> str:
@@ -115,9 +121,7 @@ class Bound:
             options.append("--blob")
         if self.shared:
             options.append("--shared-scripts")
-            if not self.symmetry:
-                options.append("--no-symmetry")
-        if not self.future and not self.shared and not self.swarm:
+        if not self.future and not self.shared:
             options.append("--no-future")
         if self.swarm:
             options.append(f"--swarm {','.join(self.swarm)}")
@@ -136,11 +140,7 @@ def write_counterexample(
     bound: Bound, name: str, found: Found, actions: list[Any], path: Path
 ) -> dict[str, Any]:
     """The shortest trace to `found` as a campaign case file; what the report lists of it."""
-    model = bound.model()
-    if isinstance(model, SwarmModel):
-        case = swarm_case_of(model, actions, judged=found.action is None)
-    else:
-        case = case_of(model, actions, judged=found.action is None)
+    case = case_of(bound.model(), actions, judged=found.action is None)
     outcome = replay(case, bound.client)
     obj = case_to_json(case, outcome, path)
     # The case comes from a search, not from seeds: the command that finds it again

@@ -102,7 +102,7 @@ def report(
         },
         bound_text=bound.size,
         bound_description=bound.describe(),
-        reductions={"sleep_sets": settings.sleep_sets, "symmetry": bound.symmetry},
+        reductions={"sleep_sets": settings.sleep_sets},
         counterexamples=counterexamples,
         master=master,
         cores=cores,

@@ -25,8 +25,6 @@ EXAMPLES = (
 )
 IN_PROCESS = "none"
 SCRIPT_FAMILIES = ("plain", "overlap")
-BEHAVIOUR_NAMES = ("spec", "reference", "libsession", "deployed", "client")
-"""`swarm.BEHAVIOURS` by name (a test keeps the two equal)."""
 """`model.SCRIPTS` by name (the model is imported only when a check runs)."""
 
 
@@ -43,16 +41,19 @@ def bounded(low: int, high: int) -> Any:
 def register(subparsers: Any) -> None:
     check = subparsers.add_parser(
         "check",
-        help="check P1-P6 on every reachable state up to a bound",
-        description="Breadth-first search of every state clients racing on one config can "
-        "reach with the given edits (full and partial views, offline allowed), checking P1-P6 "
-        "in each; every failure comes with a shortest counterexample that `swarmconf fuzz "
-        "replay` reproduces. Writes summary.json and report.html (needs the `fuzz` extra).",
+        help="check P1-P7 on every reachable state up to a bound",
+        description="Breadth-first search of every state the campaign's clients can reach "
+        "with the given edits (edits, full polls and pushes in every order), judging P1-P7 on "
+        "each step and each state as the campaign does; every failure comes with a shortest "
+        "counterexample that `swarmconf fuzz replay` reproduces. Writes summary.json and "
+        "report.html (needs the `fuzz` extra).",
         **examples(*EXAMPLES),
     )
-    check.add_argument("--clients", type=bounded(1, 4), default=2)
-    check.add_argument("--edits", type=bounded(1, 4), default=2, help="edits per client")
-    check.add_argument("--lag", type=bounded(1, 5), default=1, help="the lag window N")
+    check.add_argument("--clients", type=bounded(1, 4), default=2, help="clients (default: 2)")
+    check.add_argument(
+        "--edits", type=bounded(1, 4), default=2, help="edits per client (default: 2)"
+    )
+    check.add_argument("--lag", type=bounded(1, 5), default=1, help="the lag window N (default: 1)")
     check.add_argument(
         "--mutant", help="check a broken merger by name (an unknown name lists the known ones)"
     )
@@ -86,8 +87,8 @@ def register(subparsers: Any) -> None:
     check.add_argument(
         "--shared-scripts",
         action="store_true",
-        help="every client runs the same script, none writes an unknown key (states equal up to "
-        "renaming clients are then one state)",
+        help="every client runs the same script, none writes an unknown key (their messages "
+        "then coincide on equal bases)",
     )
     check.add_argument(
         "--no-future", action="store_true", help="no client writes an unknown top-level key"
@@ -99,18 +100,14 @@ def register(subparsers: Any) -> None:
         "proven to keep every state with state caching, see the check page)",
     )
     check.add_argument(
-        "--no-symmetry", action="store_true", help="with --shared-scripts, keep every renaming"
-    )
-    check.add_argument(
         "--exhaust", action="store_true", help="search on after the first violating level"
     )
     check.add_argument("--max-depth", type=bounded(0, 1000), help="stop after this depth")
     check.add_argument(
         "--swarm",
         metavar="BEHAVIOURS",
-        help="client-layer clients of these behaviours, comma-separated, given to the clients in "
-        f"turn ({', '.join(BEHAVIOUR_NAMES)}): polls, pushes that delete what they name, and "
-        "lockstep rounds judged for P1, P5 (racing resolutions that never stop) and P7",
+        help="the clients' behaviours, comma-separated, given to the clients in turn (default: "
+        "spec,reference; spec under --mutant; an unknown name lists them)",
     )
     check.add_argument(
         "--client",
@@ -126,15 +123,14 @@ def run_check(args: argparse.Namespace) -> int:
     if args.mutant is not None and args.mutant not in MUTANTS:
         detail = f"{args.mutant!r}; known: {', '.join(sorted(MUTANTS))}"
         raise CommandError(CliReason.BAD_MUTANT, detail, Exit.USAGE)
+    from .behaviours import BEHAVIOURS
+
     swarm = None
     if args.swarm is not None:
         swarm = tuple(name.strip() for name in args.swarm.split(",") if name.strip())
-        unknown = [name for name in swarm if name not in BEHAVIOUR_NAMES] or ([] if swarm else [""])
-        if unknown or args.mutant or args.shared_scripts:
-            detail = (
-                f"--swarm takes {', '.join(BEHAVIOUR_NAMES)}, without --mutant or "
-                f"--shared-scripts, not {args.swarm!r}"
-            )
+        unknown = [name for name in swarm if name not in BEHAVIOURS] or ([] if swarm else [""])
+        if unknown:
+            detail = f"--swarm takes {', '.join(BEHAVIOURS)}, not {args.swarm!r}"
             raise CommandError(CliReason.USAGE, detail, Exit.USAGE)
     if ("client" in (swarm or ())) != (args.client is not None):
         detail = "the behaviour `client` is the adapter --client names: give both or neither"
@@ -157,7 +153,6 @@ def run_check(args: argparse.Namespace) -> int:
         shared=args.shared_scripts,
         future=not args.no_future,
         mutant=args.mutant,
-        symmetry=args.shared_scripts and not args.no_symmetry,
         scripts=args.scripts,
         blob=args.blob,
         swarm=swarm,

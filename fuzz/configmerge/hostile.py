@@ -45,19 +45,28 @@ from ..hostile import (
     truncate,
 )
 from .cached_spec import CachedLibrary, LibraryOracle
-from .differential import SHRINK_TIMEOUT, STATUS_PROPERTY, recording_engine
+from .engine import Engine
+from .impl import choose
 from .scenario import generate_scenario
 from .verdict import (
     AGREED,
     FAILED,
     QUIRK,
     SKIPPED,
+    UNJUDGED,
     asked,
     declared_hang,
     failure_cause,
     judge,
     reason_pairs,
 )
+
+STATUS_PROPERTY = {FAILED: "C2", UNJUDGED: "C3"}
+"""The property a verdict of each status fails (any other failing status fails C1)."""
+SHRINK_TIMEOUT = 2.0
+"""While shrinking a C2 group's input, a candidate the client does not answer within this (or
+the campaign's timeout, if shorter) hangs: a hang's candidates would otherwise each cost the
+whole timeout."""
 
 PER_TASK = 50_000
 SCENARIOS_PER_TASK = 3
@@ -117,7 +126,7 @@ def seed_messages(campaign_seed: int, task: int) -> list[tuple[bytes, bytes | No
     found: list[tuple[bytes, bytes | None]] = []
     for number in range(SCENARIOS_PER_TASK):
         scenario = generate_scenario(campaign_seed, task * SCENARIOS_PER_TASK + number)
-        engine = recording_engine(scenario)
+        engine = Engine(scenario, *choose(None, False))
         key = engine.verify_key
         messages = [engine.base]
         for client in range(len(scenario.clients)):

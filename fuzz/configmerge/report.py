@@ -2,10 +2,9 @@
 report.html.
 
 Aggregates are computed by Spark SQL from the per-case Parquet; the page is drawn by
-`report_page`. A campaign through a client (`--client`) adds the client's name and version, its
-C1 and C2 counts, and the requests it skipped or answered as a declared quirk; its
-counterexamples replay and shrink through the same command, and its C2 failures are grouped by
-cause, each group's first case shrunk to one still failing with that cause.
+`report_page`. The page says which behaviours and mixes ran and how each mix fared; a campaign
+whose clients include an adapter's (`--client`) adds the client's name and version, and its
+counterexamples replay and shrink through the same command.
 """
 
 from __future__ import annotations
@@ -16,22 +15,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..campaigns import Closing, campaign_of
-from ..report import (
-    cause_label,
-    client_hello,
-    client_line,
-    counts,
-    failure_groups,
-    interleavings_closing,
-    lenient_facts,
-    quirk_totals,
-    reason_pair_totals,
-    replay_command,
-)
+from ..campaigns import campaign_of
+from ..report import client_hello, client_line, counts, replay_command
 from ..report_page import Counterexample, Page, Property, chart, duration, number, render
-from .case import Case, case_to_json, generate_case, parse_case_id, replay
-from .impl import choose
+from .behaviours import BEHAVIOURS, MIXES, MODIFIERS
+from .case import Case, case_to_json, generate_case, replay
 from .shrink import shrink
 
 if TYPE_CHECKING:
@@ -55,17 +43,24 @@ def security_notes(hello: Mapping[str, Any] | None) -> list[str]:
 
 
 PROPERTIES = {
-    "P1": "every client ends with the same bytes, and the swarm collapses to that message",
-    "P2": "a merge gives the same bytes in any order, with duplicates or included messages",
-    "P3": "the spec and the reference produce identical bytes (on a sample of operations)",
-    "P4": "no update inside the lag window is lost",
-    "P5": "merge rounds quiesce within the bound",
-    "P6": "every published message parses and is in normal form",
+    "P1": "after the lockstep rounds the swarm's current messages collapse to one, whose data "
+    "every client holds",
+    "P2": "a client's merge of a poll leaves it in the same state in any order of the poll, "
+    "with a duplicate and an already-included message (one distinct poll in four)",
+    "P3": "every client takes each step as its twin does: the reference's client as the "
+    "spec's of its profile, a mutant's as the intact spec's (every distinct step)",
+    "P4": "no update inside the lag window is lost, under the clients' real timing (dirty "
+    "clients edit in place, merges are pushed only when the client pushes)",
+    "P5": "lockstep rounds (every client polls one snapshot, then pushes) quiesce within "
+    "clients + 3 rounds: racing resolutions stop",
+    "P6": "every pushed message parses and is in normal form; a conflict resolution carries "
+    "no unknown key (D9) and the `=` its profile gives (D30)",
+    "P7": "no client deletes a message it cannot parse (a later version's message stays, D27)",
+    "C2": "a client played through an adapter answers every step it is sent",
 }
+"""What every interleaving is judged on (P2, P3, P6 where a step is taken, P7 at each push,
+P1, P4, P5 after the lockstep rounds)."""
 PER_PROPERTY = 5
-SHRINK_SECONDS = 60.0
-"""Seconds a case may spend shrinking through the client (each candidate replays on a new
-adapter process): a client that dies often would otherwise hold the report for minutes."""
 
 
 def properties_of(config: Config) -> Mapping[str, str]:
@@ -126,147 +121,36 @@ def summarize(cases: DataFrame, names: list[str]) -> dict[str, Any]:
         "core_rate_by_clients": rate("clients"),
         "core_rate_by_edits": rate("edits"),
     }
-    if "client_requests" in cases.columns:
-        sums = cases.agg(
-            *(f.sum(name).alias(name) for name in ("client_requests", "client_skipped")),
-            *(f.sum(name).alias(name) for name in ("client_quirks", "client_failures")),
-            f.sum("client_seconds").alias("client_seconds"),
-        ).first()
-        assert sums is not None
-        summary["client_counts"] = {
-            "requests": int(sums["client_requests"] or 0),
-            "skipped": int(sums["client_skipped"] or 0),
-            "declared_quirks": int(sums["client_quirks"] or 0),
-            "failures": int(sums["client_failures"] or 0),
-            "seconds_waiting": round(float(sums["client_seconds"] or 0.0), 3),
-            "by_quirk": quirk_totals(
-                row[0]
-                for row in cases.filter(f.col("client_quirk_counts") != "{}")
-                .select("client_quirk_counts")
-                .collect()
-            ),
-            "by_reasons": reason_pair_totals(
-                row[0]
-                for row in cases.filter(f.col("client_reason_pairs") != "{}")
-                .select("client_reason_pairs")
-                .collect()
-            ),
+    by_mix = cases.groupBy("mix").agg(
+        f.count("*").alias("n"),
+        f.sum(f.when(f.col("violations") != "", 1).otherwise(0)).alias("failing"),
+        f.sum(f.when(f.col("acceptable") != "", 1).otherwise(0)).alias("acceptable"),
+    )
+    summary["by_mix"] = {
+        row["mix"]: {
+            "interleavings": int(row["n"]),
+            "failing": int(row["failing"] or 0),
+            "acceptable": int(row["acceptable"] or 0),
         }
-    return summary
-
-
-def client_case(case: Case, config: Config, shrunk: bool) -> tuple[Case, list[str]]:
-    """The case replayed (and shrunk, if asked) through the campaign's client."""
-    from ..client import start
-    from .differential import replay_with_client, shrink_through_client
-
-    assert config.client is not None
-    if shrunk:
-        scenario, schedule = shrink_through_client(
-            (case.scenario, case.schedule),
-            config.client,
-            config.client_timeout,
-            seconds=SHRINK_SECONDS,
-        )
-        case = replace(case, scenario=scenario, schedule=schedule, shrunk=True)
-    client = start(config.client, config.client_timeout)
-    try:
-        outcome = replay_with_client(case.scenario, case.schedule, client)[0]
-    finally:
-        client.close()
-    return case, outcome.violations
-
-
-def cause_counterexample(group: dict[str, Any], config: Config, number_: int) -> dict[str, Any]:
-    """A C2 group's first case shrunk through the client to a smaller one still failing with
-    the group's cause (`SHRINK_SECONDS` at most), written as a counterexample file; its
-    path, size, replay command, and the first request failing with that cause in its replay
-    (with the line that sends it to the client again)."""
-    from ..client import replay_line
-    from .differential import replays_through, shrink_through_client
-
-    assert config.client is not None
-    case = parse_case_id(group["example"]["case"])
-    scenario, schedule = shrink_through_client(
-        (case.scenario, case.schedule),
-        config.client,
-        config.client_timeout,
-        cause=group["cause"],
-        seconds=SHRINK_SECONDS,
-    )
-    small = replace(case, scenario=scenario, schedule=schedule, shrunk=True)
-    replayed = replays_through(config.client, config.client_timeout)((scenario, schedule))
-    failing = [request for _, request in replayed.causes().get(group["cause"], [])]
-    folder = config.out / "counterexamples"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"c2-{number_}-{small.name}-shrunk.json"
-    obj = case_to_json(small, replay(small), path)
-    obj["client"] = config.client
-    obj["violations"] = replayed.outcome.violations
-    obj["properties"] = replayed.outcome.properties
-    obj["cause"] = group["cause"]
-    obj["replay"] = replay_command(str(path), config.client)
-    path.write_text(json.dumps(obj, indent=1) + "\n")
-    request = failing[0] if failing else group["example"]["request"]
-    return {
-        "file": str(path),
-        "shrunk_to": ", ".join(
-            f"{count:,} {noun}{'' if count == 1 else 's'}"
-            for count, noun in (
-                (len(scenario.clients), "client"),
-                (scenario.edit_count, "edit"),
-                (len(schedule.events), "event"),
-            )
-        ),
-        "replay": obj["replay"],
-        "request": request,
-        "request_replay": replay_line(request, config.client),
+        for row in by_mix.orderBy("mix").collect()
     }
-
-
-def cause_groups(cases: DataFrame, config: Config) -> list[dict[str, Any]]:
-    """The client's failures no declared quirk explains (C2) by cause, the largest first, each
-    with its first case shrunk (`cause_counterexample`)."""
-    from pyspark.sql import functions as f
-
-    texts = (
-        row[0]
-        for row in cases.filter(f.col("client_failure_causes") != "{}")
-        .select("client_failure_causes")
-        .collect()
-    )
-    return [
-        {**group, "shrunk": cause_counterexample(group, config, number_)}
-        for number_, group in enumerate(failure_groups(texts), 1)
-    ]
+    return summary
 
 
 def write_counterexample(case: Case, config: Config, path: Path, shrunk: bool = False) -> bool:
     """Write the case (shrunk first if asked) with its violations and replay command; True when
     it still fails."""
-    if config.client is None or config.swarm:
-        # A swarm plays its `client` clients through the adapter itself
-        client = config.client
-        if shrunk:
-            scenario, schedule = shrink(
-                (case.scenario, case.schedule), config.mutant, client=client
-            )
-            case = replace(case, scenario=scenario, schedule=schedule, shrunk=True)
-        outcome = replay(case, client)
-        obj = case_to_json(case, outcome, path)
-        violations = outcome.violations
-        if client is not None:
-            obj["client"] = client
-            obj["replay"] = replay_command(str(path), client)
-    else:
-        case, violations = client_case(case, config, shrunk)
-        obj = case_to_json(case, replay(case), path)
-        obj["client"] = config.client
-        obj["violations"] = violations
-        obj["properties"] = sorted({v.split(" ", 1)[0] for v in violations})
-        obj["replay"] = replay_command(str(path), config.client)
+    client = config.client
+    if shrunk:
+        scenario, schedule = shrink((case.scenario, case.schedule), config.mutant, client=client)
+        case = replace(case, scenario=scenario, schedule=schedule, shrunk=True)
+    outcome = replay(case, client)
+    obj = case_to_json(case, outcome, path)
+    if client is not None:
+        obj["client"] = client
+        obj["replay"] = replay_command(str(path), client)
     path.write_text(json.dumps(obj, indent=1) + "\n")
-    return bool(violations)
+    return bool(outcome.violations)
 
 
 def write_counterexamples(cases: DataFrame, config: Config, names: list[str]) -> list[str]:
@@ -290,7 +174,7 @@ def write_counterexamples(cases: DataFrame, config: Config, names: list[str]) ->
             if key in written:
                 continue
             written.add(key)
-            case = generate_case(row["campaign_seed"], *key, config.mutant, config.swarm)
+            case = generate_case(row["campaign_seed"], *key, config.mutant, behaviours_of(config))
             path = folder / f"{case.name}.json"
             fails = write_counterexample(case, config, path)
             paths.append(str(path))
@@ -301,10 +185,47 @@ def write_counterexamples(cases: DataFrame, config: Config, names: list[str]) ->
     return paths
 
 
+def behaviours_of(config: Config) -> tuple[str, ...] | None:
+    """The behaviours a campaign's scenarios were given (None: the mixes their seeds draw)."""
+    from .campaign import given_behaviours
+
+    return given_behaviours(config.swarm, config.client)
+
+
+def clients_ran(config: Config) -> list[tuple[str, str]]:
+    """The facts that say which clients ran: the mixes drawn, or the behaviours given."""
+    given = behaviours_of(config)
+    if config.mutant is not None and not given:
+        given = ("spec",)
+    if given:
+        names = dict.fromkeys(given)
+        return [
+            (
+                "clients",
+                f"{', '.join(names)}, given to each scenario's clients in turn",
+            ),
+            *((f"behaviour {name}", BEHAVIOURS[name].description) for name in names),
+        ]
+    return [
+        ("clients", "each scenario a mix its seed draws (below)"),
+        *((f"mix {mix.name}", mix.description) for mix in MIXES.values() if mix.settles),
+    ]
+
+
+def mix_facts(summary: dict[str, Any]) -> list[tuple[str, str]]:
+    return [
+        (
+            f"interleavings of {name}",
+            f"{number(found['interleavings'])}, {number(found['failing'])} failing, "
+            f"{number(found['acceptable'])} with a finding a declared quirk explains",
+        )
+        for name, found in summary.get("by_mix", {}).items()
+    ]
+
+
 def write_report(summary: dict[str, Any], config: Config) -> None:
     names = properties_of(config)
     p4 = summary["p4"]
-    client = summary.get("client_counts")
     what = f"{number(summary['cases'])} interleavings in {duration(summary['seconds'])}"
     headline = [
         f"{what} ({number(summary['interleavings_per_second'])} per second), "
@@ -312,14 +233,16 @@ def write_report(summary: dict[str, Any], config: Config) -> None:
     ]
     if config.client is not None:
         headline.append(f"Client: {client_line(summary.get('client'))}, run as {config.client}.")
-    elif config.mutant is not None:
-        headline.append(f"Mutant merger: {config.mutant}.")
+    if config.mutant is not None:
+        headline.append(f"Mutant: {config.mutant} (the spec with one rule broken).")
     facts = [
         ("seed", str(summary["campaign_seed"])),
         ("schedules per scenario", number(summary["per_scenario"])),
         ("Spark master", summary["master"]),
-        ("runs the clients", summary["primary"]),
-        ("merges made", number(summary["merges"])),
+        *clients_ran(config),
+        *((f"modifier {name}", modifier.description) for name, modifier in MODIFIERS.items()),
+        *mix_facts(summary),
+        ("conflict resolutions made", number(summary["merges"])),
         *(
             (f"interleavings with a finding {quirk} explains (acceptable)", number(count))
             for quirk, count in summary.get("acceptable", {}).items()
@@ -332,41 +255,23 @@ def write_report(summary: dict[str, Any], config: Config) -> None:
             f" in {number(p4['cases_with_losses'])} interleavings",
         ),
     ]
-    notes = []
-    if client is not None:
-        facts += [
-            ("requests sent to the client", number(client["requests"])),
-            ("skipped by the client", number(client["skipped"])),
-            ("acceptable as a declared quirk", number(client["declared_quirks"])),
-            *((f"acceptable as {name}", number(n)) for name, n in client["by_quirk"].items()),
-            *lenient_facts(client.get("by_reasons", {})),
-            ("time waiting for the client", duration(client["seconds_waiting"])),
-        ]
-        if client["skipped"]:
-            notes.append(
-                f"The client skipped {number(client['skipped'])} requests: those operations "
-                "were not checked."
-            )
-    notes += security_notes(summary.get("client"))
+    notes = security_notes(summary.get("client"))
+    if "X17" in summary.get("acceptable", {}):
+        notes.append(
+            "X17: a clean deployed client's conflict resolution lists every data key in `=` "
+            "(the libsession profile does the same, D30); merged with a concurrent update it "
+            "did not see and that ranks below it, it replays that key's old value over the "
+            "update. The interleavings counted under X17 lost such an update inside the lag "
+            "window; under the spec profile (rule 8) none does."
+        )
     out = config.out.resolve()
     examples = [
-        *(
-            Counterexample(
-                Path(group["shrunk"]["file"]).resolve().relative_to(out).as_posix(),
-                cause_label(group, "requests")
-                + f" (in {number(group['interleavings'])} interleavings)",
-                group["shrunk"]["replay"],
-            )
-            for group in summary.get("client_failures_by_cause", [])
-        ),
-        *(
-            Counterexample(
-                Path(path).resolve().relative_to(out).as_posix(),
-                Path(path).stem,
-                replay_command(path, config.client),
-            )
-            for path in summary["counterexample_files"]
-        ),
+        Counterexample(
+            Path(path).resolve().relative_to(out).as_posix(),
+            Path(path).stem,
+            replay_command(path, config.client),
+        )
+        for path in summary["counterexample_files"]
     ]
     violations = summary["violations"]
     page = Page(
@@ -385,13 +290,16 @@ def write_report(summary: dict[str, Any], config: Config) -> None:
                 empty=f"No property was violated in {number(summary['cases'])} interleavings.",
             ),
             chart(
-                "Conflict width (most messages merged at once)",
+                "Conflict width (most messages a resolution merged at once)",
                 summary["conflict_width"],
                 "messages",
                 "interleavings",
             ),
             chart(
-                "Merge depth (merges of merges)", summary["merge_depth"], "depth", "interleavings"
+                "Merge depth (resolutions of resolutions)",
+                summary["merge_depth"],
+                "depth",
+                "interleavings",
             ),
             chart(
                 "Updates lost beyond the lag window, per interleaving",
@@ -418,22 +326,15 @@ def write_report(summary: dict[str, Any], config: Config) -> None:
 
 
 def write_outputs(cases: DataFrame, config: Config, seconds: float, master: str) -> dict[str, Any]:
-    if config.client is not None:
-        primary, checker = "swarmconf.reference (the oracle; the spec judges)", None
-    elif config.swarm:
-        primary = f"client-layer clients: {', '.join(config.swarm)} (repeated over the clients)"
-        checker = None
-    else:
-        impl, check = choose(config.mutant, config.differential)
-        primary, checker = impl.name, check.name if check else None
+    given = behaviours_of(config)
     summary: dict[str, Any] = {
         "campaign_seed": config.seed,
         "interleavings": config.interleavings,
         "per_scenario": config.per_scenario,
         "mutant": config.mutant,
         "master": master,
-        "primary": primary,
-        "checker": checker,
+        "behaviours": list(dict.fromkeys(given)) if given else None,
+        "mixes": None if given else [mix.name for mix in MIXES.values() if mix.settles],
         "seconds": round(seconds, 3),
         "interleavings_per_second": round(config.interleavings / seconds, 1),
     }
@@ -443,23 +344,6 @@ def write_outputs(cases: DataFrame, config: Config, seconds: float, master: str)
     names = list(properties_of(config))
     summary.update(summarize(cases, names))
     summary["counterexample_files"] = write_counterexamples(cases, config, names)
-    if "client_failure_causes" in cases.columns:  # the interleavings through a client
-        summary["client_failures_by_cause"] = cause_groups(cases, config)
     (config.out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     write_report(summary, config)
     return summary
-
-
-def client_closing(summary: dict[str, Any]) -> Closing:
-    """A campaign through a client closes as any campaign of cases, after a `SWARMCONF BUG`
-    line when the reference contradicted the spec (R1): the campaign then fails whatever the
-    client did."""
-    closing = interleavings_closing(summary)
-    bugs = summary["violations"].get("R1", 0)
-    if not bugs:
-        return closing
-    line = (
-        f"fuzz: SWARMCONF BUG: the reference contradicts the spec in {bugs} interleavings "
-        "(R1, first in the report)"
-    )
-    return Closing([line, *closing.lines], closing.failure or f"{bugs} R1 interleavings")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from .behaviours import Mix, drawn_mixes
 from .edits import (
     Data,
     Edit,
@@ -38,9 +39,8 @@ class Client:
     batches: tuple[tuple[Edit, ...], ...]
     signer: bool = True
     future: bool = False
-    behaviour: str | None = None
-    """A client-layer client of this behaviour (`swarm.BEHAVIOURS`); None: the message-layer
-    client of the interleavings campaign (`run`)."""
+    behaviour: str = "reference"
+    """Its behaviour (`behaviours.BEHAVIOURS`)."""
 
 
 @dataclass(frozen=True)
@@ -54,13 +54,14 @@ class Scenario:
     blobs: tuple[bytes, ...] = ()
     """Unparseable blobs the swarm holds from the start (kept by every push, D27)."""
 
+    mix: str = "reference"
+    """The name of the mix its behaviours came from (`behaviours.MIXES`), or the behaviours
+    `--swarm` gave, comma-separated."""
+
     @property
-    def swarm(self) -> tuple[str, ...] | None:
-        """The clients' behaviours when they are client-layer clients (`swarm`), else None."""
-        behaviours = tuple(client.behaviour for client in self.clients)
-        if any(behaviour is None for behaviour in behaviours):
-            return None
-        return behaviours  # type: ignore[return-value]
+    def behaviours(self) -> tuple[str, ...]:
+        """Each client's behaviour."""
+        return tuple(client.behaviour for client in self.clients)
 
     @property
     def edit_count(self) -> int:
@@ -96,14 +97,38 @@ def generate_scenario(
     )
 
 
-def with_behaviours(scenario: Scenario, behaviours: tuple[str, ...]) -> Scenario:
-    """The scenario with client-layer clients: client i has behaviour i, the list repeating
-    over the clients."""
+def with_behaviours(scenario: Scenario, behaviours: tuple[str, ...], mix: str = "") -> Scenario:
+    """The scenario whose client i has behaviour i, the list repeating over the clients;
+    `mix` names the list (default: the behaviours, comma-separated)."""
     clients = tuple(
         replace(client, behaviour=behaviours[number % len(behaviours)])
         for number, client in enumerate(scenario.clients)
     )
-    return replace(scenario, clients=clients)
+    return replace(scenario, clients=clients, mix=mix or ",".join(dict.fromkeys(behaviours)))
+
+
+def draw_mix(campaign_seed: int, index: int) -> Mix:
+    """The mix of behaviours of scenario (campaign seed, index), drawn from a generator of its
+    own (swarm testing): each mix that should settle, by its weight."""
+    mixes = drawn_mixes()
+    rng = derive_rng("mix", campaign_seed, index)
+    return rng.choices(mixes, weights=[mix.weight for mix in mixes])[0]
+
+
+def scenario_for(
+    campaign_seed: int,
+    index: int,
+    behaviours: tuple[str, ...] | None = None,
+    clients: int | None = None,
+    batches: int | None = None,
+) -> Scenario:
+    """The scenario of (campaign seed, index), its clients of `behaviours` (repeated over
+    them) or, without, of the mix its seed draws."""
+    scenario = generate_scenario(campaign_seed, index, clients, batches)
+    if behaviours:
+        return with_behaviours(scenario, behaviours)
+    mix = draw_mix(campaign_seed, index)
+    return with_behaviours(scenario, mix.behaviours, mix.name)
 
 
 def unparseable_blobs(campaign_seed: int, index: int) -> tuple[bytes, ...]:
@@ -127,12 +152,13 @@ def scenario_to_json(scenario: Scenario) -> JsonValue:
         "signed": scenario.signed,
         "key_seed": scenario.key_seed.hex(),
         "blobs": [blob.hex() for blob in scenario.blobs],
+        "mix": scenario.mix,
         "clients": [
             {
                 "signer": client.signer,
                 "future": client.future,
                 "batches": [[edit_to_json(edit) for edit in batch] for batch in client.batches],
-                **({} if client.behaviour is None else {"behaviour": client.behaviour}),
+                "behaviour": client.behaviour,
             }
             for client in scenario.clients
         ],
@@ -149,7 +175,7 @@ def scenario_from_json(obj: JsonValue) -> Scenario:
             ),
             signer=bool(client["signer"]),
             future=bool(client["future"]),
-            behaviour=client.get("behaviour"),
+            behaviour=str(client["behaviour"]),
         )
         for client in obj["clients"]
     )
@@ -161,4 +187,5 @@ def scenario_from_json(obj: JsonValue) -> Scenario:
         signed=bool(obj["signed"]),
         key_seed=bytes.fromhex(obj["key_seed"]),
         blobs=tuple(bytes.fromhex(blob) for blob in obj.get("blobs", ())),
+        mix=str(obj.get("mix") or ",".join(dict.fromkeys(client.behaviour for client in clients))),
     )

@@ -1,0 +1,424 @@
+"""The behaviours a world's clients may have: each a record, registered once.
+
+A behaviour says what a client is (`description`), which profile's conflict push it makes
+(D30: P6 expects `=` empty under `spec`, every data key under `libsession`), how its clients
+are made from a stored message, the behaviour P3 checks it against step by step (`twin`), and
+the quirks of the deployed client whose findings it declares (graded acceptable, not failed).
+The world asks a behaviour only these things; a new behaviour is one record here.
+
+The modifiers (`MODIFIERS`) are drawn by a scenario for any client whatever its behaviour: a
+client without the signing key of a signed scenario (read-only, D32), one that writes a key a
+later version knows (D9), one that goes offline and comes back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, NamedTuple
+
+from swarmconf.reference.configmerge import client as reference_client
+from swarmconf.reference.configmerge import parse as reference_parse
+from swarmconf.spec.configmerge.reasons import ConfigError
+
+from .mutants import active
+
+Factory = Callable[[int, bytes | None, bytes | None, bytes], Any]
+"""Makes a client from lag, signing key, verification key and the stored message it holds."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What a campaign gives every factory: the adapter of `client` clients, a mutant."""
+
+    command: str | None = None
+    timeout: float = 10.0
+    mutant: str | None = None
+    twins: bool = True
+    """Run each behaviour's twin beside it (P3)."""
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    name: str
+    description: str
+    profile: str
+    """The conflict push its clients make (D30): `spec` (rule 8) or `libsession`."""
+    make: Callable[[Setting], Factory]
+    twin: Callable[[Setting], Factory | None] | None = None
+    """The clients P3 runs beside its own, step by step (None: it is checked by no twin)."""
+    declares: Callable[[Setting], frozenset[str]] = lambda setting: frozenset()
+    """The deployed client's quirks it shares: findings they explain are acceptable."""
+    needs_command: bool = False
+    """Its clients are played through an adapter (`--client`)."""
+
+
+class Refused(NamedTuple):
+    kind: type[ConfigError]
+    reason: Any
+    detail: str
+
+
+class Parses:
+    """A parser's answers, once per blob: a merge reads its inputs and never changes them,
+    so the clients of one world share them; a refusal is kept and raised again."""
+
+    def __init__(self, parse: Callable[[bytes, int, bytes | None], Any]) -> None:
+        self.parse = parse
+        self.found: dict[tuple[bytes, int, bytes | None], Any] = {}
+
+    def __call__(self, raw: bytes, lag: int, verify: bytes | None) -> Any:
+        key = (raw, lag, verify)
+        found = self.found.get(key)
+        if found is None:
+            try:
+                found = self.found[key] = self.parse(raw, lag, verify)
+            except ConfigError as error:
+                found = self.found[key] = Refused(type(error), error.reason, error.detail)
+        if isinstance(found, Refused):
+            # A new error each time: one kept and raised again would hold its tracebacks
+            raise found.kind(found.reason, found.detail)
+        return found
+
+
+class ReferenceClient(reference_client.Client):
+    """The reference's client, its polled blobs parsed through a world's `Parses`."""
+
+    parses: Parses
+
+    def _parsed(self, messages: list[bytes]) -> list[Any]:
+        found = []
+        for raw in messages:
+            with contextlib.suppress(ConfigError):
+                found.append(self.parses(raw, self.lag, self.verify_key))
+        return found
+
+
+class Mutated:
+    """A client whose every step runs with a mutant of the spec in place (`mutants`)."""
+
+    def __init__(self, inner: Any, mutant: str) -> None:
+        self.inner = inner
+        """The client (`world.holder` reaches it)."""
+        self.mutant = mutant
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def __copy__(self) -> Mutated:
+        from .world import copied
+
+        return Mutated(copied(self.inner), self.mutant)
+
+    def receive(self, messages: list[bytes]) -> None:
+        with active(self.mutant):
+            self.inner.receive(messages)
+
+    def edit(self, data: Any) -> None:
+        with active(self.mutant):
+            self.inner.edit(data)
+
+    def push(self) -> Any:
+        with active(self.mutant):
+            return self.inner.push()
+
+    def confirm(self) -> None:
+        self.inner.confirm()
+
+
+def spec_factory(profile: str) -> Callable[[Setting], Factory]:
+    """Spec clients of `profile`; under a mutant, each step runs with it in place."""
+
+    def make(setting: Setting) -> Factory:
+        from swarmconf.spec.configmerge import parse as spec_parse
+        from swarmconf.spec.configmerge.client import Client as SpecClient
+
+        def made(lag: int, sign: bytes | None, verify: bytes | None, raw: bytes) -> Any:
+            current = spec_parse(raw, lag=lag, verify_key=verify)
+            client = SpecClient(
+                lag=lag, profile=profile, verify_key=verify, sign_key=sign, current=current
+            )
+            return client if setting.mutant is None else Mutated(client, setting.mutant)
+
+        return made
+
+    return make
+
+
+def intact_spec(profile: str) -> Callable[[Setting], Factory]:
+    """Spec clients of `profile` without the campaign's mutant (a twin)."""
+    make = spec_factory(profile)
+    return lambda setting: make(Setting())
+
+
+def reference_factory(profile: str) -> Callable[[Setting], Factory]:
+    """Reference clients of `profile`, sharing their parses."""
+
+    def make(setting: Setting) -> Factory:
+        parses = Parses(lambda raw, lag, verify: reference_parse(raw, lag=lag, verify_key=verify))
+
+        def made(lag: int, sign: bytes | None, verify: bytes | None, raw: bytes) -> Any:
+            client = ReferenceClient(
+                lag=lag,
+                profile=profile,
+                verify_key=verify,
+                sign_key=sign,
+                current=parses(raw, lag, verify),
+            )
+            client.parses = parses
+            return client
+
+        return made
+
+    return make
+
+
+@cache
+def deployed_adapter() -> Any:
+    from swarmconf.conformance.configmerge.deployed import DeployedAdapter
+
+    return DeployedAdapter()
+
+
+def deployed_factory(setting: Setting) -> Factory:
+    """The emulation's state machine of the deployed client, sharing its parses."""
+    from swarmconf.conformance.configmerge.deployed_client import DeployedClient
+
+    parses = Parses(deployed_adapter().parse_message)
+
+    def made(lag: int, sign: bytes | None, verify: bytes | None, raw: bytes) -> Any:
+        def parse(blob: bytes) -> Any:
+            return parses(blob, lag, verify)
+
+        return DeployedClient(
+            lag=lag,
+            profile="libsession",
+            parse=parse,
+            verify_key=verify,
+            sign_key=sign,
+            current=parse(raw),
+        )
+
+    return made
+
+
+def adapter_profile(setting: Setting) -> str:
+    """The profile an adapter's clients are played with: `libsession` when its `hello` lists
+    it, else `spec`."""
+    from ..client import pooled
+
+    assert setting.command is not None
+    profiles = pooled(setting.command, setting.timeout).hello.get("profiles") or ["spec"]
+    return "libsession" if "libsession" in profiles else "spec"
+
+
+def adapter_factory(setting: Setting) -> Factory:
+    """Clients played through the adapter `setting.command` (`swarm_client`), beside a
+    reference client of the same profile that holds the data an edit changes."""
+    from .swarm_client import AdapterClient
+
+    assert setting.command is not None
+    command, timeout = setting.command, setting.timeout
+    profile = adapter_profile(setting)
+    shadow = reference_factory(profile)(setting)
+
+    def made(lag: int, sign: bytes | None, verify: bytes | None, raw: bytes) -> Any:
+        request: dict[str, Any] = {"op": "client", "lag": lag, "profile": profile, "msg": raw.hex()}
+        if sign is not None:
+            request["sign_key"] = sign.hex()
+        if verify is not None:
+            request["verify_key"] = verify.hex()
+        return AdapterClient(command, timeout, request, shadow(lag, sign, verify, raw))
+
+    return made
+
+
+def adapter_quirks(setting: Setting) -> frozenset[str]:
+    from ..client import pooled
+
+    assert setting.command is not None
+    return frozenset(pooled(setting.command, setting.timeout).quirks)
+
+
+BEHAVIOURS: dict[str, Behaviour] = {}
+"""Every behaviour, by the name `--swarm` and a mix take."""
+
+
+def register(behaviour: Behaviour) -> Behaviour:
+    if behaviour.name in BEHAVIOURS:
+        raise ValueError(f"behaviour {behaviour.name!r} is registered twice")
+    BEHAVIOURS[behaviour.name] = behaviour
+    return behaviour
+
+
+register(
+    Behaviour(
+        "spec",
+        "swarmconf's spec client, profile spec (rule 8: a resolution's `=` is empty); under "
+        "--mutant, the spec with that rule broken, checked against the intact spec (P3)",
+        "spec",
+        spec_factory("spec"),
+        twin=lambda setting: intact_spec("spec")(setting) if setting.mutant else None,
+    )
+)
+register(
+    Behaviour(
+        "reference",
+        "swarmconf's reference client, profile spec, checked step by step against the spec's",
+        "spec",
+        reference_factory("spec"),
+        twin=intact_spec("spec"),
+    )
+)
+register(
+    Behaviour(
+        "libsession",
+        "swarmconf's reference client, profile libsession (every data key in `=`, D30, as the "
+        "deployed client pushes: X17), checked step by step against the spec's client of "
+        "that profile",
+        "libsession",
+        reference_factory("libsession"),
+        twin=intact_spec("libsession"),
+        declares=lambda setting: frozenset({"X17"}),
+    )
+)
+register(
+    Behaviour(
+        "deployed",
+        "the emulation of the deployed client's state machine (X12, X17)",
+        "libsession",
+        deployed_factory,
+        declares=lambda setting: frozenset({"X12", "X17"}),
+    )
+)
+register(
+    Behaviour(
+        "client",
+        "a client played through the adapter --client names (its `client` operation), judged "
+        "on its own answers",
+        "libsession",
+        adapter_factory,
+        declares=adapter_quirks,
+        needs_command=True,
+    )
+)
+
+
+def behaviour(name: str) -> Behaviour:
+    """The behaviour called `name` (ValueError naming the known ones)."""
+    found = BEHAVIOURS.get(name)
+    if found is None:
+        raise ValueError(f"no behaviour {name!r}; known: {', '.join(BEHAVIOURS)}")
+    return found
+
+
+def descriptions() -> dict[str, str]:
+    """Each behaviour's name and what it is (`--swarm`'s help, the report)."""
+    return {name: found.description for name, found in BEHAVIOURS.items()}
+
+
+@dataclass(frozen=True)
+class Modifier:
+    name: str
+    description: str
+
+
+MODIFIERS: Mapping[str, Modifier] = {
+    modifier.name: modifier
+    for modifier in (
+        Modifier(
+            "read-only",
+            "a client of a signed scenario without the signing key: it polls and merges, "
+            "never edits, pushes or deletes (D32)",
+        ),
+        Modifier(
+            "future",
+            "a later version's client: every message it edits carries a top-level key this "
+            "version does not know (D9), which increments keep and merges drop",
+        ),
+        Modifier(
+            "offline",
+            "a client that goes offline (it neither polls nor pushes; it may edit) and comes "
+            "back, before the swarm settles",
+        ),
+    )
+}
+"""What a scenario's clients may have besides their behaviour, drawn from the seed."""
+
+
+@dataclass(frozen=True)
+class Mix:
+    """Behaviours that should settle together, given to a scenario's clients in turn."""
+
+    name: str
+    behaviours: tuple[str, ...]
+    description: str
+    weight: int = 1
+    settles: bool = True
+    """False: the mix races for ever (P5) by design; never drawn, run as a campaign of its
+    own whose report explains the race."""
+
+
+MIXES: dict[str, Mix] = {
+    mix.name: mix
+    for mix in (
+        Mix("spec+reference", ("spec", "reference"), "the spec's and the reference's clients"),
+        Mix("reference", ("reference",), "reference clients alone, profile spec"),
+        Mix("spec", ("spec",), "spec clients alone"),
+        Mix("libsession", ("libsession",), "reference clients alone, profile libsession"),
+        Mix(
+            "libsession+deployed",
+            ("libsession", "deployed"),
+            "swarmconf's libsession-profile client beside the deployed client's emulation",
+        ),
+        Mix("deployed", ("deployed",), "the deployed client's emulation alone"),
+        Mix(
+            "spec+deployed",
+            ("spec", "deployed"),
+            "a spec-profile client beside the deployed client: two resolutions of one "
+            "conflict with different bytes race for ever (X17, P5)",
+            settles=False,
+        ),
+    )
+}
+"""The mixes of behaviours a campaign draws from, by name (`--mix` takes these)."""
+
+
+def drawn_mixes() -> tuple[Mix, ...]:
+    """The mixes the default campaign draws from: those that should settle."""
+    return tuple(mix for mix in MIXES.values() if mix.settles)
+
+
+def check_names(names: tuple[str, ...], setting: Setting) -> None:
+    """Every name a behaviour, and an adapter for `client` (ValueError otherwise)."""
+    for name in names:
+        if behaviour(name).needs_command and setting.command is None:
+            raise ValueError(f"behaviour {name!r} needs an adapter command (--client)")
+
+
+@dataclass
+class Behaviours:
+    """The behaviours of one world, their factories made once."""
+
+    setting: Setting
+    factories: dict[str, Factory] = field(default_factory=dict)
+    twins: dict[str, Factory | None] = field(default_factory=dict)
+
+    def factory(self, name: str) -> Factory:
+        found = self.factories.get(name)
+        if found is None:
+            found = self.factories[name] = behaviour(name).make(self.setting)
+        return found
+
+    def twin(self, name: str) -> Factory | None:
+        if not self.setting.twins:
+            return None
+        if name not in self.twins:
+            make = behaviour(name).twin
+            self.twins[name] = None if make is None else make(self.setting)
+        return self.twins[name]
+
+    def declares(self, name: str, quirk: str) -> bool:
+        return quirk in behaviour(name).declares(self.setting)

@@ -1,0 +1,356 @@
+"""The world every config-merge campaign and the checker race: client-layer clients (D28..D32)
+of one scenario, each of its own behaviour, their steps memoized and checked where they happen.
+
+A client's state as the world sees it is a `Key` (behaviour, whether it signs, clean, dirty or
+waiting, its message as it would push it, its current hash, the hashes it will delete): one
+client object stands for each key, and a step from a key is computed once per scenario. Where
+a step is computed, the properties that step can break are judged, and the violations are
+handed back with the step each time it is taken:
+- P2: a poll merged in another order, with a duplicate and an already-included message, leaves
+  the client in the same state (sampled, `CHECK_SAMPLE`);
+- P3: the behaviour's twin (the spec's client beside the reference's, the intact spec beside a
+  mutant) takes the same step from the same state and ends in the same one;
+- P6: a pushed message parses, is in normal form, and a conflict resolution carries no unknown
+  key (D9) and the `=` its profile gives it (D30: empty; or, under `libsession`, every data key).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from swarmconf.reference.configmerge.message import ConfigMessage as ReferenceMessage
+from swarmconf.spec.configmerge import bt
+from swarmconf.spec.configmerge.message import ConfigMessage as SpecMessage
+from swarmconf.spec.configmerge.reasons import ConfigError
+
+from .behaviours import Behaviours, Setting, behaviour, check_names
+from .edits import apply_batch
+from .engine import UNKNOWN_KEY, Engine, sampled
+from .impl import choose
+from .scenario import Scenario
+from .swarm_client import AdapterError
+
+CHECK_SAMPLE = 4
+"""P2 merges one distinct poll in CHECK_SAMPLE again in another order."""
+FUTURE_VALUE = bt.encode(b"future")
+"""The value of the unknown key a later version's client writes (D9)."""
+
+
+class Key(NamedTuple):
+    """A client's state as the world sees it: what decides its future steps."""
+
+    behaviour: str
+    signer: bool
+    state: str
+    message: bytes
+    """Its current message, serialized as it would push it."""
+    current: bytes | None
+    to_delete: frozenset[bytes]
+
+
+class Pushed(NamedTuple):
+    message: bytes
+    hash: bytes
+    deleted: tuple[bytes, ...]
+
+
+class Step(NamedTuple):
+    """Where a step leads, what it pushed (a push), what it broke, and the findings a quirk
+    its behaviour declares explains (each led by the quirk)."""
+
+    key: Key
+    pushed: Pushed | None
+    violations: tuple[str, ...]
+    acceptable: tuple[str, ...] = ()
+
+
+def swarm_hash(blob: bytes) -> bytes:
+    """The hash the swarm stores a blob under: BLAKE2b-256 of its bytes (D1)."""
+    return hashlib.blake2b(blob, digest_size=32).digest()
+
+
+def copied(client: Any) -> Any:
+    """A client object of its own: its sets copied, its messages shared (see `World.copy`),
+    and the reference client an adapter's client keeps beside it copied the same way."""
+    made = copy.copy(client)
+    for name in ("to_delete", "old_hashes", "fired"):
+        if name in vars(made):
+            setattr(made, name, set(getattr(made, name)))
+    if "shadow" in vars(made):
+        made.shadow = copied(made.shadow)
+    return made
+
+
+def editable_copy(message: Any) -> Any:
+    """A copy of an editable message (a dirty client's) that an edit may change in place."""
+    if isinstance(message, SpecMessage):
+        spec_copy = copy.copy(message)
+        spec_copy.data = copy.deepcopy(message.data)
+        spec_copy.extra = dict(message.extra)
+        return spec_copy
+    # The reference's message is compiled and cannot be copied by `copy`: the same message made
+    # anew from its data at creation, its lagged entries and its signing secret
+    made: Any = ReferenceMessage(
+        message.seqno,
+        message._bt,
+        list(message.lagged),
+        lag=message.lag,
+        extra=dict(message.extra),
+        merged=message.merged,
+    )
+    made._sign_secret = message._sign_secret
+    made.data = copy.deepcopy(message.data)
+    return made
+
+
+def holder(client: Any) -> Any:
+    """The object that holds the client's message: an adapter's client's shadow, a mutated
+    client's inner client, else the client."""
+    inner = vars(client).get("inner")
+    return holder(inner) if inner is not None else vars(client).get("shadow", client)
+
+
+@dataclass
+class World:
+    """One scenario's clients as client objects, with every step memoized and judged."""
+
+    scenario: Scenario
+    setting: Setting = field(default_factory=Setting)
+    engine: Engine = field(init=False)
+    objects: dict[Key, Any] = field(default_factory=dict)
+    twins: dict[Key, Any] = field(default_factory=dict)
+    """The twin standing beside each key's client (P3)."""
+    edits: dict[tuple[Key, int, int], Step] = field(default_factory=dict)
+    polls: dict[tuple[Key, tuple[bytes, ...]], Step] = field(default_factory=dict)
+    pushes: dict[Key, Step] = field(default_factory=dict)
+    resolutions: set[bytes] = field(default_factory=set)
+    """Messages a poll made (merges, conflict resolutions), as pushed."""
+    every_key: set[bytes] = field(default_factory=set)
+    """The resolutions among them that list every data key in `=` (D30, X17)."""
+    resolution_bits: dict[bytes, int] = field(default_factory=dict)
+    """The P4 oracle's bit of each such resolution (see `interleaving`)."""
+    serializations: dict[tuple[int, bytes | None], tuple[Any, bytes]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        behaviours = self.scenario.behaviours
+        check_names(behaviours, self.setting)
+        self.behaviours = behaviours
+        primary, _ = choose(None, False)
+        self.engine = Engine(self.scenario, primary, None)
+        self.records = Behaviours(self.setting)
+
+    def declares(self, name: str, quirk: str) -> bool:
+        return self.records.declares(name, quirk)
+
+    def start(self, client: int) -> Key:
+        """Client `client` holding the swarm's starting message, clean."""
+        engine = self.engine
+        signer = self.scenario.clients[client].signer
+        name = self.behaviours[client]
+        arguments = (
+            self.scenario.lag,
+            engine.sign_key if signer else None,
+            engine.verify_key,
+            engine.base,
+        )
+        key = self.kept(name, signer, self.records.factory(name)(*arguments))
+        twin = self.records.twin(name)
+        if twin is not None and key not in self.twins:
+            self.twins[key] = twin(*arguments)
+        return key
+
+    def key_of(self, name: str, signer: bool, made: Any) -> Key:
+        to_delete = getattr(made, "to_delete", None)
+        if to_delete is None:
+            to_delete = made.old_hashes
+        return Key(
+            name,
+            signer,
+            made.state.value,
+            self.serialized(made),
+            made.current_hash,
+            frozenset(to_delete),
+        )
+
+    def kept(self, name: str, signer: bool, made: Any) -> Key:
+        """The key of a client object, which stands for its key from now on if none does."""
+        key = self.key_of(name, signer, made)
+        self.objects.setdefault(key, made)
+        return key
+
+    def serialized(self, made: Any) -> bytes:
+        """The client's message as it would push it, once per message object (a step that
+        keeps the message shares the object; an edit works on a copy, `editable_copy`)."""
+        message = made.message
+        if message is None:
+            return b""
+        key = (id(message), made.sign_key)
+        found = self.serializations.get(key)
+        if found is None or found[0] is not message:
+            # The message is kept alive with its bytes, so that its id stays its own
+            found = self.serializations[key] = (
+                message,
+                bytes(message.serialize(made.sign_key)),
+            )
+        return found[1]
+
+    def copy(self, key: Key) -> Any:
+        """A client in state `key` of its own: the representative's messages are shared (a
+        step replaces a client's message rather than change it, but for an edit of a dirty
+        client, see `editable_copy`), its sets copied."""
+        return copied(self.objects[key])
+
+    # The steps ------------------------------------------------------------------------------
+
+    def edit(self, key: Key, client: int, batch: int) -> Step:
+        """The client edits its data with its batch `batch` (read-only clients cannot: D32)."""
+        found = self.edits.get((key, client, batch))
+        if found is None:
+            found = self.edits[(key, client, batch)] = self.stepped(
+                key, "edit", lambda made: self.edited(made, key, client, batch)
+            )
+        return found
+
+    def edited(self, made: Any, key: Key, client: int, batch: int) -> None:
+        if made.read_only:
+            return
+        message_holder = holder(made)
+        if message_holder.state.value == "dirty":
+            message_holder.message = editable_copy(message_holder.message)
+        data = copy.deepcopy(made.message.data)
+        spec = self.scenario.clients[client]
+        apply_batch(data, spec.batches[batch])
+        made.edit(data)
+        if spec.future and not behaviour(key.behaviour).needs_command:
+            message_holder.message.extra[UNKNOWN_KEY] = FUTURE_VALUE
+
+    def poll(self, key: Key, view: tuple[bytes, ...]) -> Step:
+        """The client merges what a poll returned (D29); P2 on a sample."""
+        found = self.polls.get((key, view))
+        if found is None:
+            found = self.stepped(key, "poll", lambda made: made.receive(list(view)))
+            if found.key.message != key.message and found.key.state == "dirty":
+                self.resolved(found.key.message)
+            if view and sampled(b"".join(view), CHECK_SAMPLE):
+                found = self.p2(key, view, found)
+            self.polls[(key, view)] = found
+        return found
+
+    def resolved(self, message: bytes) -> None:
+        """A poll made `message`: a resolution, listing every key in `=` or none (D30)."""
+        self.resolutions.add(message)
+        parsed = self.engine.parse(self.engine.primary, message)
+        if parsed is not None and parsed.diff:
+            self.every_key.add(message)
+
+    def resolution_bit(self, message: bytes) -> int:
+        """The oracle's bit of a resolution listing every key, after every edit's bit."""
+        found = self.resolution_bits.get(message)
+        if found is None:
+            first = len(self.engine.bits) + 1
+            found = self.resolution_bits[message] = 1 << (first + len(self.resolution_bits))
+        return found
+
+    def p2(self, key: Key, view: tuple[bytes, ...], found: Step) -> Step:
+        """P2: the same poll in another order, with a duplicate and an already-included
+        message, leaves the client as it left it (the hashes to delete aside: an extra
+        stored input may join them). Only the current hash differing is X12's index quirk."""
+        made = self.copy(key)
+        finding = f"P2 a {key.behaviour} client's merge of a poll depends on its order"
+        try:
+            made.receive(self.engine.shuffled(list(view)))
+        except Exception as error:  # what a client raises is a finding
+            return found._replace(violations=(*found.violations, f"{finding}: {raised(error)}"))
+        again = self.key_of(key.behaviour, key.signer, made)
+        if again[:5] == found.key[:5]:
+            return found
+        if again[:4] == found.key[:4] and self.declares(key.behaviour, "X12"):
+            return found._replace(acceptable=(*found.acceptable, f"X12 {finding}"))
+        return found._replace(violations=(*found.violations, finding))
+
+    def push(self, key: Key) -> Step:
+        """What a client that needs a push sends, confirmed (D31); P6 on what it sent."""
+        if key.state == "clean":
+            return Step(key, None, ())
+        found = self.pushes.get(key)
+        if found is None:
+            found = self.stepped(key, "push", pushed_and_confirmed)
+            if found.pushed is not None:
+                found = found._replace(violations=found.violations + self.p6(key, found.pushed))
+            self.pushes[key] = found
+        return found
+
+    def stepped(self, key: Key, name: str, step: Any) -> Step:
+        """`step` taken on a copy of `key`'s client, and on its twin (P3). A client that
+        raises stays as it was: it refused its own state (P6, such as a message it made that
+        does not parse)."""
+        made = self.copy(key)
+        try:
+            result = step(made)
+        except AdapterError:
+            raise
+        except Exception as error:  # what a client raises is a finding
+            return Step(
+                key, None, (f"P6 a {key.behaviour} client's {name} raised {raised(error)}",)
+            )
+        pushed = None if result is None else as_pushed(result)
+        after = self.kept(key.behaviour, key.signer, made)
+        twin = self.twins.get(key)
+        if twin is None:
+            return Step(after, pushed, ())
+        twin = copied(twin)
+        try:
+            twin_result = step(twin)
+        except Exception as error:  # what a twin raises is a finding
+            return Step(
+                after, pushed, (f"P3 a {key.behaviour} client's twin raised {raised(error)}",)
+            )
+        twin_pushed = None if twin_result is None else as_pushed(twin_result)
+        self.twins.setdefault(after, twin)
+        if self.key_of(key.behaviour, key.signer, twin) == after and twin_pushed == pushed:
+            return Step(after, pushed, ())
+        return Step(after, pushed, (f"P3 a {key.behaviour} client's {name} differs from its twin",))
+
+    def p6(self, key: Key, pushed: Pushed) -> tuple[str, ...]:
+        """P6: what a client pushed parses and is in normal form; a conflict resolution carries
+        no unknown key (D9) and the `=` of its behaviour's profile (D30)."""
+        parsed = self.engine.parse(self.engine.primary, pushed.message)
+        name = key.behaviour
+        if parsed is None:
+            return (f"P6 a {name} client pushed a message that does not parse",)
+        problems = []
+        if bytes(parsed.serialize()) != pushed.message:
+            problems.append(f"P6 a {name} client pushed a message not in normal form")
+        if pushed.message in self.resolutions:
+            if parsed.extra:
+                problems.append(f"P6 a {name} client's conflict resolution carries unknown keys")
+            diff = set(parsed.diff)
+            allowed = [set()] + ([set(parsed.data)] if behaviour(name).profile != "spec" else [])
+            if diff not in allowed:
+                problems.append(f"P6 a {name} client's conflict resolution has another `=`")
+        return tuple(problems)
+
+    def parses(self, blob: bytes) -> bool:
+        """Whether swarmconf's reference parses `blob` in this scenario."""
+        return self.engine.info(blob) is not None
+
+
+def raised(error: Exception) -> str:
+    """An exception as a finding names it: its reason code, or its type and message."""
+    if isinstance(error, ConfigError):
+        return str(error)
+    return f"{type(error).__name__}: {error}"
+
+
+def pushed_and_confirmed(made: Any) -> Any:
+    """A push, confirmed at once (what the world's swarm does)."""
+    sent = made.push()
+    made.confirm()
+    return sent
+
+
+def as_pushed(sent: Any) -> Pushed:
+    return Pushed(bytes(sent.message), bytes(sent.hash), tuple(sent.deleted))
