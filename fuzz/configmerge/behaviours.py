@@ -21,6 +21,8 @@ from typing import Any, NamedTuple
 
 from swarmconf.reference.configmerge import client as reference_client
 from swarmconf.reference.configmerge import parse as reference_parse
+from swarmconf.spec.configmerge import client as spec_client
+from swarmconf.spec.configmerge import parse as spec_parse
 from swarmconf.spec.configmerge.reasons import ConfigError
 
 from .mutants import active
@@ -128,18 +130,39 @@ class Mutated:
         self.inner.confirm()
 
 
+class SpecClient(spec_client.Client):
+    """The spec's client, its parses shared through a world's `Parses` (a parse and a merge
+    never change the messages they read)."""
+
+    parses: Parses
+
+    def parse_polled(self, messages: list[bytes]) -> list[Any]:
+        found = []
+        for raw in messages:
+            with contextlib.suppress(ConfigError):
+                found.append(self.parses(raw, self.lag, self.verify_key))
+        return found
+
+    def parse_own(self, data: bytes) -> Any:
+        return self.parses(data, self.lag, self.verify_key)
+
+
 def spec_factory(profile: str) -> Callable[[Setting], Factory]:
-    """Spec clients of `profile`; under a mutant, each step runs with it in place."""
+    """Spec clients of `profile`, sharing their parses; under a mutant, each step runs with
+    it in place (and parses of its own: a mutant may change what parses)."""
 
     def make(setting: Setting) -> Factory:
-        from swarmconf.spec.configmerge import parse as spec_parse
-        from swarmconf.spec.configmerge.client import Client as SpecClient
+        parses = Parses(lambda raw, lag, verify: spec_parse(raw, lag=lag, verify_key=verify))
 
         def made(lag: int, sign: bytes | None, verify: bytes | None, raw: bytes) -> Any:
-            current = spec_parse(raw, lag=lag, verify_key=verify)
             client = SpecClient(
-                lag=lag, profile=profile, verify_key=verify, sign_key=sign, current=current
+                lag=lag,
+                profile=profile,
+                verify_key=verify,
+                sign_key=sign,
+                current=parses(raw, lag, verify),
             )
+            client.parses = parses
             return client if setting.mutant is None else Mutated(client, setting.mutant)
 
         return made

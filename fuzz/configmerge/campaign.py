@@ -28,7 +28,7 @@ class Task(NamedTuple):
     schedules: int
     mutant: str | None
     differential: bool = True
-    """Check every distinct step against the behaviour's twin (P3)."""
+    """Check every distinct step against the behaviour's twin (P3, see `twinned`)."""
     behaviours: tuple[str, ...] | None = None
     """The clients' behaviours, repeated over the clients (`--swarm`); None: the mix the
     scenario's seed draws (a mutant's clients are all `spec`)."""
@@ -119,8 +119,18 @@ def estimated_cost(task: Task) -> int:
     return task.schedules * len(scenario.clients) * batches
 
 
+TWIN_EVERY = 4
+"""P3 runs the twins beside every step of one scenario in TWIN_EVERY (the spec's client costs
+about as much as the rest of the interleaving together), and of every mutant's scenario."""
+
+
+def twinned(task: Task) -> bool:
+    """Whether the task's clients run beside their twins (P3)."""
+    return task.differential and (task.mutant is not None or task.scenario % TWIN_EVERY == 0)
+
+
 def world_of(task: Task, scenario: Scenario) -> World:
-    setting = Setting(task.client, task.timeout, task.mutant, task.differential)
+    setting = Setting(task.client, task.timeout, task.mutant, twinned(task))
     return World(scenario, setting)
 
 

@@ -224,7 +224,7 @@ class Interleaving:
         ledger.episodes[after.message] = (bit, start)
         known = ledger.knowledge.get(start, Knowledge(0, 0, 0))
         knows, safe = known.known | bit, known.safe | bit
-        resolution = ledger.resolutions.get(start)
+        resolution = ledger.resolutions.get(start) if before.state == "dirty" else None
         if resolution is not None:
             # The resolution's `=` is pushed with the edits: every key of the edited data
             knows, safe = knows & ~resolution, safe & ~resolution

@@ -99,7 +99,7 @@ class Client:
         (the poll's and the current hash) join the hashes to delete.
         """
         own = [] if self.message is None else [self.as_pushed(self.message)]
-        polled = parse_valid(messages, self.lag, self.verify_key)
+        polled = self.parse_polled(messages)
         valid = own + polled
         if not valid:
             return
@@ -123,7 +123,15 @@ class Client:
         """The current message as an input of a merge: as the client would push it (D29)."""
         if not message.editable:
             return message
-        return parse(message.serialize(self.sign_key), lag=self.lag, verify_key=self.verify_key)
+        return self.parse_own(message.serialize(self.sign_key))
+
+    def parse_polled(self, messages: list[bytes]) -> list[ConfigMessage]:
+        """The messages of a poll that parse; the others are ignored (D14)."""
+        return parse_valid(messages, self.lag, self.verify_key)
+
+    def parse_own(self, data: bytes) -> ConfigMessage:
+        """The client's own message, serialized, parsed again (D29)."""
+        return parse(data, lag=self.lag, verify_key=self.verify_key)
 
     def resolution(self, merged: ConfigMessage) -> ConfigMessage:
         """The conflict resolution the client will push (D30): rule 8's (`=` empty), except a

@@ -1,20 +1,18 @@
-"""Each mutant is caught within the budget; the real merger passes the same budget."""
+"""Each mutant is caught within the budget; the real clients pass the same budget."""
 
 import re
 
 import pytest
 
 from swarmconf.fuzz.configmerge.campaign import Task, first_failure, run_task
-from swarmconf.fuzz.configmerge.engine import Engine
-from swarmconf.fuzz.configmerge.impl import choose
 from swarmconf.fuzz.configmerge.mutants import MUTANTS, active
-from swarmconf.fuzz.configmerge.run import run_case
-from swarmconf.fuzz.configmerge.scenario import generate_scenario
-from swarmconf.fuzz.configmerge.schedule import generate_schedule
+from swarmconf.fuzz.configmerge.report import PROPERTIES
 from swarmconf.fuzz.kvgossip.mutants import MUTANTS as KV_MUTANTS
 from swarmconf.spec import configmerge as spec
 
-BUDGET = 20_000
+BUDGET = 4_000
+"""The campaign catches every mutant within it (`replay-lowest`, the last, at 2,082 with seed
+1) and the real clients pass it."""
 PER_SCENARIO = 200
 
 
@@ -26,15 +24,10 @@ def test_each_mutant_is_caught_within_the_budget(mutant: str) -> None:
     assert row.detail
 
 
-def test_the_real_merger_passes_the_same_budget() -> None:
-    done, row = first_failure(1, BUDGET, PER_SCENARIO, differential=False)
+def test_the_real_clients_pass_the_same_budget() -> None:
+    done, row = first_failure(1, BUDGET, PER_SCENARIO)
     assert row is None, row.detail if row else ""
     assert done == BUDGET
-
-
-def test_the_reference_agrees_with_the_spec() -> None:
-    _, row = first_failure(1, 2_000, PER_SCENARIO)
-    assert row is None, row.detail if row else ""
 
 
 @pytest.mark.parametrize("mutant", sorted(MUTANTS))
@@ -51,23 +44,22 @@ def test_a_mutant_swaps_spec_functions_only_while_active(mutant: str) -> None:
 
 
 def test_a_mutant_changes_the_spec_merge_it_runs_in() -> None:
-    merges = []
-    for index in range(4):
-        scenario = generate_scenario(3, index)
-        engine = Engine(scenario, *choose(differential=False))
-        for number in range(20):
-            run_case(engine, generate_schedule(scenario, 3, index, number))
-        merges += [(sorted(inputs), scenario.lag) for inputs, _ in engine.merges]
-    assert len(merges) > 100
+    first = spec.ConfigMessage.new(3, lag=1)
+    first.data[b"a"] = 1
+    base = first.serialize()
+    left, right = spec.parse(base, lag=1).increment(), spec.parse(base, lag=1).increment()
+    left.data[b"b"] = 2
+    right.data[b"c"] = 3
+    older = spec.parse(left.serialize(), lag=1).increment()
+    inputs = [older.serialize(), right.serialize(), base]
 
-    def results() -> list[bytes]:
-        return [spec.merge(inputs, lag=lag).serialize() for inputs, lag in merges]
+    def merged() -> bytes:
+        return spec.merge(inputs, lag=1).serialize()
 
-    intact = results()
-    with active("window-off-by-one"):
-        mutated = results()
-    assert sum(a != b for a, b in zip(mutated, intact, strict=True)) > 10
-    assert results() == intact
+    intact = merged()
+    with active("too-old-off-by-one"):
+        assert merged() != intact
+    assert merged() == intact
 
 
 def test_both_designs_name_mutants_in_one_style() -> None:
@@ -79,4 +71,4 @@ def test_both_designs_name_mutants_in_one_style() -> None:
 def test_mutant_rows_name_the_properties_they_break() -> None:
     rows = run_task(Task(1, 0, 0, 20, "unknown-keys"))
     assert any("P6" in row.violations.split() for row in rows)
-    assert all(set(row.violations.split()) <= {"P1", "P2", "P3", "P4", "P5", "P6"} for row in rows)
+    assert all(set(row.violations.split()) <= set(PROPERTIES) for row in rows)
