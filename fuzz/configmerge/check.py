@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..explore import Found
-from .behaviours import Setting, behaviour
+from .behaviours import Setting
 from .case import case_to_json, replay
 from .model import DECLARED, LOSS, SOMETIMES, Model, case_of, check_scenario
 from .report import PROPERTIES
@@ -96,17 +96,10 @@ class Bound:
 
     @property
     def sometimes(self) -> dict[str, str]:
-        """What the search must reach: a declared quirk only where one can fire (a client
-        declaring X12 beside an unparseable blob, or X17's every-key resolutions); a loss
-        beyond the window only where a lag of 1 lets a merge drop an update."""
-        setting = Setting(self.client)
-        declares = {
-            quirk
-            for name in self.behaviours
-            if name != "client"
-            for quirk in behaviour(name).declares(setting)
-        }
-        reachable = (self.blob and "X12" in declares) or "X17" in declares
+        """What the search must reach: a declared quirk only where it surely fires (a deployed
+        client beside an unparseable blob, X12); a loss beyond the window only at lag 1, where
+        a merge drops what it does not carry."""
+        reachable = self.blob and "deployed" in self.behaviours
         return {
             name: text
             for name, text in SOMETIMES.items()

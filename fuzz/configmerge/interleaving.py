@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from .edits import Data
 from .engine import prune
-from .oracle import Update, Verdict, check_survival, wiped_of, writes_of
+from .oracle import ABSENT, UNKNOWN, Update, Verdict, check_survival, wiped_of, writes_of
 from .schedule import Event, Schedule
 from .swarm_client import AdapterError
 from .world import Key, Step, World, swarm_hash
@@ -79,6 +79,9 @@ class Ledger:
     or a message edits made on one: the bit of the update its `=` replays."""
     superseded: set[int] = field(default_factory=set)
     """Updates of unpushed messages a later edit changed in place (not dropped: replaced)."""
+    expressed: dict[int, Update] = field(default_factory=dict)
+    """An update as its message's `=` replays it, where that is less than the edit made: edits
+    of an every-key resolution are listed from empty data, so their removals are not (X17)."""
 
     def copy(self) -> Ledger:
         return Ledger(
@@ -88,6 +91,7 @@ class Ledger:
             dict(self.episodes),
             dict(self.resolutions),
             set(self.superseded),
+            dict(self.expressed),
         )
 
     def rank(self, bit: int, update: Update) -> None:
@@ -226,10 +230,17 @@ class Interleaving:
         knows, safe = known.known | bit, known.safe | bit
         resolution = ledger.resolutions.get(start) if before.state == "dirty" else None
         if resolution is not None:
-            # The resolution's `=` is pushed with the edits: every key of the edited data
+            # The resolution's `=` is pushed with the edits: every key of the edited data, and
+            # none of what the edits removed. The message's own data shows a removal, a later
+            # merge replaying its `=` does not: the oracle leaves the removed atoms unknown
             knows, safe = knows & ~resolution, safe & ~resolution
             added = self.resolution_update(after.message, after_info.rank, new)
             knows, safe = knows | added, safe | added
+            written = {
+                atom: UNKNOWN if value is ABSENT else value
+                for atom, value in writes_of(old, new).items()
+            }
+            ledger.expressed[bit] = Update(bit, after_info.rank, written)
         self.learn(after.message, Knowledge(knows, safe, known.depth))
 
     def resolution_update(self, message: bytes, rank: tuple[int, bytes], data: Data) -> int:
@@ -337,7 +348,9 @@ class Interleaving:
             return
         updates = self.ledger.updates
         known = [update for update in updates.values() if update.bit & knowledge.known]
-        verdict = self.verdict(message, info.data, known, knowledge.safe)
+        expressed = self.ledger.expressed
+        replayed = [expressed.get(update.bit, update) for update in known]
+        verdict = self.verdict(message, info.data, replayed, knowledge.safe)
         self.note(list(verdict.violations))
         resolutions = set(self.ledger.resolutions.values())
         if resolutions & {update.bit for update in known}:
@@ -354,7 +367,11 @@ class Interleaving:
 
     def verdict(self, message: bytes, data: Data, known: list[Update], safe: int) -> Verdict:
         verdicts = self.world.engine.verdicts
-        key = (message, safe, tuple((update.bit, update.rank) for update in known))
+        key = (
+            message,
+            safe,
+            tuple((update.bit, update.rank, len(update.writes)) for update in known),
+        )
         found = verdicts.get(key)
         if found is None:
             found = verdicts[key] = check_survival(data, known, safe)

@@ -22,7 +22,7 @@ import copy
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..explore import Judgement, Transition
 from .behaviours import Setting
@@ -136,6 +136,25 @@ SOMETIMES = {
 """What the search must reach for a pass to mean something."""
 
 
+Step = tuple[Any, ...]
+"""A client's step as a history records it: ("edit", client, batch), ("poll", view), ("push",)."""
+
+
+class Histories(tuple[tuple[Step, ...], ...]):
+    """Each client's steps from the start, carried by a state so that a process that never
+    took them (a Spark worker) can take them again and hold the client objects its keys name.
+    Left out of a state's equality and fingerprint: any history to a key rebuilds it."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Histories)
+
+    def __ne__(self, other: object) -> bool:
+        return not isinstance(other, Histories)
+
+    def __hash__(self) -> int:
+        return 0
+
+
 class State(NamedTuple):
     swarm: tuple[bytes, ...]
     """The blobs, in the order the swarm stores them."""
@@ -149,6 +168,8 @@ class State(NamedTuple):
     episodes: tuple[tuple[bytes, tuple[int, bytes]], ...]
     resolutions: tuple[tuple[bytes, int], ...]
     superseded: frozenset[int]
+    expressed: tuple[tuple[int, Update], ...]
+    histories: Histories
 
 
 class Action(NamedTuple):
@@ -174,7 +195,8 @@ class Model:
         self.orders = [tuple((start + i) % count for i in range(count)) for start in range(count)]
 
     def initial(self) -> State:
-        return self.state_of(Interleaving(self.world))
+        run = Interleaving(self.world)
+        return self.state_of(run, Histories(() for _ in run.clients))
 
     def update_code(self, update: Update) -> bytes:
         """An update's code, the same in every process (its writes, not their identities)."""
@@ -220,10 +242,31 @@ class Model:
             put(message)
             digest.update(b"%x;" % bit)
         digest.update(repr(sorted(state.superseded)).encode())
+        for bit, update in state.expressed:
+            digest.update(b"%x:" % bit)
+            put(self.update_code(update))
         return digest.digest()
+
+    def rebuilt(self, state: State) -> None:
+        """Each client object the state's keys name, taken again from its history if this
+        process has none."""
+        world = self.world
+        for client, key in enumerate(state.clients):
+            if key in world.objects:
+                continue
+            held = world.start(client)
+            for step in state.histories[client]:
+                if step[0] == "edit":
+                    held = world.edit(held, step[1], step[2]).key
+                elif step[0] == "poll":
+                    held = world.poll(held, step[1]).key
+                else:
+                    held = world.push(held).key
+            assert held == key, "a history leads to the key it was recorded with"
 
     def run_of(self, state: State) -> Interleaving:
         """An interleaving standing in `state`."""
+        self.rebuilt(state)
         run = Interleaving.__new__(Interleaving)
         run.world = self.world
         run.swarm = {swarm_hash(blob): blob for blob in state.swarm}
@@ -239,6 +282,7 @@ class Model:
             dict(state.episodes),
             dict(state.resolutions),
             set(state.superseded),
+            dict(state.expressed),
         )
         bits_of = run.ledger.bits_of
         for bit, update in state.updates:
@@ -247,7 +291,7 @@ class Model:
         run.seen = set()
         return run
 
-    def state_of(self, run: Interleaving) -> State:
+    def state_of(self, run: Interleaving, histories: Histories) -> State:
         ledger = run.ledger
         return State(
             run.held(),
@@ -258,6 +302,8 @@ class Model:
             tuple(sorted(ledger.episodes.items())),
             tuple(sorted(ledger.resolutions.items())),
             frozenset(ledger.superseded),
+            tuple(sorted(ledger.expressed.items(), key=lambda item: item[0])),
+            histories,
         )
 
     def actions(self, state: State) -> Iterator[Action]:
@@ -270,14 +316,29 @@ class Model:
 
     def step(self, state: State, action: Action) -> Transition[State] | None:
         run = self.run_of(state)
+        client = action.client
+        taken = self.taken(run, state, action)
         try:
             run.apply(event_of(action))
         except AdapterError as error:
             return Transition(state, (f"C2 {error}",))
-        successor = self.state_of(run)
+        histories = state.histories
+        if run.clients[client] != state.clients[client]:
+            moved = list(histories)
+            moved[client] = (*moved[client], taken)
+            histories = Histories(moved)
+        successor = self.state_of(run, histories)
         if successor == state:
             return None
         return Transition(successor, tuple(run.outcome.violations), witnesses(run.outcome))
+
+    def taken(self, run: Interleaving, state: State, action: Action) -> Step:
+        """The step `action` takes, as a history records it."""
+        if action.kind == "edit":
+            return ("edit", action.client, state.batches[action.client])
+        if action.kind == "sync":
+            return ("poll", run.held())
+        return ("push",)
 
     def independent(self, state: State, first: Action, second: Action) -> bool:
         return False

@@ -34,7 +34,23 @@ from .edits import Data, Path, Scalar
 
 Atom = tuple[str, Path, Scalar | None]
 """("s", path, None) for a scalar, ("e", path, element) for a set element."""
-ABSENT = object()
+
+
+class Sentinel:
+    """A marker that stays itself through pickling (a state shipped to a Spark worker carries
+    updates whose writes hold `ABSENT`)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+ABSENT = Sentinel("ABSENT")
 
 
 def atoms_of(data: Data, prefix: Path = ()) -> dict[Atom, object]:
@@ -99,8 +115,8 @@ def wiped_of(before: Data, after: Data) -> frozenset[Path]:
     return frozenset(path for path in containers_of(before) if not present(after, path))
 
 
-UNKNOWN = object()
-UNASKED = object()
+UNKNOWN = Sentinel("UNKNOWN")
+UNASKED = Sentinel("UNASKED")
 OTHER_KIND = {"s": "e", "e": "s"}
 
 

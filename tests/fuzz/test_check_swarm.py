@@ -1,4 +1,5 @@
-"""`swarmconf check --swarm`: client-layer swarms searched to a bound, in process and on Spark."""
+"""`swarmconf check --swarm`: the clients of given behaviours searched to a bound, in process
+and on Spark."""
 
 from __future__ import annotations
 
@@ -31,37 +32,37 @@ def test_the_race_is_found_at_the_smallest_bound_and_replays(tmp_path: Path) -> 
         check_cli.run_check(args)
     assert failure.value.status == Exit.FAILED
     summary = json.loads((tmp_path / "summary.json").read_text())
-    assert set(summary["violations"]) == {"P1", "P5", "P7", "C2"}
+    assert summary["violations"]["P5"] > 0
     assert summary["bound"]["swarm"] == list(RACE)
     assert summary["verdict"].startswith("P5 at depth 2 fails")
     [written] = summary["counterexamples"]
     assert written["property"] == "P5" and written["replays"] and written["events"] == 2
     case = read_case(Path(written["path"]))
     assert [event.kind for event in case.schedule.events] == ["edit", "edit"]
-    assert case.scenario.swarm == RACE and "P5" in replay(case).properties
+    assert case.scenario.behaviours == RACE and "P5" in replay(case).properties
     assert "--swarm spec,deployed" in json.loads(Path(written["path"]).read_text())["regenerate"]
     with pytest.raises(CommandError):
         fuzz_cli.replay_command(command("fuzz", "replay", written["path"]))
 
 
-@pytest.mark.parametrize("edits", [1, 2])
-def test_a_libsession_profile_client_beside_the_deployed_one_holds(edits: int) -> None:
-    result, _ = explore(Bound(2, edits, swarm=JOINED).model())
+def test_a_libsession_profile_client_beside_the_deployed_one_holds() -> None:
+    """Every state of 2 x 2 with a blob: the deployed client's X12 deletions and X17's
+    reverted writes are found, acceptable, and nothing fails."""
+    bound = Bound(2, 2, swarm=JOINED, blob=True)
+    result, _ = explore(bound.model())
     assert result.complete and not result.violations
-    assert result.witnesses["resolution"].count > 0
+    assert set(result.witnesses) == set(bound.sometimes) and "declared-quirk" in bound.sometimes
 
 
 def test_the_command_passes_the_joined_swarm_and_names_its_properties(tmp_path: Path) -> None:
-    args = command("check", "--edits", "1", "--swarm", "libsession,deployed", "-o", str(tmp_path))
+    args = command("check", "--swarm", "libsession,deployed", "-o", str(tmp_path))
     assert args.handler(args) == Exit.OK
     summary = json.loads((tmp_path / "summary.json").read_text())
-    assert summary["verdict"].startswith("C2, P1, P5 and P7 hold on all")
-    assert "client-layer clients libsession, deployed" in (tmp_path / "report.html").read_text()
+    assert summary["verdict"].startswith("C2, P1, P2, P3, P4, P5, P6 and P7 hold on all")
+    assert "clients libsession, deployed" in (tmp_path / "report.html").read_text()
 
 
-@pytest.mark.parametrize(
-    "extra", [("--swarm", "spec,nobody"), ("--swarm", ","), ("--swarm", "spec", "--mutant", "ties")]
-)
+@pytest.mark.parametrize("extra", [("--swarm", "spec,nobody"), ("--swarm", ",")])
 def test_the_command_refuses_what_a_swarm_cannot_take(tmp_path: Path, extra: tuple[str]) -> None:
     args = command("check", *extra, "-o", str(tmp_path))
     with pytest.raises(CommandError) as failure:
@@ -70,9 +71,11 @@ def test_the_command_refuses_what_a_swarm_cannot_take(tmp_path: Path, extra: tup
 
 
 def test_the_spark_search_of_a_swarm_finds_the_same_states(spark: SparkSession) -> None:
+    """On the executors (no level on the driver), each worker taking the clients' histories
+    again to hold the objects their keys name."""
     bound = Bound(2, 1, swarm=JOINED)
     local, _ = explore(bound.model())
-    on_spark = SparkSearch(spark, bound.model, 4).run()
+    on_spark = SparkSearch(spark, bound.model, 4, driver_limit=0).run()
     assert on_spark.complete and not on_spark.violations
     assert [level.states for level in on_spark.levels] == [level.states for level in local.levels]
 
