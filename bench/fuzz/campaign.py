@@ -18,10 +18,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from swarmconf.fuzz.configmerge.engine import Engine
-from swarmconf.fuzz.configmerge.impl import choose
-from swarmconf.fuzz.configmerge.run import run_case
-from swarmconf.fuzz.configmerge.scenario import generate_scenario
+from swarmconf.fuzz.configmerge.campaign import Task, twinned, world_of
+from swarmconf.fuzz.configmerge.interleaving import play
+from swarmconf.fuzz.configmerge.scenario import scenario_for
 from swarmconf.fuzz.configmerge.schedule import generate_schedule
 
 SCENARIOS = 8
@@ -32,11 +31,38 @@ def core_rate(clients: int | None, batches: int | None) -> float:
     """Interleavings per second of the pure core over SCENARIOS scenarios of that size."""
     started = time.perf_counter()
     for index in range(SCENARIOS):
-        scenario = generate_scenario(99, index, clients, batches)
-        engine = Engine(scenario, *choose())
+        scenario = scenario_for(99, index, None, clients, batches)
+        world = world_of(Task(99, index, 0, SCHEDULES, None), scenario)
         for number in range(SCHEDULES):
-            run_case(engine, generate_schedule(scenario, 99, index, number))
+            play(world, generate_schedule(scenario, 99, index, number))
     return SCENARIOS * SCHEDULES / (time.perf_counter() - started)
+
+
+def step_costs() -> str:
+    """What an interleaving costs the core: the steps it takes, the distinct steps the world
+    computes (the rest are memoized), and the CPU per computed step, with and without twins."""
+    lines = []
+    for twins in (False, True):
+        steps = computed = interleavings = 0
+        started = time.process_time()
+        for index in range(SCENARIOS):
+            task = Task(99, index * 4 if twins else index * 4 + 1, 0, SCHEDULES, None)
+            assert twinned(task) == twins
+            scenario = scenario_for(99, task.scenario)
+            world = world_of(task, scenario)
+            for number in range(SCHEDULES):
+                outcome = play(world, generate_schedule(scenario, 99, task.scenario, number))
+                steps += outcome.events + outcome.rounds * len(scenario.clients) * 2
+                interleavings += 1
+            computed += len(world.edits) + len(world.polls) + len(world.pushes)
+        seconds = time.process_time() - started
+        lines.append(
+            f"  {'with' if twins else 'without'} twins: {steps / interleavings:.1f} steps and "
+            f"{computed / interleavings:.1f} computed steps per interleaving, "
+            f"{seconds / computed * 1e6:.0f} us of CPU per computed step, "
+            f"{interleavings / seconds:.0f} interleavings per CPU second"
+        )
+    return "\n".join(lines)
 
 
 def cluster_rate(workers: int, interleavings: int, out: Path) -> float:
@@ -77,6 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"standalone, {args.cluster_interleavings} interleavings: 1 worker {one:.0f}/s, "
         f"2 workers {two:.0f}/s, parallel efficiency {two / (2 * one):.2f}"
     )
+    print("core, one process, what an interleaving costs:")
+    print(step_costs())
     print("core, one process, by clients (edit batches per client drawn from 1-3):")
     for clients in (2, 3, 4, 5):
         print(f"  {clients} clients: {core_rate(clients, None):.0f} interleavings/s")

@@ -119,7 +119,7 @@ def estimated_cost(task: Task) -> int:
     return task.schedules * len(scenario.clients) * batches
 
 
-TWIN_EVERY = 4
+TWIN_EVERY = 8
 """P3 runs the twins beside every step of one scenario in TWIN_EVERY (the spec's client costs
 about as much as the rest of the interleaving together), and of every mutant's scenario."""
 

@@ -49,7 +49,7 @@ PROPERTIES = {
     "with a duplicate and an already-included message (one distinct poll in four)",
     "P3": "every client takes each step as its twin does: the reference's client as the "
     "spec's of its profile, a mutant's as the intact spec's (every distinct step of one "
-    "scenario in four, and of every scenario of a mutant)",
+    "scenario in eight, and of every scenario of a mutant)",
     "P4": "no update inside the lag window is lost, under the clients' real timing (dirty "
     "clients edit in place, merges are pushed only when the client pushes)",
     "P5": "lockstep rounds (every client polls one snapshot, then pushes) quiesce within "
