@@ -23,7 +23,7 @@ from swarmconf.conformance.vectors import HEX, Json, hexlist
 from swarmconf.spec.configmerge.bt import INT64_MAX, INT64_MIN
 from swarmconf.spec.configmerge.reasons import PayloadReason, Reason
 
-RULE_PATTERN = "^(D(1[0-9]|2[0-9]|3[0-2]|[1-9])|X(1[0-7]|[1-9]))$"
+RULE_PATTERN = "^(D(1[0-9]|2[0-9]|3[0-2]|[1-9])|X(20|1[0-9]|[1-9]))$"
 """A config-merge case's rules: the decisions D1..D32 and the deployed client's quirks X1..X20."""
 
 SCHEMAS = SchemaTable(
