@@ -561,6 +561,7 @@ class DeployedAdapter(ApiAdapter):
             sign_key=sign_key,
             current=self._parse(request) if "msg" in request else None,
             debug=True,
+            catches=False,
             read=None if verify_key else lambda raw: self.parse_message(raw, lag, None),
         )
         try:

@@ -25,7 +25,8 @@ Where it differs from the spec's client (D28..D32) it records the quirk in `fire
   own stored message enters the merge signed.
 
 `debug` picks the build: with it (as the vectors expect) an assertion aborts (`Abort`), without
-it the release build goes on.
+it the release build goes on. `catches` says whether the app around it catches what `merge()`
+throws, leaving the client unchanged, as apps do, or lets it through (the `client` operation).
 """
 
 from __future__ import annotations
@@ -67,10 +68,14 @@ class DeployedClient:
         sign_key: bytes | None = None,
         current: Any = None,
         debug: bool = False,
+        catches: bool = True,
         read: Callable[[bytes], Any] | None = None,
     ) -> None:
         self.lag = lag
         self.debug = debug
+        self.catches = catches
+        """The app catches what `merge()` throws, the client unchanged (the `client` operation
+        answers the throw as a refusal instead)."""
         self.read = read
         """How a client that does not verify would parse: set where a signer verifies (X20),
         to tell the inputs it drops for that."""
@@ -147,6 +152,8 @@ class DeployedClient:
             hashes.append(blake2b(raw))
         if not valid:
             self.fired.add(FRESH_POLL)
+            if self.catches:
+                return
             raise ConfigError(Reason.NO_VALID_MESSAGE, "no valid config messages given")
         result = reference.merge_parsed(
             valid, lag=self.lag, verify_key=self.verify_key, sign_key=self.sign_key

@@ -129,7 +129,7 @@ def test_a_deployed_client_with_no_message_aborts_on_an_unparseable_first_input_
     release.receive([UNPARSEABLE, valid])
     assert release.current_hashes() == [message_hash(UNPARSEABLE)]  # X12's index
     with pytest.raises(ConfigError, match="no valid"):
-        deployed_build(False).receive([])
+        deployed_build(False, catches=False).receive([])
 
 
 @pytest.mark.parametrize("impl", [Client, ReferenceClient])
