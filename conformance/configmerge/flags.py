@@ -269,6 +269,12 @@ FLAGS: dict[str, Flag] = {
         "What a client stores in the swarm: compressed, padded and encrypted, opened with each"
         " key in turn (D21..D23).",
     ),
+    "PayloadCheckOrder": Flag(
+        "ORDERING",
+        "The input breaks two rules of the payload layer; the check made first reports (D21,"
+        " D22, D24: wrap's level, size, key, domain; a `z` payload's header, frames, message).",
+        "A client checking in another order reports another reason code.",
+    ),
     "Padding": Flag("EDGE_CASE", "Padding sizes around the chunk boundaries of D19."),
     "RandomData": Flag("BASIC", "Random data from a fixed seed."),
     "RandomHistory": Flag(

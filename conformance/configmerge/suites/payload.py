@@ -414,7 +414,9 @@ ZstdPayload = tuple[str, str, bytes, str]
 unwrapping it shows."""
 
 
-def zstd_payloads(unwrap: BoundGroup, payloads: list[ZstdPayload]) -> None:
+def zstd_payloads(
+    unwrap: BoundGroup, payloads: list[ZstdPayload], flags: Sequence[str] = ()
+) -> None:
     """Each `z` payload sealed in one blob and unwrapped."""
     for name, comment, stream, expect in payloads:
         unwrap.case(
@@ -422,7 +424,7 @@ def zstd_payloads(unwrap: BoundGroup, payloads: list[ZstdPayload]) -> None:
             f"`z` and {comment}",
             input=opening([seal(b"z" + stream)]),
             expect=expect,
-            flags=["Payload", "Compression", "ZstdStream"],
+            flags=["Payload", "Compression", "ZstdStream", *flags],
             rules=["D24"],
         )
 
@@ -994,7 +996,7 @@ def orders_of_checks(suite: SuiteBuilder) -> None:
             f"wrap {comment}: refused for the first",
             input={**wrapping(SMALL, None), **changed},
             expect=expect,
-            flags=["Payload", "CheckOrder"],
+            flags=["Payload", "PayloadCheckOrder"],
             rules=["D19", "D21", "D22"],
         )
     announced = zstd_frame(bytes(INFLATE_LIMIT + 1))
@@ -1029,4 +1031,5 @@ def orders_of_checks(suite: SuiteBuilder) -> None:
                 "ZSTD_BAD_FRAME",
             ),
         ],
+        ["PayloadCheckOrder"],
     )
