@@ -186,9 +186,10 @@ FLAGS: dict[str, Flag] = {
     "DeployedClientFreshPoll": Flag(
         "DEPLOYED_QUIRK",
         "A deployed client with no message merges the poll alone (X19): a first input that"
-        " does not parse aborts it (a debug build; a release build goes on as X12 says), a"
-        " poll with nothing valid is refused (NO_VALID_MESSAGE), and a survivor of seqno 0 is"
-        " not adopted; swarmconf skips what does not parse and adopts the survivor (D14, D29).",
+        " does not parse aborts it (a debug build; a release build goes on as X12 says, and"
+        " refuses a poll with nothing valid), an empty poll is refused (NO_VALID_MESSAGE), and"
+        " a survivor of seqno 0 is not adopted; swarmconf skips what does not parse, changes"
+        " nothing on a poll with nothing valid and adopts the survivor (D14, D29).",
         quirk="X19",
     ),
     "DeployedClientSignerVerifies": Flag(
