@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 import xml.etree.ElementTree as ElementTree
 from typing import Any
 
@@ -20,6 +21,15 @@ from swarmconf.conformance.runner import (
     RunReport,
 )
 
+UNPRINTABLE = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+"""Characters XML 1.0 cannot hold, even escaped, and lone surrogates no terminal can print: a
+client's answer may contain any."""
+
+
+def _printable(text: str) -> str:
+    """`text` with each character of `UNPRINTABLE` written as its `\\x`/`\\u` escape."""
+    return UNPRINTABLE.sub(lambda match: ascii(match.group())[1:-1], text)
+
 
 def client_line(hello: dict[str, Any]) -> str:
     """The client as its `hello` names it: name, version, language, declared quirks and the
@@ -33,7 +43,7 @@ def client_line(hello: dict[str, Any]) -> str:
     if partial:
         parts = (f"{op} without {', '.join(map(str, lacking))}" for op, lacking in partial.items())
         line += f"; supports {'; '.join(parts)}"
-    return line
+    return _printable(line)
 
 
 def _counts_line(label: str, counts: dict[str, int]) -> str:
@@ -44,7 +54,7 @@ def summary_lines(report: RunReport) -> list[str]:
     """The client and what its `hello` left the runner to ignore, one line per suite and a
     total line."""
     lines = [client_line(report.hello)]
-    lines += [f"  note: {note}" for note in report.notes]
+    lines += [_printable(f"  note: {note}") for note in report.notes]
     lines += [_counts_line(name, counts) for name, counts in report.by_suite().items()]
     lines.append(_counts_line("total", report.totals()))
     if report.client_failures:
@@ -53,14 +63,21 @@ def summary_lines(report: RunReport) -> list[str]:
 
 
 def _field_lines(kind: str, value: Any) -> list[str]:
+    """A field's value as at least one readable line."""
     if kind == "bt" and isinstance(value, str):
-        return btcodec.render_hex(value)
-    if kind == "btlist" and isinstance(value, list):
+        return btcodec.render_hex(value) or [json.dumps(value)]
+    if kind == "btlist" and isinstance(value, list) and value:
         return [line for item in value for line in btcodec.render_hex(item)]
     if kind == "json" and isinstance(value, (dict, list)) and value:
         # One element per line, keys sorted, so the diff points at what differs.
         return json.dumps(value, indent=1, sort_keys=True).splitlines()
     return [json.dumps(value)]
+
+
+def _named_lines(name: str, value: Any, kind: str, indent: str) -> list[str]:
+    """`name: value`, a value of several lines continued below, indented."""
+    first, *rest = _field_lines(kind, value)
+    return [f"{indent}{name}: {first}", *(f"{indent}  {line}" for line in rest)]
 
 
 def _side_lines(outcome: Outcome, side: str) -> list[str]:
@@ -79,17 +96,17 @@ def _side_lines(outcome: Outcome, side: str) -> list[str]:
         answer = answer.get("result")
         if not isinstance(answer, dict):
             return ["(no answer)"]
+    if not isinstance(answer, dict):
+        return [json.dumps(answer)]
     op = all_ops().get(case.op)
     kinds = op.result if op is not None else {}
-    names = case.expected if case.expected is not None else kinds
+    names = case.expected if isinstance(case.expected, dict) else kinds
     lines = []
     for name in names:
         if name not in answer:
             lines.append(f"{name}: (missing)")
             continue
-        shown = _field_lines(kinds.get(name, "json"), answer[name])
-        lines.append(f"{name}: {shown[0]}")
-        lines.extend("  " + line for line in shown[1:])
+        lines.extend(_named_lines(name, answer[name], kinds.get(name, "json"), ""))
     return lines
 
 
@@ -103,16 +120,14 @@ def failure_lines(outcome: Outcome) -> list[str]:
         f"  result: {case.result}" + (f" ({case.reason})" if case.reason else ""),
     ]
     if case.deployed is not None:
-        lines.append(f"  the deployed client ({', '.join(case.quirks)}): {case.deployed['result']}")
+        deployed = case.deployed.get("result") if isinstance(case.deployed, dict) else None
+        lines.append(f"  the deployed client ({', '.join(case.quirks)}): {deployed}")
     op = all_ops().get(case.op)
     kinds = op.request_kinds() if op is not None else {}
     lines.append(f"  request ({case.op}):")
     for name, value in case.request.items():
-        if name == "op":
-            continue
-        shown = _field_lines(kinds.get(name, "json"), value)
-        lines.append(f"    {name}: {shown[0]}")
-        lines.extend("      " + line for line in shown[1:])
+        if name != "op":
+            lines.extend(_named_lines(name, value, kinds.get(name, "json"), "    "))
     diff = difflib.unified_diff(
         _side_lines(outcome, "expected"),
         _side_lines(outcome, "actual"),
@@ -122,7 +137,7 @@ def failure_lines(outcome: Outcome) -> list[str]:
         n=3,
     )
     lines.extend("  " + line for line in diff)
-    return lines
+    return [_printable(line) for line in lines]
 
 
 def junit_xml(report: RunReport) -> bytes:
@@ -133,21 +148,22 @@ def junit_xml(report: RunReport) -> bytes:
         case = outcome.case
         suite = suites.get(case.suite)
         if suite is None:
-            suite = ElementTree.SubElement(root, "testsuite", name=case.suite)
+            suite = ElementTree.SubElement(root, "testsuite", name=_printable(case.suite))
             suites[case.suite] = suite
         element = ElementTree.SubElement(
             suite,
             "testcase",
-            classname=f"conformance.{case.suite}",
-            name=f"{case.tc_id} {case.name}",
+            classname=_printable(f"conformance.{case.suite}"),
+            name=_printable(f"{case.tc_id} {case.name}"),
         )
+        message = _printable(outcome.message)
         if outcome.status == FAILED:
-            failure = ElementTree.SubElement(element, "failure", message=outcome.message)
+            failure = ElementTree.SubElement(element, "failure", message=message)
             failure.text = "\n".join(failure_lines(outcome))
         elif outcome.status in (SKIPPED, NOT_APPLICABLE):
-            ElementTree.SubElement(element, "skipped", message=outcome.message)
+            ElementTree.SubElement(element, "skipped", message=message)
         elif outcome.status == ACCEPTABLE:
-            ElementTree.SubElement(element, "system-out").text = outcome.message
+            ElementTree.SubElement(element, "system-out").text = message
     table = report.by_suite()
     for name, suite in suites.items():
         counts = table[name]

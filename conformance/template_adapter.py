@@ -11,7 +11,7 @@ PROTOCOL.md for each op's fields) and returns the result dict. To refuse an inpu
 `Refused("REASON_CODE")` with one of the reason codes in PROTOCOL.md. `hello` lists the ops
 in `OPERATIONS`, so the runner counts the cases of every other op as not applicable; a run
 passes once at least one case was checked and none failed. Fill in `QUIRKS` with the deployed
-client's quirks (X1..X17 of the errata) your client shares, to have its cases graded
+client's quirks (X1..X20 of the errata) your client shares, to have its cases graded
 acceptable where it behaves as the quirk says, and `LIMITS` with what a typed API cannot even
 express (`wide-data-integers`, `container-set-elements`), whose cases are then not applicable.
 

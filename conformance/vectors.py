@@ -9,7 +9,7 @@ the design's prefix (which may be empty) and the suite's name. A file holds:
 - `source`: where it came from: the generator's `name` and `version` and the `commit` of the
   sources it ran (`swarmconf.conformance.generate.source`);
 - `notes`: every flag its cases use, once: `bugType`, `description`, and `effect` (what a client
-  that gets the case wrong breaks) or `quirk` (the deployed client's decision X1..X17) if any;
+  that gets the case wrong breaks) or `quirk` (the deployed client's decision X1..X20) if any;
 - `numberOfTests`, and `testGroups`: each group's `type` is the adapter protocol's operation,
   its other fields are request fields shared by its `tests` (Wycheproof's hoisted parameters).
 
@@ -121,7 +121,7 @@ class Flag:
     description: str
     effect: str = ""
     quirk: str = ""
-    """For a `DEPLOYED_QUIRK` flag, the decision it cites (X1..X17): a case so flagged says in
+    """For a `DEPLOYED_QUIRK` flag, the decision it cites (X1..X20): a case so flagged says in
     `deployed` what the deployed client does with it."""
     limit: str = ""
     """For an `API_LIMIT` flag, what a typed client's API cannot express, by the name it
@@ -442,7 +442,7 @@ class Case:
     deployed: Json | None = None
     """What the deployed client does, on a case flagged with one of its quirks."""
     quirks: tuple[str, ...] = ()
-    """The deployed client's quirks (X1..X17) the case's flags name."""
+    """The deployed client's quirks (X1..X20) the case's flags name."""
     limits: tuple[str, ...] = ()
     """What a typed API must express to take the case: the limits its flags name."""
 

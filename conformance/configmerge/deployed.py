@@ -1,5 +1,5 @@
 """An emulation of the deployed client: `swarmconf.reference.configmerge` with every quirk
-X1..X17 of decisions.md and the errata, hangs and aborts included (an abort
+X1..X20 of decisions.md and the errata, hangs and aborts included (an abort
 is the debug build's, assertions on: the errata say per quirk what a release build does).
 
 It serves two ends. Run as an adapter process it is a client that declares its quirks in
@@ -41,7 +41,7 @@ from swarmconf.conformance.configmerge.adapter import (
     play,
     replace_data,
 )
-from swarmconf.conformance.configmerge.deployed_client import DeployedClient
+from swarmconf.conformance.configmerge.deployed_client import Abort, DeployedClient
 from swarmconf.conformance.configmerge.deployed_payload import deployed_unwrap, deployed_wrap
 from swarmconf.conformance.registry import Request, Result
 from swarmconf.conformance.runner import HUNG
@@ -69,6 +69,9 @@ QUIRKS = (
     "X15",
     "X16",
     "X17",
+    "X18",
+    "X19",
+    "X20",
 )
 """The quirks this emulation has; X5 (message wording) has no behaviour a vector can show."""
 LIMITS = ("wide-data-integers", "container-set-elements")
@@ -151,6 +154,15 @@ def mismatched_secret(sign_key: bytes) -> bool:
         return False
     public, _secret = nacl.bindings.crypto_sign_seed_keypair(sign_key[:32])
     return bytes(public) != sign_key[32:]
+
+
+def signer_public(sign_key: bytes) -> bytes:
+    """The public key a signing key verifies with (X20): a 64-byte key's second half, as
+    given (X8), or a seed's."""
+    if len(sign_key) == 64:
+        return sign_key[32:]
+    public, _secret = nacl.bindings.crypto_sign_seed_keypair(sign_key)
+    return bytes(public)
 
 
 def strict_reason(raw: bytes, lag: int, verify_key: bytes | None) -> ConfigError:
@@ -510,21 +522,24 @@ class DeployedAdapter(ApiAdapter):
         return {"merged": True, **self._serialized(result, sign_key), **deleted}
 
     def obsolete(self, raws: list[bytes], valid: list[Any], result: Any, request: Request) -> Any:
-        """What the deployed client deletes (X12): every input that parses, but the input at
-        the result's position among those, counted among all inputs, when the result is one."""
+        """What the deployed client deletes (X12): the hash at every position of an input that
+        parses, but, when the result is one of the inputs, at the result's position among
+        those, counted among all inputs. A repeated input's hash is deleted even when it is
+        the result's (config.cpp:606-607 marks the later copy redundant, base.cpp:219-224)."""
         parsed = {message.hash for message in valid}
-        if not result.merged:
-            position = [message.hash for message in valid].index(result.hash)
-            parsed.discard(blake2b(raws[position]))
-        deleted = sorted(parsed)
-        if deleted != d27_obsolete(valid, result, request["lag"]):
+        kept = -1 if result.merged else [message.hash for message in valid].index(result.hash)
+        hashes = [blake2b(raw) for raw in raws]
+        deleted = {digest for index, digest in enumerate(hashes) if index != kept} & parsed
+        deleted_list = sorted(deleted)
+        if deleted_list != d27_obsolete(valid, result, request["lag"]):
             self.fired.add("X12")
-        return [digest.hex() for digest in deleted]
+        return [digest.hex() for digest in deleted_list]
 
     def op_client(self, request: Request) -> Result:
-        """The deployed client's state machine (`deployed_client`; X12, X17), its arguments
-        refused with swarmconf's reasons (X5): a profile the protocol does not have, a key of
-        the wrong length (a 64-byte signing key is used as given: X8)."""
+        """The deployed client's state machine (`deployed_client`; X12, X17..X20), debug build,
+        its arguments refused with swarmconf's reasons (X5): a profile the protocol does not
+        have, a key of the wrong length (a 64-byte signing key is used as given: X8), a
+        verification key beside a signing key that is not its public half (X20)."""
         lag, verify_key = request["lag"], _bytes(request, "verify_key")
         if request["profile"] not in CLIENT_PROFILES:
             raise UsageError(Reason.BAD_PROFILE, f"no client profile {request['profile']!r}")
@@ -533,16 +548,26 @@ class DeployedAdapter(ApiAdapter):
         sign_key = _bytes(request, "sign_key")
         if sign_key is not None and not mismatched_secret(sign_key):
             crypto.signing_secret(sign_key)
+        verifier = verify_key if sign_key is None else signer_public(sign_key)
+        if verify_key is not None and verifier != verify_key:
+            if request["profile"] == "spec":
+                self.fired.add("X20")
+            raise UsageError(Reason.BAD_KEY, "secret key and pubkey do not match")
         client = DeployedClient(
             lag=lag,
             profile=request["profile"],
-            parse=lambda raw: self.parse_message(raw, lag, verify_key),
-            verify_key=verify_key,
+            parse=lambda raw: self.parse_message(raw, lag, verifier),
+            verify_key=verifier,
             sign_key=sign_key,
             current=self._parse(request) if "msg" in request else None,
+            debug=True,
+            catches=False,
+            read=None if verify_key else lambda raw: self.parse_message(raw, lag, None),
         )
         try:
             return {"answers": play(client, request["steps"])}
+        except Abort as abort:
+            raise Stop("abort", abort.quirk) from None
         finally:
             self.fired |= client.fired
 

@@ -3,30 +3,56 @@
 of `swarmconf.spec.configmerge.client.Client`, over the reference's messages.
 
 Where it differs from the spec's client (D28..D32) it records the quirk in `fired`:
-- X12: its hash bookkeeping after a merge. Every input's hash that parses joins the hashes to
-  delete but the kept input's, found by its position among the inputs that parse used as an
-  index among all inputs; the current hash it then reports is that index's (an unparseable
-  input before the survivor is reported current, and deleted with the next push). A copy of its
-  own message handed back joins the hashes to delete.
+- X12: its hash bookkeeping after a merge. The hash at every position of an input that parses
+  joins the hashes to delete but the kept input's position, found by its position among the
+  inputs that parse used as an index among all inputs; the current hash it then reports is that
+  index's (an unparseable input before the survivor is reported current, and deleted with the
+  next push). A repeated input's hash joins them even when it is the survivor's: a copy of its
+  own message handed back does.
 - X17: what it makes current and pushes after a merge. A clean or waiting client's conflict
   resolution lists every data key in `=` (the `libsession` profile does the same, D30); a
   dirty client that adopts another message keeps it incremented (a seqno burnt at its next
-  edit); a merge that leaves its seqno unchanged changes nothing, so a read-only client keeps
-  its own message beside a higher-ranked one of its seqno.
+  edit); a merge that leaves its seqno unchanged changes nothing, and asserts that its own
+  message was kept: a read-only client holding one racer that polls a higher-ranked one of
+  its seqno aborts (debug build, base.cpp:256), or keeps its own (release).
+- X18: an edit that changes nothing does not dirty it (base.hpp:344-361), so it neither
+  increments nor pushes, and a read-only client's is not refused.
+- X19: a client with no message (seqno 0, clean) merges the poll alone, so the poll's first
+  input is at index 0, which must parse: one that does not aborts (debug, base.cpp:211); a
+  poll with nothing valid throws (release; debug, an empty poll) `NO_VALID_MESSAGE`
+  (config.cpp:588-589).
+- X20: a signing key also verifies (base.cpp:567-570): an unsigned input is dropped, and its
+  own stored message enters the merge signed.
+
+`debug` picks the build: with it (as the vectors expect) an assertion aborts (`Abort`), without
+it the release build goes on. `catches` says whether the app around it catches what `merge()`
+throws, leaving the client unchanged, as apps do, or lets it through (the `client` operation).
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
 import swarmconf.reference.configmerge as reference
-from swarmconf.reference.configmerge.client import Push, State, _every_key_set
+from swarmconf.reference.configmerge.client import Push, State, _every_key_set, _pruned
 from swarmconf.reference.configmerge.message import blake2b
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason, UsageError
 
 CLIENT_QUIRK = "X17"
 """The deployed client's conflict push and what it makes current after a merge."""
+NO_OP_EDIT = "X18"
+FRESH_POLL = "X19"
+SIGNER_VERIFIES = "X20"
+
+
+class Abort(Exception):
+    """An assertion of a debug build fails: the deployed client's process ends."""
+
+    def __init__(self, quirk: str, where: str) -> None:
+        super().__init__(f"{where} ({quirk})")
+        self.quirk = quirk
 
 
 class DeployedClient:
@@ -41,8 +67,18 @@ class DeployedClient:
         verify_key: bytes | None = None,
         sign_key: bytes | None = None,
         current: Any = None,
+        debug: bool = False,
+        catches: bool = True,
+        read: Callable[[bytes], Any] | None = None,
     ) -> None:
         self.lag = lag
+        self.debug = debug
+        self.catches = catches
+        """The app catches what `merge()` throws, the client unchanged (the `client` operation
+        answers the throw as a refusal instead)."""
+        self.read = read
+        """How a client that does not verify would parse: set where a signer verifies (X20),
+        to tell the inputs it drops for that."""
         self.profile = profile
         self.parse = parse
         self.verify_key = verify_key
@@ -72,10 +108,32 @@ class DeployedClient:
         self.state = state
 
     def serialized_copy(self) -> Any:
-        """Its own message as the merge reads it: serialized (and signed), then parsed."""
-        if not self.message.editable:
+        """Its own message as the merge reads it: serialized (signed if it signs: X20, a
+        stored message too), then parsed."""
+        if not self.message.editable and self.sign_key is None:
             return self.message
-        return self.parse(self.message.serialize(self.sign_key))
+        copy = self.parse(self.message.serialize(self.sign_key))
+        if self.profile == "spec" and copy.hash != self.message.hash:
+            self.fired.add(SIGNER_VERIFIES)  # its stored message signed anew
+        return copy
+
+    def parsed(self, raw: bytes) -> Any:
+        """An input as the merge parses it; a signer's drop of an unsigned input is X20's."""
+        try:
+            return self.parse(raw)
+        except ConfigError:
+            if self.read is not None and self.profile == "spec":
+                with contextlib.suppress(ConfigError):
+                    self.read(raw)
+                    self.fired.add(SIGNER_VERIFIES)
+            raise
+
+    def assertion(self, holds: bool, quirk: str, where: str) -> None:
+        """An `assert` of the source: a debug build aborts where it fails."""
+        if self.debug and not holds:
+            raise Abort(quirk, where)
+        if not holds:
+            self.fired.add(quirk)
 
     def receive(self, messages: list[bytes]) -> None:
         """`_merge` (104-265): its own message first, unless it has none (seqno 0, clean)."""
@@ -86,12 +144,17 @@ class DeployedClient:
         bad: set[int] = set()
         for raw in messages:
             try:
-                valid.append(self.parse(raw))
+                valid.append(self.parsed(raw))
             except ConfigError:
+                # its own serialization, index 0, must parse (211)
+                self.assertion(len(hashes) > 0, FRESH_POLL, "base.cpp:211 assert(i > 0)")
                 bad.add(len(hashes))
             hashes.append(blake2b(raw))
         if not valid:
-            return
+            self.fired.add(FRESH_POLL)
+            if self.catches:
+                return
+            raise ConfigError(Reason.NO_VALID_MESSAGE, "no valid config messages given")
         result = reference.merge_parsed(
             valid, lag=self.lag, verify_key=self.verify_key, sign_key=self.sign_key
         )
@@ -104,21 +167,26 @@ class DeployedClient:
         parsed_at = [index for index in range(len(hashes)) if index not in bad]
         if kept >= 0 and (parsed_at[kept] != kept or result.hash in self.old_hashes):
             self.fired.add("X12")
+        dirty = self.state is State.DIRTY
+        # a dirty client's merge that keeps one input makes a mutable copy, incremented
+        seqno = result.seqno + 1 if dirty and not made else result.seqno
+        if seqno == old_seqno:
+            # nothing changed; its own message must be the one kept (256): with none, a
+            # poll's survivor of seqno 0 is not adopted
+            self.assertion(kept == 0, CLIENT_QUIRK, "base.cpp:256 assert(unmerged_index() == 0)")
+            if not mine:
+                self.fired.add(FRESH_POLL)
+            return
         if made:
-            if self.state is not State.DIRTY:
+            if not dirty:
                 result = _every_key_set(result)
                 if self.profile == "spec":
                     self.fired.add(CLIENT_QUIRK)
             self.message = result
             self.set_state(State.DIRTY)
             return
-        dirty = self.state is State.DIRTY
-        # a dirty client's merge makes a mutable message: one seqno above the survivor's
-        seqno = result.seqno + 1 if dirty else result.seqno
-        if mine and seqno == old_seqno + (1 if dirty else 0) and (kept == 0 or not dirty):
-            if kept != 0:
-                self.fired.add(CLIENT_QUIRK)  # its seqno unchanged: it keeps its own message
-            return
+        if dirty and kept == 0 and seqno == old_seqno + 1:
+            return  # its own edit kept
         if dirty:
             self.fired.add(CLIENT_QUIRK)  # adopted as a mutable copy, incremented
             result = result.increment()
@@ -127,7 +195,14 @@ class DeployedClient:
         self.current_hash = hashes[kept]
 
     def edit(self, data: Any) -> None:
-        """`dirty()` (38-49): the first change increments the current message."""
+        """`dirty()` (38-49), reached only through a setter that changes a value: an edit that
+        changes nothing changes nothing (X18). The first change increments the current
+        message."""
+        current = {} if self.message is None else self.message.data
+        if _pruned(data) == _pruned(current):
+            if self.profile == "spec":
+                self.fired.add(NO_OP_EDIT)
+            return
         if self.read_only:
             raise UsageError(Reason.BAD_KEY, "a read-only config object cannot change")
         if self.state is not State.DIRTY:

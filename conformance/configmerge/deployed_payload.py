@@ -72,14 +72,17 @@ def deployed_wrap(
     """`push()` at the pin: compress, pad, encrypt, one blob of at most 76,800 bytes (X11),
     whatever the message's size (X13)."""
     compressed = deployed_compress(message, deployed_level(level, fired))
-    blob = encrypt(pad(compressed), key, profile="libsession", domain=domain)
+    padded = pad(compressed)
+    if len(padded) > MAX_PAYLOAD_SIZE:
+        fired.add("X11")  # only the blob is bounded, once encrypted
+    if len(message) > MAX_PAYLOAD_SIZE:
+        fired.add("X13")
+    blob = encrypt(padded, key, profile="libsession", domain=domain)
     try:
         check_blob_size(blob)
     except ConfigError:
         fired.add("X11")
         raise
-    if len(message) > MAX_PAYLOAD_SIZE:
-        fired.add("X13")
     return [blob]
 
 

@@ -12,8 +12,8 @@ from swarmconf.conformance.vectors import Suite
 from swarmconf.spec.configmerge.encryption import PROFILES
 from swarmconf.spec.configmerge.reasons import PayloadReason, Reason
 
-QUIRKS = [f"X{n}" for n in range(1, 18)]
-"""The deployed client's quirks X1..X17, rules a case cites where that client differs."""
+QUIRKS = [f"X{n}" for n in range(1, 21)]
+"""The deployed client's quirks X1..X20, rules a case cites where that client differs."""
 
 
 def suites() -> list[Suite]:

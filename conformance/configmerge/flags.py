@@ -123,10 +123,11 @@ FLAGS: dict[str, Flag] = {
     ),
     "DeployedClientDeletesSurvivor": Flag(
         "DEPLOYED_QUIRK",
-        "After a merge whose result is one of its inputs, the deployed client keeps the input at"
-        " the result's position among the inputs that parse, counted among all inputs (X12):"
-        " with an unparseable input before the result it deletes the result; swarmconf deletes"
-        " what D27 says.",
+        "After a merge the deployed client deletes the hash at every position of an input that"
+        " parses but the kept one's, found by the result's position among the inputs that"
+        " parse, counted among all inputs (X12): with an unparseable input before the result it"
+        " deletes the result, and a repeated input brings the result's hash in; swarmconf"
+        " deletes what D27 says.",
         "A client that deletes the only holder of the current configuration loses it.",
         quirk="X12",
     ),
@@ -168,11 +169,36 @@ FLAGS: dict[str, Flag] = {
         "After a merge the deployed client makes current and pushes other messages than rule 8"
         " (X17): a clean or waiting client's conflict resolution lists every data key in `=`"
         " (the libsession profile does the same, D30); a dirty client that adopts another"
-        " message burns a seqno; a merge that leaves its seqno unchanged changes nothing, so a"
-        " read-only client keeps its own message beside a higher-ranked one of its seqno.",
+        " message burns a seqno; a merge that leaves its seqno unchanged changes nothing and"
+        " asserts its own message was kept, so a read-only client holding a lower-ranked racer"
+        " of its seqno aborts (a debug build; a release build keeps its own message).",
         "A spec-profile client racing a deployed client resolves every conflict with other"
         " bytes: a new conflict at each round, never settling.",
         quirk="X17",
+    ),
+    "DeployedClientNoOpEdit": Flag(
+        "DEPLOYED_QUIRK",
+        "An edit that changes nothing does not dirty the deployed client (X18): it neither"
+        " increments nor pushes, and a read-only client's is not refused (the libsession"
+        " profile does the same, D29); under the spec profile it is an edit like any other.",
+        quirk="X18",
+    ),
+    "DeployedClientFreshPoll": Flag(
+        "DEPLOYED_QUIRK",
+        "A deployed client with no message merges the poll alone (X19): a first input that"
+        " does not parse aborts it (a debug build; a release build goes on as X12 says, and"
+        " refuses a poll with nothing valid), an empty poll is refused (NO_VALID_MESSAGE), and"
+        " a survivor of seqno 0 is not adopted; swarmconf skips what does not parse, changes"
+        " nothing on a poll with nothing valid and adopts the survivor (D14, D29).",
+        quirk="X19",
+    ),
+    "DeployedClientSignerVerifies": Flag(
+        "DEPLOYED_QUIRK",
+        "A deployed client with a signing key also verifies with its public half (X20): it"
+        " drops an unsigned input, signs its stored message before merging it, and refuses a"
+        " verification key that is not that half (the libsession profile does the same, D28);"
+        " under the spec profile a signing key only signs.",
+        quirk="X20",
     ),
     "DesignTextExample": Flag(
         "DESIGN_TEXT_EXAMPLE",
@@ -243,6 +269,12 @@ FLAGS: dict[str, Flag] = {
         "BASIC",
         "What a client stores in the swarm: compressed, padded and encrypted, opened with each"
         " key in turn (D21..D23).",
+    ),
+    "PayloadCheckOrder": Flag(
+        "ORDERING",
+        "The input breaks two rules of the payload layer; the check made first reports (D21,"
+        " D22, D24: wrap's level, size, key, domain; a `z` payload's header, frames, message).",
+        "A client checking in another order reports another reason code.",
     ),
     "Padding": Flag("EDGE_CASE", "Padding sizes around the chunk boundaries of D19."),
     "RandomData": Flag("BASIC", "Random data from a fixed seed."),
@@ -317,4 +349,4 @@ FLAGS: dict[str, Flag] = {
 }
 
 QUIRK_FLAGS: dict[str, str] = {flag.quirk: name for name, flag in FLAGS.items() if flag.quirk}
-"""The flag of each deployed-client quirk, by decision (X1..X17)."""
+"""The flag of each deployed-client quirk, by decision (X1..X20)."""

@@ -1,7 +1,7 @@
 """What config-merge cases are written in: its operations' schema parts, and the spec's answers.
 
 A case's answer comes from the built-in adapter over `swarmconf.spec.configmerge` (the oracle).
-The deployed client's emulation is asked too: where a quirk (X1..X17) makes that client differ,
+The deployed client's emulation is asked too: where a quirk (X1..X20) makes that client differ,
 the case gets the quirk's flag and rule, and `deployed` says what that client does. Data that a
 typed API cannot express (an integer outside 64 bits, a container in a set) gets its limit flag.
 """
@@ -23,8 +23,8 @@ from swarmconf.conformance.vectors import HEX, Json, hexlist
 from swarmconf.spec.configmerge.bt import INT64_MAX, INT64_MIN
 from swarmconf.spec.configmerge.reasons import PayloadReason, Reason
 
-RULE_PATTERN = "^(D(1[0-9]|2[0-9]|3[0-2]|[1-9])|X(1[0-7]|[1-9]))$"
-"""A config-merge case's rules: the decisions D1..D32 and the deployed client's quirks X1..X17."""
+RULE_PATTERN = "^(D(1[0-9]|2[0-9]|3[0-2]|[1-9])|X(20|1[0-9]|[1-9]))$"
+"""A config-merge case's rules: the decisions D1..D32 and the deployed client's quirks X1..X20."""
 
 SCHEMAS = SchemaTable(
     by_kind={

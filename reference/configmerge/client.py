@@ -1,7 +1,7 @@
 """The client around the message layer (D28..D32), as `swarmconf.spec.configmerge.client`
 states it: `Client` with `receive`, `edit`, `push`, `confirm`, `needs_push` and
 `current_hashes`, under the profile `spec` (rule 8) or `libsession` (the deployed client's
-conflict push)."""
+conflict push, no-op edits and verifying signer: X17, X18, X20)."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ class Client:
             crypto.signing_secret(sign_key)
         self.lag = check_lag(lag)
         self.profile = profile
-        self.verify_key = verify_key
+        self.verify_key = _verifier(profile, verify_key, sign_key)
         self.sign_key = sign_key
         self.state = State.CLEAN
         self.message = current
@@ -81,7 +81,8 @@ class Client:
         """Merge a poll with the current message (D29); obsolete stored inputs (D27) join the
         hashes to delete."""
         mine = self.message
-        if mine is not None and mine.editable:
+        signs_stored = self.profile == "libsession" and self.sign_key is not None
+        if mine is not None and (mine.editable or signs_stored):
             mine = parse(mine.serialize(self.sign_key), lag=self.lag, verify_key=self.verify_key)
         valid = ([mine] if mine is not None else []) + self._parsed(messages)
         if not valid:
@@ -112,6 +113,10 @@ class Client:
         self.state = State.DIRTY
 
     def edit(self, data: Any) -> None:
+        if self.profile == "libsession" and _pruned(data) == _pruned(
+            self.message.data if self.message is not None else {}
+        ):
+            return  # an edit that changes nothing (X18)
         if self.read_only:
             raise UsageError(Reason.BAD_KEY, "a read-only client cannot edit")
         if self.state is not State.DIRTY:
@@ -138,6 +143,24 @@ class Client:
             return
         if pushed.seqno == self.message.seqno:
             self.state, self.current_hash = State.CLEAN, pushed.hash
+
+
+def _verifier(profile: str, verify_key: bytes | None, sign_key: bytes | None) -> bytes | None:
+    """Under `libsession` a signer verifies with its public half (X20)."""
+    if profile == "spec" or sign_key is None:
+        return verify_key
+    public = crypto.signing_secret(sign_key)[32:]
+    if verify_key is not None and verify_key != public:
+        raise UsageError(Reason.BAD_KEY, "the verification key is not the signing key's")
+    return public
+
+
+def _pruned(value: Any) -> Any:
+    """Data without empty sets and dicts, recursively."""
+    if isinstance(value, dict):
+        kept = {key: _pruned(item) for key, item in value.items()}
+        return {key: item for key, item in kept.items() if item != {} and item != set()}
+    return value
 
 
 def _copy(value: Any) -> Any:

@@ -8,10 +8,17 @@ message when the swarm stores it, and the hashes it will delete with its next pu
 names a message by the hash it was stored under; here that is the message's hash (D1), which
 the client learns from a poll or from the confirmation of its own push.
 
-Two profiles differ in one place, the message a clean client pushes after a conflict (D30):
-`spec` follows rule 8 (`=` empty); `libsession` pushes what the deployed client pushes
-(libsession-util 8762e9d33f6c: every data key listed in `=` as set), so that it resolves a
-conflict with the same bytes as the deployed clients racing it.
+Two profiles differ in three places, each where the `libsession` profile does what the deployed
+client (libsession-util 8762e9d33f6c) does, so that it publishes the same messages as the
+deployed clients beside it:
+- the message a clean client pushes after a conflict (D30): `spec` follows rule 8 (`=` empty);
+  `libsession` lists every data key in `=` as set (X17);
+- an edit that changes nothing (D29): under `spec` an edit like any other; under `libsession`
+  it changes nothing, refused on a read-only client neither (X18);
+- a signing key (D28): under `spec` it signs; under `libsession` it also verifies, with its own
+  public half (X20).
+The deployed client's other client-layer quirks (its aborts, X17 and X19, and its bookkeeping of
+a repeated input, X12) no profile follows.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import NamedTuple
 
-from .data import Data, deep_copy
+from .data import Data, deep_copy, pruned
 from .merge import merge_parsed, parse_valid
 from .message import DEFAULT_LAG, ConfigMessage, message_hash, parse
 from .obsolete import obsolete_after_merge
@@ -49,8 +56,9 @@ class Push(NamedTuple):
 
 class Client:
     """One client of a swarm (D28). `current`, if given, is a stored message it starts from,
-    clean; otherwise it starts with no message. Without a signing key and with a verification
-    key it is read-only (D32)."""
+    clean; otherwise it starts with no message. With a verification key it drops every input
+    not signed under it (D17); without a signing key and with a verification key it is
+    read-only (D32)."""
 
     def __init__(
         self,
@@ -69,7 +77,7 @@ class Client:
             signing_key(sign_key)
         self.lag = lag
         self.profile = profile
-        self.verify_key = verify_key
+        self.verify_key = verifier(profile, verify_key, sign_key)
         self.sign_key = sign_key
         self.state = State.CLEAN
         self.message = current
@@ -120,8 +128,10 @@ class Client:
             self.current_hash = result.hash
 
     def as_pushed(self, message: ConfigMessage) -> ConfigMessage:
-        """The current message as an input of a merge: as the client would push it (D29)."""
-        if not message.editable:
+        """The current message as an input of a merge (D29): a stored message as stored (its
+        bytes, signed or not), an edited or merged one as the client would push it, signed if
+        it signs. A `libsession` signer's stored message enters signed too (X20)."""
+        if not message.editable and (self.profile == "spec" or self.sign_key is None):
             return message
         return self.parse_own(message.serialize(self.sign_key))
 
@@ -159,9 +169,13 @@ class Client:
         self.state = state
 
     def edit(self, data: Data) -> None:
-        """Change the data to `data` (D29, D13): the first change after a push or a poll
-        increments the current message (a client with none starts from seqno 0). A read-only
-        client cannot edit (D32)."""
+        """Change the data to `data` (D29, D13). A client that is not dirty (clean or waiting)
+        increments its current message, or with none the empty message of seqno 0, and becomes
+        dirty; a dirty client's message, edited or merged, is edited in place. Under
+        `libsession` an edit that changes nothing changes nothing (X18). A read-only client
+        cannot edit (D32)."""
+        if self.profile == "libsession" and self.unchanged(data):
+            return
         if self.read_only:
             raise UsageError(Reason.BAD_KEY, "a read-only client (no signing key) cannot edit")
         if self.state != State.DIRTY:
@@ -171,6 +185,11 @@ class Client:
         assert self.message is not None
         self.message.data.clear()
         self.message.data.update(deep_copy(data))
+
+    def unchanged(self, data: Data) -> bool:
+        """`data` is the current data (with no message, empty), empty sets and dicts pruned."""
+        current = {} if self.message is None else self.message.data
+        return pruned(data) == pruned(current)
 
     def push(self) -> Push | None:
         """What the app pushes, which it does only when the client needs a push (D31): the
@@ -192,3 +211,15 @@ class Client:
         if self.state == State.WAITING and pushed and message and pushed.seqno == message.seqno:
             self.state = State.CLEAN
             self.current_hash = pushed.hash
+
+
+def verifier(profile: str, verify_key: bytes | None, sign_key: bytes | None) -> bytes | None:
+    """The key a client verifies with (D28, D17): the verification key given. Under
+    `libsession` a signing key verifies too, with its public half (X20), and a verification key
+    given beside it must be that half."""
+    if profile == "spec" or sign_key is None:
+        return verify_key
+    public = bytes(signing_key(sign_key).verify_key)
+    if verify_key is not None and verify_key != public:
+        raise UsageError(Reason.BAD_KEY, "the verification key is not the signing key's")
+    return public

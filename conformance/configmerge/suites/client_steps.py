@@ -17,7 +17,7 @@ from typing import Any
 from swarmconf.conformance import btcodec
 from swarmconf.conformance.builder import VALID, BoundGroup, SuiteBuilder
 from swarmconf.conformance.configmerge.history import random_history, recent
-from swarmconf.conformance.configmerge.suites.signatures import ALICE, ALICE_PUB
+from swarmconf.conformance.configmerge.suites.signatures import ALICE, ALICE_PUB, BOB_PUB
 from swarmconf.conformance.configmerge.values import btcodec_copy, edited, new_message, random_edits
 from swarmconf.conformance.configmerge.vocabulary import new_suite
 from swarmconf.spec import configmerge as spec
@@ -206,8 +206,8 @@ def read_only(g: BoundGroup, signed: dict[str, bytes]) -> None:
         )
     g.case(
         f"read-only-edit-{g.group.params['profile']}",
-        "a read-only client cannot edit",
-        input={"steps": [receive(base), edit({b"a": 1})], **keys},
+        "a read-only client cannot change its data",
+        input={"steps": [receive(base), edit({b"a": 2})], **keys},
         expect="BAD_KEY",
         flags=[*STEPS, "Signature"],
         rules=[*RULES, "D32"],
@@ -329,7 +329,8 @@ def random_scripts(g: BoundGroup, rng: random.Random) -> None:
 def arguments_and_edges(suite: SuiteBuilder) -> None:
     """A client's arguments refused (D28, D17), a poll with nothing valid and no message (D29),
     and a signing client's stored unsigned message entering a merge as it is (D29), under both
-    profiles. In groups of their own, after the cases the documentation cites by number."""
+    profiles, and the deployed client's edges. In groups of their own, after the cases the
+    documentation cites by number."""
     bad = suite.group("client", lag=5, profile="rule8")
     bad.case(
         "unknown-profile",
@@ -340,7 +341,9 @@ def arguments_and_edges(suite: SuiteBuilder) -> None:
         rules=["D28", "D30"],
     )
     for profile in PROFILES:
-        edges(suite.group("client", lag=4, profile=profile))
+        group = suite.group("client", lag=4, profile=profile)
+        edges(group)
+        deployed_edges(group)
 
 
 def edges(g: BoundGroup) -> None:
@@ -376,6 +379,110 @@ def edges(g: BoundGroup) -> None:
         flags=["Duplicate", "Signature"],
         rules=["D14", "D17"],
         keys={"sign_key": ALICE.hex()},
+    )
+
+
+def deployed_edges(g: BoundGroup) -> None:
+    """Where the deployed client's `ConfigBase` does what no rule predicts (X12, X17..X20), one
+    case each; the `libsession` profile follows X18 and X20 (D28, D29)."""
+    profile = g.group.params["profile"]
+    first = new_message(3, {b"a": 1})
+    second = edited(first, {b"a": 2})
+    script(
+        g,
+        "no-op-edit",
+        "a clean client at 3 sets its data to what it is and pushes: under spec an edit like"
+        " any other (it pushes 4, deleting 3); under libsession, as the deployed client, it"
+        " changes nothing and pushes nothing (X18)",
+        [edit({b"a": 1}), PUSH],
+        start=first,
+        rules=["D13"],
+    )
+    script(
+        g,
+        "no-op-edit-no-message",
+        "a client with no message sets empty data and pushes: under spec it makes seqno 1 (the"
+        " empty seqno-0 message incremented) and pushes it; under libsession nothing changes",
+        [edit({}), PUSH],
+        rules=["D13"],
+    )
+    base = new_message(4, {b"a": 1}, sign_key=ALICE)
+    g.case(
+        f"read-only-no-op-edit-{profile}",
+        "a read-only client sets its data to what it is: refused under spec (D32); under"
+        " libsession, as the deployed client, not refused, since nothing changes (X18)",
+        input={"steps": [edit({b"a": 1}), PUSH], "msg": base.hex(), "verify_key": ALICE_PUB.hex()},
+        expect="BAD_KEY" if profile == "spec" else VALID,
+        flags=[*STEPS, "Signature"],
+        rules=[*RULES, "D32"],
+    )
+    script(
+        g,
+        "empty-poll-no-message",
+        "a client with no message polls nothing: nothing changes (the deployed client's merge"
+        " throws, having no message to keep: X19)",
+        [receive(), PUSH],
+        rules=["D14"],
+    )
+    script(
+        g,
+        "unparseable-first-no-message",
+        "a client with no message polls a later major version's message, then a valid one: it"
+        " skips the first and adopts the second (the deployed client's debug build aborts on"
+        " a first input that does not parse: X19)",
+        [receive(UNPARSEABLE, second), edit({b"a": 3}), PUSH],
+        flags=["InvalidMixedIn", "Survivor"],
+        rules=["D14", "D27"],
+    )
+    script(
+        g,
+        "seqno-0-poll-no-message",
+        "a client with no message polls a message of seqno 0: it adopts it, clean (the"
+        " deployed client, whose own empty message is seqno 0 too, changes nothing: X19)",
+        [receive(new_message(0, {b"a": 1})), edit({b"a": 2}), PUSH],
+        flags=["Survivor"],
+        rules=["D14"],
+    )
+    unsigned = edited(base, {b"a": 2})
+    script(
+        g,
+        "signer-polls-unsigned",
+        "a client with the signing key (and no verification key) at a signed 4 polls an"
+        " unsigned successor: under spec it adopts it; under libsession, as the deployed"
+        " client, its key verifies too and drops it: nothing changes (X20)",
+        [receive(unsigned), edit({b"a": 3}), PUSH],
+        start=base,
+        flags=["Signature"],
+        rules=["D17"],
+        keys={"sign_key": ALICE.hex()},
+    )
+    g.case(
+        f"signer-with-another-verify-key-{profile}",
+        "a client given a signing key and a verification key that is not its public half:"
+        " under spec each does its own part; under libsession, as the deployed client, refused",
+        input={
+            "steps": [receive(base), PUSH],
+            "sign_key": ALICE.hex(),
+            "verify_key": BOB_PUB.hex(),
+        },
+        expect=VALID if profile == "spec" else "BAD_KEY",
+        flags=[*STEPS, "Signature", "BadKey"],
+        rules=[*RULES, "D17"],
+    )
+    client = Client(current=spec.parse(first))
+    client.edit({b"a": 2})
+    pushed = client.push()
+    assert pushed is not None
+    script(
+        g,
+        "own-push-handed-back-twice-while-waiting",
+        "a client pushes 4 and polls two copies of it before the confirmation: nothing"
+        " changes, and pushing again while waiting deletes nothing (the deployed client"
+        " deletes the message it re-pushes: X12)",
+        [edit({b"a": 2}), PUSH, receive(pushed.message, pushed.message), PUSH, CONFIRM],
+        start=first,
+        flags=["Duplicate"],
+        rules=["D14", "D27"],
     )
 
 

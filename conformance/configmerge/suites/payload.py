@@ -414,7 +414,9 @@ ZstdPayload = tuple[str, str, bytes, str]
 unwrapping it shows."""
 
 
-def zstd_payloads(unwrap: BoundGroup, payloads: list[ZstdPayload]) -> None:
+def zstd_payloads(
+    unwrap: BoundGroup, payloads: list[ZstdPayload], flags: Sequence[str] = ()
+) -> None:
     """Each `z` payload sealed in one blob and unwrapped."""
     for name, comment, stream, expect in payloads:
         unwrap.case(
@@ -422,7 +424,7 @@ def zstd_payloads(unwrap: BoundGroup, payloads: list[ZstdPayload]) -> None:
             f"`z` and {comment}",
             input=opening([seal(b"z" + stream)]),
             expect=expect,
-            flags=["Payload", "Compression", "ZstdStream"],
+            flags=["Payload", "Compression", "ZstdStream", *flags],
             rules=["D24"],
         )
 
@@ -951,3 +953,83 @@ def payload_limits(suite: SuiteBuilder) -> None:
             flags=["Payload", "MultiPart"],
             rules=["D22", "D25"],
         )
+
+
+@case
+def orders_of_checks(suite: SuiteBuilder) -> None:
+    """Inputs that break two rules, each answered by the rule checked first: `wrap`'s level,
+    then the size of the message and its padded payload, then the key, then the domain (D21,
+    D22, D19); a `z` payload's announced size before its frames, and whole frames before an
+    empty message (D24)."""
+    wrap, unwrap = suite.group("wrap"), suite.group("unwrap")
+    too_large = large_message(PADDED_LIMIT + 1, incompressible=True)
+    short_key = MAIN_KEY[:31].hex()
+    refusals: list[tuple[str, str, Json, str]] = [
+        (
+            "level-before-size",
+            "level 0 and a message over the bound",
+            {"message": too_large, "level": 0},
+            "BAD_LEVEL",
+        ),
+        (
+            "level-before-key",
+            "level 23 and a key of 31 bytes",
+            {"level": 23, "key": short_key},
+            "BAD_LEVEL",
+        ),
+        (
+            "size-before-key",
+            "a message over the bound and a key of 31 bytes",
+            {"message": too_large, "key": short_key},
+            "PAYLOAD_TOO_LARGE",
+        ),
+        (
+            "key-before-domain",
+            "a key of 31 bytes and an empty domain",
+            {"key": short_key, "domain": ""},
+            "BAD_KEY",
+        ),
+    ]
+    for name, comment, changed, expect in refusals:
+        wrap.case(
+            f"wrap-order-{name}",
+            f"wrap {comment}: refused for the first",
+            input={**wrapping(SMALL, None), **changed},
+            expect=expect,
+            flags=["Payload", "PayloadCheckOrder"],
+            rules=["D19", "D21", "D22"],
+        )
+    announced = zstd_frame(bytes(INFLATE_LIMIT + 1))
+    empty = zstd_frame(b"")
+    zstd_payloads(
+        unwrap,
+        [
+            (
+                "order-announced-over-bound-truncated",
+                "a frame announcing more than the bound, cut short: the header is read first",
+                announced[:-3],
+                "ZSTD_TOO_LARGE",
+            ),
+            (
+                "order-announced-over-bound-then-garbage",
+                "a frame announcing more than the"
+                " bound, bytes that are no frame after it: the header is read first",
+                announced + b"not zstd",
+                "ZSTD_TOO_LARGE",
+            ),
+            (
+                "order-empty-truncated",
+                "a frame of nothing cut short: whole frames are checked"
+                " before the message is found empty",
+                empty[:-1],
+                "ZSTD_BAD_FRAME",
+            ),
+            (
+                "order-empty-then-garbage",
+                "a frame of nothing and bytes after it",
+                empty + b"\x01\x02",
+                "ZSTD_BAD_FRAME",
+            ),
+        ],
+        ["PayloadCheckOrder"],
+    )
