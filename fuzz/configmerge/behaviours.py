@@ -85,10 +85,44 @@ class Parses:
         return found
 
 
+class Merges:
+    """A library's merges and deletions, once per inputs: by the identities of the parsed
+    inputs (kept alive with the result, so that an identity stays its own) and the signing
+    key; merges never change their inputs, and a client never changes a merge result in place
+    (the world edits a copy)."""
+
+    def __init__(self) -> None:
+        self.merges: dict[tuple[Any, ...], tuple[list[Any], Any]] = {}
+        self.obsolete: dict[tuple[Any, ...], tuple[list[Any], list[bytes]]] = {}
+
+    def merge(self, valid: list[Any], sign_key: bytes | None, merge: Callable[[], Any]) -> Any:
+        key = (*map(id, valid), sign_key)
+        found = self.merges.get(key)
+        if found is None or any(a is not b for a, b in zip(found[0], valid, strict=True)):
+            found = self.merges[key] = (list(valid), merge())
+        return found[1]
+
+    def deleted(
+        self,
+        messages: list[bytes],
+        result: Any,
+        valid: list[Any],
+        compute: Callable[[], list[bytes]],
+    ) -> list[bytes]:
+        key = (*messages, id(result), *map(id, valid))
+        found = self.obsolete.get(key)
+        held = [result, *valid]
+        if found is None or any(a is not b for a, b in zip(found[0], held, strict=True)):
+            found = self.obsolete[key] = (held, compute())
+        return found[1]
+
+
 class ReferenceClient(reference_client.Client):
-    """The reference's client, its polled blobs parsed through a world's `Parses`."""
+    """The reference's client, its parses, merges and deletions shared through a world's
+    `Parses` and `Merges`."""
 
     parses: Parses
+    merges: Merges
 
     def _parsed(self, messages: list[bytes]) -> list[Any]:
         found = []
@@ -96,6 +130,22 @@ class ReferenceClient(reference_client.Client):
             with contextlib.suppress(ConfigError):
                 found.append(self.parses(raw, self.lag, self.verify_key))
         return found
+
+    def _parse_own(self, raw: bytes) -> Any:
+        return self.parses(raw, self.lag, self.verify_key)
+
+    def _merge(self, valid: list[Any]) -> Any:
+        return self.merges.merge(
+            valid, self.sign_key, lambda: super(ReferenceClient, self)._merge(valid)
+        )
+
+    def _obsolete(self, messages: list[bytes], result: Any, valid: list[Any]) -> list[bytes]:
+        return self.merges.deleted(
+            messages,
+            result,
+            valid,
+            lambda: super(ReferenceClient, self)._obsolete(messages, result, valid),
+        )
 
 
 class Mutated:
@@ -181,6 +231,7 @@ def reference_factory(profile: str) -> Callable[[Setting], Factory]:
 
     def make(setting: Setting) -> Factory:
         parses = Parses(lambda raw, lag, verify: reference_parse(raw, lag=lag, verify_key=verify))
+        merges = Merges()
 
         def made(lag: int, sign: bytes | None, verify: bytes | None, raw: bytes) -> Any:
             client = ReferenceClient(
@@ -191,6 +242,7 @@ def reference_factory(profile: str) -> Callable[[Setting], Factory]:
                 current=parses(raw, lag, verify),
             )
             client.parses = parses
+            client.merges = merges
             return client
 
         return made

@@ -28,7 +28,7 @@ from swarmconf.spec.configmerge.signing import sign
 
 from .edits import Data, Path, apply_batch
 from .impl import Implementation
-from .oracle import Atom, Update, Verdict, atoms_of, wiped_of, writes_of
+from .oracle import Atom, Update, atoms_of, wiped_of, writes_of
 from .scenario import Scenario
 
 CHECK_SAMPLE = 4
@@ -99,11 +99,6 @@ class Engine:
     edits: dict[tuple[bytes, int, int], Published] = field(default_factory=dict)
     merges: dict[tuple[frozenset[bytes], bool], Merged] = field(default_factory=dict)
     known: dict[tuple[int, bytes], bytes] = field(default_factory=dict)
-    verdicts: dict[tuple[bytes, int, tuple[tuple[int, tuple[int, bytes]], ...]], Verdict] = field(
-        default_factory=dict
-    )
-    """P4 verdicts by (final message, safe updates, known updates with their ranks)."""
-    updates: dict[tuple[bytes, int, int], Update] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         seed = self.scenario.key_seed
@@ -127,16 +122,6 @@ class Engine:
         info = self.info(self.base)
         assert info is not None
         return Update(1, info.rank, atoms_of(info.data))
-
-    def update(self, base: bytes, client: int, batch: int, rank: tuple[int, bytes]) -> Update:
-        """The oracle's view of an edit published as `rank` (once per engine, with what it
-        precomputes)."""
-        key = (base, client, batch)
-        if key not in self.updates:
-            published = self.edit(base, client, batch)
-            bit = self.bits[(client, batch)]
-            self.updates[key] = Update(bit, rank, published.writes, published.wiped)
-        return self.updates[key]
 
     @functools.cached_property
     def base(self) -> bytes:

@@ -22,8 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .edits import Data
-from .engine import prune
-from .oracle import ABSENT, UNKNOWN, Update, Verdict, check_survival, wiped_of, writes_of
+from .oracle import ABSENT, UNKNOWN, Update, Verdict, check_survival, writes_of
 from .schedule import Event, Schedule
 from .swarm_client import AdapterError
 from .world import Key, Step, World, swarm_hash
@@ -218,13 +217,12 @@ class Interleaving:
         start = before.message if episode is None else episode[1]
         if episode is not None:
             ledger.superseded.add(episode[0])
-        start_info, after_info = engine.info(start), engine.info(after.message)
+        after_info = engine.info(after.message)
         if after_info is None:
             return
         bit = engine.bits[(client, batch)]
-        old = prune(start_info.data) if start_info is not None else {}
-        new = prune(after_info.data)
-        ledger.rank(bit, Update(bit, after_info.rank, writes_of(old, new), wiped_of(old, new)))
+        old, new = self.world.pruned(start), self.world.pruned(after.message)
+        ledger.rank(bit, self.world.update(bit, start, after.message))
         ledger.episodes[after.message] = (bit, start)
         known = ledger.knowledge.get(start, Knowledge(0, 0, 0))
         knows, safe = known.known | bit, known.safe | bit
@@ -257,13 +255,13 @@ class Interleaving:
         if after.message in inputs:
             return
         engine = self.world.engine
-        remaining = engine.remaining(sorted(inputs))
+        remaining = self.world.remaining(inputs)
         self.outcome.merges += 1
         self.outcome.max_width = max(self.outcome.max_width, len(remaining))
         knowledge = self.merged_knowledge(remaining)
         info = engine.info(after.message)
         if info is not None and after.message in self.world.every_key:
-            bit = self.resolution_update(after.message, info.rank, prune(info.data))
+            bit = self.resolution_update(after.message, info.rank, self.world.pruned(after.message))
             knowledge = Knowledge(knowledge.known | bit, knowledge.safe | bit, knowledge.depth)
         self.learn(after.message, knowledge)
 
@@ -350,12 +348,12 @@ class Interleaving:
         known = [update for update in updates.values() if update.bit & knowledge.known]
         expressed = self.ledger.expressed
         replayed = [expressed.get(update.bit, update) for update in known]
-        verdict = self.verdict(message, info.data, replayed, knowledge.safe)
+        verdict = self.verdict(message, info.data, replayed, knowledge.safe, True)
         self.note(list(verdict.violations))
         resolutions = set(self.ledger.resolutions.values())
         if resolutions & {update.bit for update in known}:
             edits = [update for update in known if update.bit not in resolutions]
-            expected = self.verdict(message, info.data, edits, knowledge.safe)
+            expected = self.verdict(message, info.data, edits, knowledge.safe, False)
             reverted = set(expected.violations) - set(verdict.violations)
             self.outcome.acceptable.extend(f"X17 {finding}" for finding in sorted(reverted))
         self.outcome.checked = verdict.checked
@@ -365,13 +363,13 @@ class Interleaving:
             1 for bit in updates if bit != 1 and bit not in replaced and not bit & knowledge.known
         )
 
-    def verdict(self, message: bytes, data: Data, known: list[Update], safe: int) -> Verdict:
-        verdicts = self.world.engine.verdicts
-        key = (
-            message,
-            safe,
-            tuple((update.bit, update.rank, len(update.writes)) for update in known),
-        )
+    def verdict(
+        self, message: bytes, data: Data, known: list[Update], safe: int, replayed: bool
+    ) -> Verdict:
+        """P4's verdict on `message` (once per world): `replayed`, of the updates as their
+        messages' `=` replay them (`Ledger.expressed`), else as their edits made them."""
+        verdicts = self.world.verdicts
+        key = (message, safe, replayed, tuple((update.bit, update.rank) for update in known))
         found = verdicts.get(key)
         if found is None:
             found = verdicts[key] = check_survival(data, known, safe)

@@ -27,9 +27,10 @@ from swarmconf.spec.configmerge.message import ConfigMessage as SpecMessage
 from swarmconf.spec.configmerge.reasons import ConfigError
 
 from .behaviours import Behaviours, Setting, behaviour, check_names
-from .edits import apply_batch
-from .engine import UNKNOWN_KEY, Engine, sampled
+from .edits import Data, apply_batch
+from .engine import UNKNOWN_KEY, Engine, prune, sampled
 from .impl import choose
+from .oracle import Update, Verdict, wiped_of, writes_of
 from .scenario import Scenario
 from .swarm_client import AdapterError
 
@@ -133,6 +134,11 @@ class World:
     resolution_bits: dict[bytes, int] = field(default_factory=dict)
     """The P4 oracle's bit of each such resolution (see `interleaving`)."""
     serializations: dict[tuple[int, bytes | None], tuple[Any, bytes]] = field(default_factory=dict)
+    prunes: dict[bytes, Data] = field(default_factory=dict)
+    updates: dict[tuple[int, bytes, bytes], Update] = field(default_factory=dict)
+    survivors: dict[frozenset[bytes], tuple[bytes, ...]] = field(default_factory=dict)
+    verdicts: dict[tuple[Any, ...], Verdict] = field(default_factory=dict)
+    """P4 verdicts by (final message, safe updates, replayed or made, known bits and ranks)."""
 
     def __post_init__(self) -> None:
         behaviours = self.scenario.behaviours
@@ -332,6 +338,37 @@ class World:
             if diff not in allowed:
                 problems.append(f"P6 a {name} client's conflict resolution has another `=`")
         return tuple(problems)
+
+    # What the P4 oracle asks of messages (see `interleaving`), once per world ---------------
+
+    def pruned(self, message: bytes) -> Data:
+        """The data of a message that parses, without empty sets and dicts ({} otherwise)."""
+        found = self.prunes.get(message)
+        if found is None:
+            info = self.engine.info(message)
+            found = self.prunes[message] = prune(info.data) if info is not None else {}
+        return found
+
+    def update(self, bit: int, start: bytes, message: bytes) -> Update:
+        """The update of `bit`: what the edits from `start` to `message` wrote, at its rank."""
+        key = (bit, start, message)
+        found = self.updates.get(key)
+        if found is None:
+            old, new = self.pruned(start), self.pruned(message)
+            info = self.engine.info(message)
+            assert info is not None
+            found = self.updates[key] = Update(
+                bit, info.rank, writes_of(old, new), wiped_of(old, new)
+            )
+        return found
+
+    def remaining(self, inputs: frozenset[bytes] | set[bytes]) -> tuple[bytes, ...]:
+        """The inputs the ignore rules keep (D14)."""
+        key = frozenset(inputs)
+        found = self.survivors.get(key)
+        if found is None:
+            found = self.survivors[key] = self.engine.remaining(sorted(key))
+        return found
 
     def parses(self, blob: bytes) -> bool:
         """Whether swarmconf's reference parses `blob` in this scenario."""

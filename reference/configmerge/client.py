@@ -77,23 +77,32 @@ class Client:
                 parsed.append(parse(raw, lag=self.lag, verify_key=self.verify_key))
         return parsed
 
+    def _parse_own(self, raw: bytes) -> ConfigMessage:
+        return parse(raw, lag=self.lag, verify_key=self.verify_key)
+
+    def _merge(self, valid: list[ConfigMessage]) -> ConfigMessage:
+        return merge_parsed(valid, lag=self.lag, verify_key=self.verify_key, sign_key=self.sign_key)
+
+    def _obsolete(
+        self, messages: list[bytes], result: ConfigMessage, valid: list[ConfigMessage]
+    ) -> list[bytes]:
+        return obsolete_after_merge(messages, result, lag=self.lag, valid=valid)
+
     def receive(self, messages: list[bytes]) -> None:
         """Merge a poll with the current message (D29); obsolete stored inputs (D27) join the
         hashes to delete."""
         mine = self.message
         signs_stored = self.profile == "libsession" and self.sign_key is not None
         if mine is not None and (mine.editable or signs_stored):
-            mine = parse(mine.serialize(self.sign_key), lag=self.lag, verify_key=self.verify_key)
+            mine = self._parse_own(mine.serialize(self.sign_key))
         valid = ([mine] if mine is not None else []) + self._parsed(messages)
         if not valid:
             return
-        result = merge_parsed(
-            valid, lag=self.lag, verify_key=self.verify_key, sign_key=self.sign_key
-        )
+        result = self._merge(valid)
         stored = {blake2b(raw) for raw in messages}
         if self.current_hash is not None:
             stored.add(self.current_hash)
-        for digest in obsolete_after_merge(messages, result, lag=self.lag, valid=valid):
+        for digest in self._obsolete(messages, result, valid):
             if digest in stored:
                 self.to_delete.add(digest)
         if all(result is not message for message in valid):
