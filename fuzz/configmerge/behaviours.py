@@ -54,7 +54,9 @@ class Behaviour:
     declares: Callable[[Setting], frozenset[str]] = lambda setting: frozenset()
     """The deployed client's quirks it shares: findings they explain are acceptable."""
     needs_command: bool = False
-    """Its clients are played through an adapter (`--client`)."""
+    """Its clients are played through an adapter (`--client`): its twin judges what the
+    adapter answers (C1: what it pushes and deletes, its current hash, whether it needs a
+    push), not a client object's state."""
 
 
 class Refused(NamedTuple):
@@ -375,6 +377,7 @@ register(
         "on its own answers",
         "libsession",
         adapter_factory,
+        twin=lambda setting: intact_spec(adapter_profile(setting))(setting),
         declares=adapter_quirks,
         needs_command=True,
     )

@@ -121,12 +121,14 @@ def estimated_cost(task: Task) -> int:
 
 TWIN_EVERY = 8
 """P3 runs the twins beside every step of one scenario in TWIN_EVERY (the spec's client costs
-about as much as the rest of the interleaving together), and of every mutant's scenario."""
+about as much as the rest of the interleaving together), and of every scenario of a mutant or
+of a client played through an adapter (whose twin judges its answers, C1)."""
 
 
 def twinned(task: Task) -> bool:
-    """Whether the task's clients run beside their twins (P3)."""
-    return task.differential and (task.mutant is not None or task.scenario % TWIN_EVERY == 0)
+    """Whether the task's clients run beside their twins (P3, C1)."""
+    judged = task.mutant is not None or task.client is not None
+    return task.differential and (judged or task.scenario % TWIN_EVERY == 0)
 
 
 def world_of(task: Task, scenario: Scenario) -> World:

@@ -54,6 +54,9 @@ def mutant_adapter(name: str) -> AbstractContextManager[Adapter]:
     adapter = builtin_adapter("spec")
     adapter.name = f"swarmconf.spec+{name}"
     adapter.handlers.update(ApiAdapter(module, adapter.name).handlers)
+    # Every operation with the mutant in place, the `client` operation's merges among them
+    for op, handler in list(adapter.handlers.items()):
+        adapter.handlers[op] = mutated(name, handler)
     return nullcontext(adapter)
 
 

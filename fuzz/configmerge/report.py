@@ -57,6 +57,8 @@ PROPERTIES = {
     "P6": "every pushed message parses and is in normal form; a conflict resolution carries "
     "no unknown key (D9) and the `=` its profile gives (D30)",
     "P7": "no client deletes a message it cannot parse (a later version's message stays, D27)",
+    "C1": "a client played through an adapter answers each step as the spec's client of its "
+    "profile does (what it pushes and deletes, its current hash, whether it needs a push)",
     "C2": "a client played through an adapter answers every step it is sent",
 }
 """What every interleaving is judged on (P2, P3, P6 where a step is taken, P7 at each push,

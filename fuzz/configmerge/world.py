@@ -316,6 +316,12 @@ class World:
             )
         twin_pushed = None if twin_result is None else as_pushed(twin_result)
         self.twins.setdefault(after, twin)
+        if behaviour(key.behaviour).needs_command:
+            if answered(made) == answered(twin) and twin_pushed == pushed:
+                return Step(after, pushed, ())
+            return Step(
+                after, pushed, (f"C1 the client's answer to a {name} differs from the spec's",)
+            )
         if self.key_of(key.behaviour, key.signer, twin) == after and twin_pushed == pushed:
             return Step(after, pushed, ())
         return Step(after, pushed, (f"P3 a {key.behaviour} client's {name} differs from its twin",))
@@ -373,6 +379,12 @@ class World:
     def parses(self, blob: bytes) -> bool:
         """Whether swarmconf's reference parses `blob` in this scenario."""
         return self.engine.info(blob) is not None
+
+
+def answered(client: Any) -> tuple[bytes | None, bool]:
+    """What a client's answer to a step says besides a push: its current hash and whether it
+    needs a push."""
+    return client.current_hash, client.needs_push()
 
 
 def raised(error: Exception) -> str:

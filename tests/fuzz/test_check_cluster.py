@@ -13,8 +13,8 @@ def test_a_check_runs_on_a_standalone_cluster_with_the_same_states(tmp_path: Pat
     status = main(["--out", str(tmp_path), "--driver-limit", "0", "--", "--clients", "2"])
     summary = json.loads((tmp_path / RESULT / "summary.json").read_text())
     assert summary["master"].startswith("spark://127.0.0.1:")
-    # 2 clients x 2 edits as in one process (the check page's table)
-    assert summary["states"] == 748 and summary["complete"] and summary["depth"] == 10
+    # 2 clients x 2 edits as in one process
+    assert summary["states"] == 1_659 and summary["complete"] and summary["depth"] == 18
     assert summary["passed"] and status == 0
     assert (tmp_path / RESULT / "report.html").exists()
     assert len(shipped_pythons(tmp_path)) >= 1

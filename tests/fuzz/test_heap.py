@@ -44,7 +44,7 @@ def test_tasks_run_with_the_collector_paused(
 
         return call
 
-    monkeypatch.setattr(campaign, "run_case", spying(campaign.run_case))
+    monkeypatch.setattr(campaign, "play", spying(campaign.play))
     monkeypatch.setattr(hostile, "outcome", spying(hostile.outcome))
     run_task(Task(1, 0, 0, 3, None))
     run_hostile_task(HostileTask(1, 0, 20))
@@ -52,17 +52,17 @@ def test_tasks_run_with_the_collector_paused(
     assert gc.isenabled()
 
 
-def test_a_task_frees_its_engine_before_the_collector_resumes(
+def test_a_task_frees_its_world_before_the_collector_resumes(
     collector_enabled: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     freed: list[bool] = []
 
-    def engine(*args, **kwargs):  # type: ignore[no-untyped-def]
-        made = campaign_engine(*args, **kwargs)
+    def world(*args, **kwargs):  # type: ignore[no-untyped-def]
+        made = campaign_world(*args, **kwargs)
         weakref.finalize(made, lambda: freed.append(gc.isenabled()))
         return made
 
-    campaign_engine = campaign.Engine
-    monkeypatch.setattr(campaign, "Engine", engine)
+    campaign_world = campaign.World
+    monkeypatch.setattr(campaign, "World", world)
     run_task(Task(1, 0, 0, 3, None))
     assert freed == [False]
