@@ -22,6 +22,7 @@ NAMES = (
     "payload",
     "design_examples",
     "client_steps",
+    "parse_loops",
 )
 
 
