@@ -1,10 +1,189 @@
 """The cosmic-ray mutants of the spec no vector can tell from it, each with why (the coverage
 page lists them): equivalent on every input the protocol can send, or unreachable through it.
-They are left out of the mutation score (`mutation.py`)."""
+They are left out of the mutation score (`mutation.py`), as are mutants inside annotations."""
 
 from __future__ import annotations
 
-EQUIVALENT: dict[tuple[str, str, str], str] = {}
-"""By module, mutated line (whitespace collapsed) and cosmic-ray operator."""
+SMALL_INT = "equivalent: both sides are byte values (0-255), which CPython caches: `is` is `==`"
+KEYWORD_ONLY = "equivalent: the `*` before keyword-only parameters made `/`: every call names them"
+NEVER_ZERO = (
+    "equivalent: the digits are never exactly `0` here (`i0e` and `0:` are canonical,"
+    " `i-0e` is refused before), so the comparison is always false"
+)
+DIGIT_BYTE = "equivalent: a digit byte is never below `0`: `!=` and `>` agree"
+NON_EMPTY = "equivalent: a byte string is greater than b'' exactly when it is not empty"
+AT_MOST_LENGTH = "equivalent: the cursor never passes the input's end, so `>=` and `==` agree"
+DEPTH_BY_ONE = (
+    "equivalent: the depth grows by one and is refused at 64, so `<`, `!=` and `is not` agree"
+)
+REFUSED_AFTER = (
+    "equivalent: the cursor moved past the terminator is not read: a refusal follows at once"
+)
+TWO_KINDS = "equivalent: the byte is `l` or `d`, and only `l` is at or above `l`"
+AT_MOST_PREVIOUS = "equivalent: the key is at most the previous one here: `>=` means `==`"
+
+Listed = list[tuple[str, str, list[str], str]]
+"""Function, mutated line (whitespace collapsed), cosmic-ray operators, why."""
+
+BT: Listed = [
+    (
+        "decode",
+        "def decode(data: bytes, *, wide_int_keys: Callable[[bytes], bool] | None = None)"
+        " -> BtValue:",
+        ["ReplaceBinaryOperator_Mul_Div"],
+        KEYWORD_ONLY,
+    ),
+    (
+        "digits_until",
+        "def digits_until(self, terminator: int, reason: Reason, *, signed: bool) -> bytes:",
+        ["ReplaceBinaryOperator_Mul_Div"],
+        KEYWORD_ONLY,
+    ),
+    (
+        "refuse_integer",
+        'require(magnitude == b"0" or magnitude[0] != ord("0"), Reason.BT_LEADING_ZERO)',
+        [
+            "ReplaceComparisonOperator_Eq_Lt",
+            "ReplaceComparisonOperator_Eq_LtE",
+            "ReplaceComparisonOperator_Eq_Is",
+        ],
+        NEVER_ZERO,
+    ),
+    (
+        "refuse_length",
+        'require(length_text == b"0" or length_text[0] != ord("0"), Reason.BT_LEADING_ZERO)',
+        [
+            "ReplaceComparisonOperator_Eq_Lt",
+            "ReplaceComparisonOperator_Eq_LtE",
+            "ReplaceComparisonOperator_Eq_Is",
+        ],
+        NEVER_ZERO,
+    ),
+    (
+        "refuse_integer",
+        'require(magnitude == b"0" or magnitude[0] != ord("0"), Reason.BT_LEADING_ZERO)',
+        ["ReplaceComparisonOperator_NotEq_Gt"],
+        DIGIT_BYTE,
+    ),
+    (
+        "refuse_length",
+        'require(length_text == b"0" or length_text[0] != ord("0"), Reason.BT_LEADING_ZERO)',
+        ["ReplaceComparisonOperator_NotEq_Gt"],
+        DIGIT_BYTE,
+    ),
+    (
+        "refuse_length",
+        'require(length_text == b"0" or length_text[0] != ord("0"), Reason.BT_LEADING_ZERO)',
+        ["ReplaceComparisonOperator_NotEq_IsNot"],
+        SMALL_INT,
+    ),
+    (
+        "refuse_integer",
+        'require(magnitude == b"0" or magnitude[0] != ord("0"), Reason.BT_LEADING_ZERO)',
+        ["ReplaceComparisonOperator_NotEq_IsNot"],
+        SMALL_INT,
+    ),
+    ("value", "if kind == INTEGER_START:", ["ReplaceComparisonOperator_Eq_Is"], SMALL_INT),
+    (
+        "digits_until",
+        "if char != terminator:",
+        ["ReplaceComparisonOperator_NotEq_IsNot"],
+        SMALL_INT,
+    ),
+    ("list", "while self.peek() != END:", ["ReplaceComparisonOperator_NotEq_IsNot"], SMALL_INT),
+    (
+        "dict",
+        "while (kind := self.peek()) != END:",
+        ["ReplaceComparisonOperator_NotEq_IsNot"],
+        SMALL_INT,
+    ),
+    (
+        "refuse_integer",
+        'require(magnitude != b"", Reason.BT_BAD_INTEGER, "no digits")',
+        ["ReplaceComparisonOperator_NotEq_Gt"],
+        NON_EMPTY,
+    ),
+    (
+        "decode",
+        'require(reader.pos == len(data), Reason.BT_TRAILING_BYTES, f"at offset {reader.pos}")',
+        ["ReplaceComparisonOperator_Eq_GtE"],
+        AT_MOST_LENGTH,
+    ),
+    (
+        "peek",
+        "if self.pos >= len(self.data):",
+        ["ReplaceComparisonOperator_GtE_Eq"],
+        AT_MOST_LENGTH,
+    ),
+    (
+        "value",
+        "return self.list(depth + 1, wide) if kind == LIST_START else self.dict(depth + 1, wide)",
+        ["ReplaceComparisonOperator_Eq_GtE"],
+        TWO_KINDS,
+    ),
+    (
+        "dict",
+        "reason = Reason.BT_DUPLICATE_KEY if key == previous else Reason.BT_KEYS_UNSORTED",
+        ["ReplaceComparisonOperator_Eq_GtE"],
+        AT_MOST_PREVIOUS,
+    ),
+    (
+        "value",
+        'require(depth < MAX_DEPTH, Reason.BT_TOO_DEEP, f"deeper than {MAX_DEPTH}")',
+        [
+            "ReplaceComparisonOperator_Lt_NotEq",
+            "ReplaceComparisonOperator_Lt_IsNot",
+        ],
+        DEPTH_BY_ONE,
+    ),
+    ("digits_until", "self.pos += 1", ["NumberReplacer"], REFUSED_AFTER),
+    (
+        "dict",
+        "depth == 1 and self.wide_int_keys is not None and self.wide_int_keys(key)",
+        ["ReplaceComparisonOperator_Eq_LtE"],
+        "equivalent: a dict is read at depth 1 or deeper, so `<= 1` means `== 1`",
+    ),
+    (
+        "value",
+        "return self.list(depth + 1, wide) if kind == LIST_START else self.dict(depth + 1, wide)",
+        ["ReplaceComparisonOperator_Eq_Is"],
+        SMALL_INT,
+    ),
+    (
+        "refuse_integer",
+        'require(text != b"-0", Reason.BT_NEGATIVE_ZERO)',
+        ["ReplaceComparisonOperator_NotEq_Gt"],
+        "equivalent: a sign and digits, not empty, are below `-0` never: `!=` and `>` agree",
+    ),
+    (
+        "refuse_integer",
+        'require(magnitude != b"", Reason.BT_BAD_INTEGER, "no digits")',
+        ["ReplaceComparisonOperator_NotEq_IsNot"],
+        "equivalent: CPython's empty byte string is one object: `is not` is `!=`",
+    ),
+    (
+        "string",
+        "self.digits_until(LENGTH_END, Reason.BT_BAD_STRING_LENGTH, signed=False)",
+        ["ReplaceFalseWithTrue"],
+        "equivalent: a length starts with a digit (the reader looked), so no minus is matched",
+    ),
+]
+
+DATA: Listed = [
+    (
+        "check_set",
+        "require(items != [], Reason.DATA_EMPTY_SET)",
+        ["ReplaceComparisonOperator_NotEq_Gt"],
+        "equivalent: a list is greater than [] exactly when it is not empty",
+    ),
+]
+
+EQUIVALENT: dict[tuple[str, str, str, str], str] = {
+    (module, function, line, operator): reason
+    for module, listed in {"bt": BT, "data": DATA}.items()
+    for function, line, operators, reason in listed
+    for operator in operators
+}
+"""By module, function, mutated line (whitespace collapsed) and cosmic-ray operator."""
 UNREACHABLE: dict[tuple[str, str], str] = {}
-"""By module and line: every mutant of the line."""
+"""By module and function: every mutant in a function no answer uses."""

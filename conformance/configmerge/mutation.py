@@ -20,6 +20,7 @@ import argparse
 import ast
 import json
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -163,8 +164,9 @@ def session_of(module: str) -> Path:
     return SESSIONS / f"{module}.sqlite"
 
 
-def run_sessions(modules: Sequence[str], root: Path, fresh: bool) -> None:
-    """Initialise (unless resumed) and execute each module's session, in turn."""
+def run_sessions(modules: Sequence[str], root: Path, fresh: bool, survivors: bool) -> None:
+    """Initialise (unless resumed) and execute each module's session, in turn; with
+    `survivors`, the mutants that survived are run again (on vectors added since)."""
     SESSIONS.mkdir(parents=True, exist_ok=True)
     tool = Path(sys.executable).with_name("cosmic-ray")
     for module in modules:
@@ -174,6 +176,9 @@ def run_sessions(modules: Sequence[str], root: Path, fresh: bool) -> None:
         if fresh or not session.exists():
             session.unlink(missing_ok=True)
             subprocess.run([str(tool), "init", str(config), str(session)], check=True)
+        elif survivors:
+            with sqlite3.connect(session) as db:  # cosmic-ray runs the items with no result
+                db.execute("DELETE FROM work_results WHERE test_outcome = 'SURVIVED'")
         started = time.monotonic()
         subprocess.run([str(tool), "exec", str(config), str(session)], check=True)
         print(f"{module}: {time.monotonic() - started:.0f} s", flush=True)
@@ -211,6 +216,17 @@ def annotation_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]
     return spans
 
 
+def function_at(tree: ast.Module, line: int) -> str:
+    """The innermost function around `line`, or "" at module level."""
+    within = [
+        node.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.lineno <= line <= (node.end_lineno or node.lineno)
+    ]
+    return within[-1] if within else ""
+
+
 @dataclass(frozen=True)
 class Mutant:
     """One mutant of a session and what became of it."""
@@ -218,6 +234,7 @@ class Mutant:
     module: str
     operator: str
     occurrence: int
+    function: str
     line: int
     column: int
     text: str
@@ -235,6 +252,7 @@ def mutants_of(module: str) -> Iterator[Mutant]:
     source = original_source(module)
     lines = source.splitlines()
     spans = annotation_spans(source)
+    tree = ast.parse(source)
     with use_db(str(session_of(module)), WorkDB.Mode.open) as db:
         results = {job_id: result for job_id, result in db.results}
         for item in db.work_items:
@@ -248,13 +266,23 @@ def mutants_of(module: str) -> Iterator[Mutant]:
             operator = mutation.operator_name.removeprefix("core/")
             text = " ".join(lines[line - 1].split())
             in_annotation = any(start <= (line, column) < end for start, end in spans)
+            function = function_at(tree, line)
             excluded = (
                 ANNOTATION
                 if in_annotation
-                else EQUIVALENT.get((module, text, operator)) or UNREACHABLE.get((module, text))
+                else EQUIVALENT.get((module, function, text, operator))
+                or UNREACHABLE.get((module, function))
             )
             yield Mutant(
-                module, operator, mutation.occurrence, line, column, text, outcome, excluded
+                module,
+                operator,
+                mutation.occurrence,
+                function,
+                line,
+                column,
+                text,
+                outcome,
+                excluded,
             )
 
 
@@ -273,10 +301,10 @@ class Tally:
             self.pending += 1
         elif mutant.outcome == "incompetent":
             self.incompetent += 1
+        elif mutant.outcome == "killed":  # killed: not equivalent, whatever the list says
+            self.killed += 1
         elif mutant.excluded:
             self.excluded += 1
-        elif mutant.outcome == "killed":
-            self.killed += 1
         else:
             self.survived += 1
 
@@ -285,11 +313,12 @@ class Tally:
         return self.killed + self.survived
 
 
-def report(modules: Sequence[str], survivors_json: Path | None) -> int:
+def report(modules: Sequence[str], survivors_json: Path | None, equivalent: bool = False) -> int:
     """The table of the coverage page and every survivor; 0 when every scored mutant of the
     sessions run is killed or the score is at least 98 %."""
     total = Tally()
     survivors: list[Mutant] = []
+    excluded: list[Mutant] = []
     print("| Module | Mutants | Equivalent or unreachable | Survived | Killed |")
     print("| --- | ---: | ---: | ---: | ---: |")
     for module in modules:
@@ -301,6 +330,10 @@ def report(modules: Sequence[str], survivors_json: Path | None) -> int:
             total.add(mutant)
             if mutant.outcome == "survived" and not mutant.excluded:
                 survivors.append(mutant)
+            if mutant.excluded and mutant.outcome == "killed" and mutant.excluded != ANNOTATION:
+                print(f"listed but killed: {mutant.module}:{mutant.line} {mutant.operator}")
+            if equivalent and mutant.excluded and mutant.outcome == "survived":
+                excluded.append(mutant)
         pending = f" ({tally.pending} not run)" if tally.pending else ""
         print(
             f"| `{module}` | {tally.mutants}{pending} | {tally.excluded} | {tally.survived} |"
@@ -313,7 +346,15 @@ def report(modules: Sequence[str], survivors_json: Path | None) -> int:
         f" {total.pending} not run"
     )
     for mutant in survivors:
-        print(f"survived: {mutant.module}:{mutant.line} {mutant.operator}: {mutant.text}")
+        print(
+            f"survived: {mutant.module}:{mutant.line} {mutant.function} {mutant.operator}:"
+            f" {mutant.text}"
+        )
+    for mutant in excluded:
+        print(
+            f"excluded: {mutant.module}:{mutant.line} {mutant.function} {mutant.operator}:"
+            f" {mutant.excluded}"
+        )
     if survivors_json is not None:
         survivors_json.write_text(
             json.dumps([mutant.__dict__ for mutant in survivors], indent=1), encoding="utf-8"
@@ -329,18 +370,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     checking.add_argument("--vectors", type=Path, default=None)
     running = commands.add_parser("run", help="run the modules' sessions, then report")
     running.add_argument("--fresh", action="store_true", help="discard the sessions run so far")
+    running.add_argument("--survivors", action="store_true", help="run the survivors again")
     reporting = commands.add_parser("report", help="the score of the sessions run so far")
     for command in (running, reporting):
         command.add_argument("--module", action="append", choices=MODULES, default=None)
         command.add_argument("--json", type=Path, default=None, help="write the survivors")
+        command.add_argument(
+            "--equivalent", action="store_true", help="list every excluded mutant that survived"
+        )
     running.add_argument("--vectors", type=Path, default=None)
     args = parser.parse_args(argv)
     if args.command == "check":
         return check(args.module, args.vectors or default_vectors())
     modules = args.module or list(MODULES)
     if args.command == "run":
-        run_sessions(modules, args.vectors or default_vectors(), args.fresh)
-    return report(modules, args.json)
+        run_sessions(modules, args.vectors or default_vectors(), args.fresh, args.survivors)
+    return report(modules, args.json, args.equivalent)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ NAMES = (
     "design_examples",
     "client_steps",
     "parse_loops",
+    "spec_edges",
 )
 
 

@@ -1,0 +1,44 @@
+"""Edges of the spec's rules that the other suites leave open: each case tells the spec from a
+slightly different rule (a mutant of it) that every other case passes.
+
+Every case parses one message under lag 5 unless it says otherwise.
+"""
+
+from __future__ import annotations
+
+from swarmconf.conformance.builder import BoundGroup, SuiteBuilder
+from swarmconf.conformance.catalogue import Catalogue
+from swarmconf.conformance.configmerge.vocabulary import new_suite
+
+Message = tuple[str, str, bytes, str, list[str], list[str]]
+"""Name, comment, bytes, swarmconf's answer (a reason or valid), flags, rules."""
+
+PARSES: list[Message] = [
+    (
+        "duplicate-key-of-two-bytes",
+        "a data key of two bytes given twice: a duplicate, not an unsorted key (the bytes are"
+        " equal, not the same object)",
+        b"d1:#i1e1:&d2:aa0:2:aa0:ee1:=dee",
+        "BT_DUPLICATE_KEY",
+        ["Ordering"],
+        ["D10"],
+    ),
+]
+
+parse = Catalogue[BoundGroup]()
+
+
+@parse
+def parses(g: BoundGroup) -> None:
+    for name, comment, message, reason, flags, rules in PARSES:
+        g.case(name, comment, input={"msg": message.hex()}, expect=reason, flags=flags, rules=rules)
+
+
+def build() -> SuiteBuilder:
+    suite = new_suite(
+        "spec_edges",
+        "Edges of the spec's rules no other suite pins, each telling the spec from a slightly"
+        " different rule.",
+    )
+    parse.fill(suite.group("parse", lag=5))
+    return suite
