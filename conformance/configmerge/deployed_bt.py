@@ -1,11 +1,13 @@
-"""The deployed client's bt decoding, as decisions.md describes it (X1, X7, X14).
+"""The deployed client's bt decoding, as decisions.md and its source describe it (X1, X3, X7, X14).
 
 It accepts what swarmconf's strict decoder refuses in these ways only: integers with leading
 zeros or `-0`, string lengths with leading zeros, unsorted or duplicate keys inside unknown
 top-level values (the first value of a duplicate wins), bytes after the message's final `e`
 (X1), and any nesting depth (X7). Integers must fit in signed 64 bits, except inside unknown
-top-level values, where they may reach 2^64-1 (D9). Inside `=` and `<` it checks neither key
-order nor integer range (X14): keys may repeat or come unsorted, integers reach 2^64-1.
+top-level values, where they may reach 2^64-1 (D9). Inside the set diffs of `=` and `<` it
+checks neither key order nor integer range (X14): keys may repeat or come unsorted, integers
+reach 2^64-1; the keys of a diff's own dicts must be in order (`load_diff`). `loops` says where
+its parse never returns (X3).
 Everything else it refuses.
 
 Most inputs need none of these leniencies: `decode_message` reads each input once with
@@ -72,6 +74,8 @@ class _Reader:
         self.canonical = True
         self.unchecked = False
         self.in_diff = False
+        self.in_set = False
+        """Inside a list in `=` or `<`: a set diff, read whole as bt values (X14)."""
         self.depth = 0
 
     def byte(self) -> int:
@@ -122,8 +126,10 @@ class _Reader:
 
     def items(self, depth: int, high: int, lenient_keys: bool) -> list[Any]:
         out = []
+        in_set, self.in_set = self.in_set, self.in_diff
         while self.byte() != ord("e"):
             out.append(self.value(depth + 1, high, lenient_keys))
+        self.in_set = in_set
         self.pos += 1
         return out
 
@@ -136,8 +142,8 @@ class _Reader:
                 raise LenientDecodeError("a dict key is not a string")
             key = self.value(depth + 1, high, lenient_keys)
             if previous is not None and key <= previous:
-                if self.in_diff:
-                    self.unchecked = True  # no key order check inside `=` and `<` (X14)
+                if self.in_set:
+                    self.unchecked = True  # no key order check inside a set diff (X14)
                 elif not lenient_keys:
                     raise LenientDecodeError(f"key {key!r} out of order")
                 else:

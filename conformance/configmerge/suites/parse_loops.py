@@ -175,6 +175,15 @@ ANSWERED: list[Message] = [
         ["D12"],
     ),
     (
+        "no-loop-diff-keys-unsorted-first",
+        "`=`'s keys out of order before its integer: a diff's own keys are checked (only set"
+        " diffs go unchecked: X14)",
+        HEAD + b"1:=d1:b0:1:ai1eee",
+        "BT_KEYS_UNSORTED",
+        ["CheckOrder"],
+        ["D10", "D12"],
+    ),
+    (
         "no-loop-bad-data-first",
         "data keys out of order, before an integer in `=`",
         b"d1:#i10e1:&d1:b0:1:a0:e" + DIFF_INTEGER + b"e",
