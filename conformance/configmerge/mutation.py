@@ -8,10 +8,13 @@ set that takes no argument. For each mutant cosmic-ray writes the mutated module
 `python -m swarmconf.conformance.configmerge.mutation check MODULE` and restores the file. The
 check runs `builtin:spec` over the vectors, the module's own suites first (`FIRST_SUITES`), and
 exits 1 at the first case that fails, or that runs longer than `CASE_SECONDS` (the mutant
-hangs): the mutant is killed. Sessions resume where they stopped; `--fresh` starts anew.
+hangs): the mutant is killed. A first pass runs only the files that reach the module
+(`ONLY_SUITES`, `SKIPPED_FIRST`); `run --survivors` runs what survives it again on every file,
+so the score is that of every file. Sessions resume where they stopped; `--fresh` starts anew.
 
     nice python -m swarmconf.conformance.configmerge.mutation run [--module bt ...]
-    python -m swarmconf.conformance.configmerge.mutation report [--json survivors.json]
+    nice python -m swarmconf.conformance.configmerge.mutation run --survivors
+    python -m swarmconf.conformance.configmerge.mutation report [--json FILE] [--equivalent]
 """
 
 from __future__ import annotations
@@ -71,6 +74,20 @@ FIRST_SUITES: dict[str, tuple[str, ...]] = {
 }
 """The vector files a module's mutants run first, the ones most likely to kill them fast; every
 other file follows, smallest first."""
+ONLY_SUITES: dict[str, tuple[str, ...]] = {
+    "encryption": ("encryption", "payload", "client_steps"),
+    "compression": ("payload", "client_steps"),
+    "parts": ("payload", "client_steps"),
+    "payload": ("payload", "client_steps"),
+    "client": ("client_steps",),
+    "examples": ("design_examples",),
+}
+"""The only vector files that reach a module's code (the operations that call it), where a
+first pass over a module's mutants may stop; `--all` runs every file (as `run --survivors`
+does for the mutants that survive the first pass, so the score is every file's)."""
+SKIPPED_FIRST = ("merges_exhaustive",)
+"""Files a first pass leaves out for modules other than `merge` and `obsolete`: the
+exhaustive merges (half the run's time) kill nothing the others do not, in those modules."""
 CASE_SECONDS = 20.0
 """A case still running after this long hangs on the mutant (the slowest takes about 1 s)."""
 SESSION_SECONDS = 600.0
@@ -81,9 +98,19 @@ class _Hang(Exception):
     """A case ran past `CASE_SECONDS`."""
 
 
-def run_order(paths: Sequence[Path], module: str) -> list[Path]:
-    """The vector files in the order a mutant of `module` runs them."""
+def run_order(paths: Sequence[Path], module: str, every_file: bool = True) -> list[Path]:
+    """The vector files in the order a mutant of `module` runs them: all of them, or in a
+    first pass only those `ONLY_SUITES` and `SKIPPED_FIRST` leave."""
     first = [f"{suite}_test.json" for suite in FIRST_SUITES.get(module, ())]
+    if not every_file:
+        only = ONLY_SUITES.get(module)
+        skipped = () if module in ("merge", "obsolete") else SKIPPED_FIRST
+        paths = [
+            path
+            for path in paths
+            if (only is None or path.name.removesuffix("_test.json") in only)
+            and path.name.removesuffix("_test.json") not in skipped
+        ]
 
     def key(path: Path) -> tuple[int, int]:
         rank = first.index(path.name) if path.name in first else len(first)
@@ -96,9 +123,9 @@ def _alarm(signum: int, frame: FrameType | None) -> None:
     raise _Hang()
 
 
-def vectors_pass(root: Path, module: str) -> bool:
-    """Whether `builtin:spec` passes every config-merge case under `root`, `module`'s suites
-    first; False at the first failure, crash or hang."""
+def vectors_pass(root: Path, module: str, every_file: bool = True) -> bool:
+    """Whether `builtin:spec` passes every config-merge case under `root` (or a first pass's
+    files), `module`'s suites first; False at the first failure, crash or hang."""
     from swarmconf.conformance.configmerge import NAME
     from swarmconf.conformance.configmerge.adapter import api_adapter
     from swarmconf.conformance.recipes import expand_fields
@@ -107,7 +134,8 @@ def vectors_pass(root: Path, module: str) -> bool:
 
     adapter = api_adapter("spec")
     signal.signal(signal.SIGALRM, _alarm)
-    for path in run_order([Path(str(path)) for path in vector_files(root)], module):
+    paths = [Path(str(path)) for path in vector_files(root)]
+    for path in run_order(paths, module, every_file):
         document = read_document(path)
         if document["header"]["design"] != NAME:
             continue
@@ -134,17 +162,18 @@ def default_vectors() -> Path:
         return ROOT / "vectors" / "v1"
 
 
-def check(module: str, root: Path) -> int:
+def check(module: str, root: Path, every_file: bool) -> int:
     """cosmic-ray's test command: 0 when the vectors pass on the spec as it is on disk."""
     try:
-        return 0 if vectors_pass(root, module) else 1
+        return 0 if vectors_pass(root, module, every_file) else 1
     except Exception:  # the mutant does not import, or crashes the adapter
         return 1
 
 
-def config_text(module: str, root: Path) -> str:
-    """The cosmic-ray configuration of `module`'s session."""
+def config_text(module: str, root: Path, every_file: bool = False) -> str:
+    """The cosmic-ray configuration of `module`'s session: a first pass, or every file."""
     command = [sys.executable, "-m", TOOL, "check", module, "--vectors", str(root)]
+    command += ["--all"] if every_file else []
     return "\n".join(
         [
             "[cosmic-ray]",
@@ -166,12 +195,12 @@ def session_of(module: str) -> Path:
 
 def run_sessions(modules: Sequence[str], root: Path, fresh: bool, survivors: bool) -> None:
     """Initialise (unless resumed) and execute each module's session, in turn; with
-    `survivors`, the mutants that survived are run again (on vectors added since)."""
+    `survivors`, the mutants that survived are run again on every vector file."""
     SESSIONS.mkdir(parents=True, exist_ok=True)
     tool = Path(sys.executable).with_name("cosmic-ray")
     for module in modules:
         config = SESSIONS / f"{module}.toml"
-        config.write_text(config_text(module, root), encoding="utf-8")
+        config.write_text(config_text(module, root, survivors), encoding="utf-8")
         session = session_of(module)
         if fresh or not session.exists():
             session.unlink(missing_ok=True)
@@ -368,9 +397,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     checking = commands.add_parser("check", help="cosmic-ray's test command for one module")
     checking.add_argument("module", choices=MODULES)
     checking.add_argument("--vectors", type=Path, default=None)
+    checking.add_argument("--all", action="store_true", help="every vector file, not a first pass")
     running = commands.add_parser("run", help="run the modules' sessions, then report")
     running.add_argument("--fresh", action="store_true", help="discard the sessions run so far")
-    running.add_argument("--survivors", action="store_true", help="run the survivors again")
+    running.add_argument(
+        "--survivors", action="store_true", help="run the survivors again on every file"
+    )
     reporting = commands.add_parser("report", help="the score of the sessions run so far")
     for command in (running, reporting):
         command.add_argument("--module", action="append", choices=MODULES, default=None)
@@ -381,7 +413,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     running.add_argument("--vectors", type=Path, default=None)
     args = parser.parse_args(argv)
     if args.command == "check":
-        return check(args.module, args.vectors or default_vectors())
+        return check(args.module, args.vectors or default_vectors(), args.all)
     modules = args.module or list(MODULES)
     if args.command == "run":
         run_sessions(modules, args.vectors or default_vectors(), args.fresh, args.survivors)
