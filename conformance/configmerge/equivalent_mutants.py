@@ -23,7 +23,8 @@ TWO_KINDS = "equivalent: the byte is `l` or `d`, and only `l` is at or above `l`
 AT_MOST_PREVIOUS = "equivalent: the key is at most the previous one here: `>=` means `==`"
 
 Listed = list[tuple[str, str, list[str], str]]
-"""Function, mutated line (whitespace collapsed), cosmic-ray operators, why."""
+"""Function, mutated line (whitespace collapsed), cosmic-ray operators, why. An operator
+written `NAME@COLUMN` is the one at that column of the line, where the line has two."""
 
 BT: Listed = [
     (
@@ -171,6 +172,25 @@ BT: Listed = [
 
 DATA: Listed = [
     (
+        "check_dict",
+        "def check_dict(items: dict[bytes, BtValue], *, top_level: bool) -> Data:",
+        ["ReplaceBinaryOperator_Mul_Div"],
+        KEYWORD_ONLY,
+    ),
+    (
+        "set_order",
+        "return (True, 0, element)",
+        ["NumberReplacer"],
+        "equivalent: the middle field orders integers only; any constant does for byte strings",
+    ),
+    (
+        "_copied",
+        "if isinstance(value, int | bytes):",
+        ["AddNot"],
+        "equivalent: integers and byte strings deep-copy to themselves, and what else reaches"
+        " here (a writer's stray value, refused when serialized) is never changed in place",
+    ),
+    (
         "check_set",
         "require(items != [], Reason.DATA_EMPTY_SET)",
         ["ReplaceComparisonOperator_NotEq_Gt"],
@@ -178,9 +198,27 @@ DATA: Listed = [
     ),
 ]
 
+ENUM = "equivalent: enum members are singletons: `is` is `==`"
+
+CLIENT: Listed = [
+    (
+        "resolution",
+        'if self.profile == "spec" or self.state == State.DIRTY:',
+        ["ReplaceComparisonOperator_Eq_GtE@24"],
+        "equivalent: the profiles are spec and libsession: only spec is at or above spec",
+    ),
+    (
+        "resolution",
+        'if self.profile == "spec" or self.state == State.DIRTY:',
+        ["ReplaceComparisonOperator_Eq_Is@48"],
+        ENUM,
+    ),
+    ("edit", "if self.state != State.DIRTY:", ["ReplaceComparisonOperator_NotEq_IsNot"], ENUM),
+]
+
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     (module, function, line, operator): reason
-    for module, listed in {"bt": BT, "data": DATA}.items()
+    for module, listed in {"bt": BT, "data": DATA, "client": CLIENT}.items()
     for function, line, operators, reason in listed
     for operator in operators
 }

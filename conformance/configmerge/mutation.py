@@ -300,6 +300,7 @@ def mutants_of(module: str) -> Iterator[Mutant]:
                 ANNOTATION
                 if in_annotation
                 else EQUIVALENT.get((module, function, text, operator))
+                or EQUIVALENT.get((module, function, text, f"{operator}@{column}"))
                 or UNREACHABLE.get((module, function))
             )
             yield Mutant(

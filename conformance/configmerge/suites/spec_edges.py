@@ -23,6 +23,15 @@ PARSES: list[Message] = [
         ["Ordering"],
         ["D10"],
     ),
+    (
+        "set-third-between-first-and-second",
+        "a data set whose third element lies between the first two: each element is compared"
+        " with the one before it, not with the first",
+        b"d1:#i1e1:&d1:sli1ei3ei2eee1:=dee",
+        "DATA_SET_UNSORTED",
+        ["Ordering"],
+        ["D11"],
+    ),
 ]
 
 parse = Catalogue[BoundGroup]()
