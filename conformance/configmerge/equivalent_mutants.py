@@ -214,6 +214,44 @@ CLIENT: Listed = [
         ENUM,
     ),
     ("edit", "if self.state != State.DIRTY:", ["ReplaceComparisonOperator_NotEq_IsNot"], ENUM),
+    (
+        "needs_push",
+        "return self.state != State.CLEAN",
+        ["ReplaceComparisonOperator_NotEq_IsNot"],
+        ENUM,
+    ),
+    (
+        "confirm",
+        "if self.state == State.WAITING and pushed and message and pushed.seqno == message.seqno:",
+        ["ReplaceComparisonOperator_Eq_Is@11", "ReplaceComparisonOperator_Eq_Is@22"],
+        ENUM,
+    ),
+    (
+        "confirm",
+        "if self.state == State.WAITING and pushed and message and pushed.seqno == message.seqno:",
+        ["ReplaceComparisonOperator_Eq_Is@79"],
+        "equivalent: while waiting, the message is the one pushed, whose very seqno the push"
+        " recorded",
+    ),
+    (
+        "confirm",
+        "if self.state == State.WAITING and pushed and message and pushed.seqno == message.seqno:",
+        ["ReplaceAndWithOr@39"],
+        "equivalent: outside waiting, a message of the pushed seqno is the confirmed push itself"
+        " (an edit or a merge raises the seqno): making it clean with its hash changes nothing",
+    ),
+    (
+        "receive",
+        "if all(result is not message for message in valid):",
+        ["ReplaceComparisonOperator_IsNot_NotEq"],
+        "equivalent: messages compare by identity (ConfigMessage defines no equality)",
+    ),
+    (
+        "receive",
+        "elif own and result.hash == own[0].hash:",
+        ["NumberReplacer"],
+        "equivalent for the index -1: `own` holds at most one message (the index 1 is killed)",
+    ),
 ]
 
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {

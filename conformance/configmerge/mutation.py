@@ -195,7 +195,8 @@ def session_of(module: str) -> Path:
 
 def run_sessions(modules: Sequence[str], root: Path, fresh: bool, survivors: bool) -> None:
     """Initialise (unless resumed) and execute each module's session, in turn; with
-    `survivors`, the mutants that survived are run again on every vector file."""
+    `survivors`, the mutants that survived and are not listed as equivalent are run again on
+    every vector file."""
     SESSIONS.mkdir(parents=True, exist_ok=True)
     tool = Path(sys.executable).with_name("cosmic-ray")
     for module in modules:
@@ -205,9 +206,14 @@ def run_sessions(modules: Sequence[str], root: Path, fresh: bool, survivors: boo
         if fresh or not session.exists():
             session.unlink(missing_ok=True)
             subprocess.run([str(tool), "init", str(config), str(session)], check=True)
-        elif survivors:
-            with sqlite3.connect(session) as db:  # cosmic-ray runs the items with no result
-                db.execute("DELETE FROM work_results WHERE test_outcome = 'SURVIVED'")
+        elif survivors:  # cosmic-ray runs the items with no result
+            again = [
+                (mutant.job_id,)
+                for mutant in mutants_of(module)
+                if mutant.outcome == "survived" and not mutant.excluded
+            ]
+            with sqlite3.connect(session) as db:
+                db.executemany("DELETE FROM work_results WHERE job_id = ?", again)
         started = time.monotonic()
         subprocess.run([str(tool), "exec", str(config), str(session)], check=True)
         print(f"{module}: {time.monotonic() - started:.0f} s", flush=True)
@@ -261,6 +267,7 @@ class Mutant:
     """One mutant of a session and what became of it."""
 
     module: str
+    job_id: str
     operator: str
     occurrence: int
     function: str
@@ -305,6 +312,7 @@ def mutants_of(module: str) -> Iterator[Mutant]:
             )
             yield Mutant(
                 module,
+                item.job_id,
                 operator,
                 mutation.occurrence,
                 function,
@@ -360,9 +368,7 @@ def report(modules: Sequence[str], survivors_json: Path | None, equivalent: bool
             total.add(mutant)
             if mutant.outcome == "survived" and not mutant.excluded:
                 survivors.append(mutant)
-            if mutant.excluded and mutant.outcome == "killed" and mutant.excluded != ANNOTATION:
-                print(f"listed but killed: {mutant.module}:{mutant.line} {mutant.operator}")
-            if equivalent and mutant.excluded and mutant.outcome == "survived":
+            if equivalent and mutant.excluded and mutant.outcome != "pending":
                 excluded.append(mutant)
         pending = f" ({tally.pending} not run)" if tally.pending else ""
         print(
@@ -380,9 +386,10 @@ def report(modules: Sequence[str], survivors_json: Path | None, equivalent: bool
             f"survived: {mutant.module}:{mutant.line} {mutant.function} {mutant.operator}:"
             f" {mutant.text}"
         )
-    for mutant in excluded:
+    for mutant in excluded:  # a listed mutant that is killed counts as killed
         print(
-            f"excluded: {mutant.module}:{mutant.line} {mutant.function} {mutant.operator}:"
+            f"{'excluded' if mutant.outcome == 'survived' else 'listed, killed'}:"
+            f" {mutant.module}:{mutant.line} {mutant.function} {mutant.operator}:"
             f" {mutant.excluded}"
         )
     if survivors_json is not None:
