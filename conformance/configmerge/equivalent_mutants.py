@@ -240,6 +240,27 @@ CLIENT: Listed = [
         "equivalent: outside waiting, a message of the pushed seqno is the confirmed push itself"
         " (an edit or a merge raises the seqno): making it clean with its hash changes nothing",
     ),
+    ("__init__", "*,", ["ReplaceBinaryOperator_Mul_Div"], KEYWORD_ONLY),
+    (
+        "confirm",
+        "if self.state == State.WAITING and pushed and message and pushed.seqno == message.seqno:",
+        ["ReplaceComparisonOperator_Eq_LtE@79", "ReplaceComparisonOperator_Eq_GtE@79"],
+        "equivalent: while waiting, the message is the one pushed: the seqnos are equal",
+    ),
+    (
+        "leave_clean",
+        "if self.state == State.CLEAN and self.current_hash is not None:",
+        ["ReplaceComparisonOperator_Eq_Is"],
+        ENUM,
+    ),
+    ("leave_clean", "if self.state == State.CLEAN:", ["ReplaceComparisonOperator_Eq_Is"], ENUM),
+    (
+        "resolution",
+        "merged=True,",
+        ["ReplaceTrueWithFalse"],
+        "equivalent: `merged` is read only of a merge's result (D27), and the message a client"
+        " pushes enters a later merge parsed again from its bytes (D29)",
+    ),
     (
         "receive",
         "if all(result is not message for message in valid):",
@@ -261,5 +282,14 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     for operator in operators
 }
 """By module, function, mutated line (whitespace collapsed) and cosmic-ray operator."""
-UNREACHABLE: dict[tuple[str, str], str] = {}
+UNREACHABLE: dict[tuple[str, str], str] = {
+    ("obsolete", "deployed_obsolete_after_merge"): (
+        "unreachable: the deployed client's deletions (X12), which the fuzz campaign's mutant"
+        " and the reference use and no answer does (its unit tests check it)"
+    ),
+    ("obsolete", "obsolete_after_edit"): (
+        "unreachable: what an edit's push deletes (D27), which the client layer computes as it"
+        " goes and no operation calls (its unit tests check it)"
+    ),
+}
 """By module and function: every mutant in a function no answer uses."""
