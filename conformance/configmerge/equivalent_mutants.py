@@ -199,6 +199,17 @@ DATA: Listed = [
 ]
 
 ENUM = "equivalent: enum members are singletons: `is` is `==`"
+EMPTY_BYTES = "equivalent: CPython's empty byte string is one object: `is` is `==` for b''"
+
+DIFF: Listed = [
+    ("adds_anything", "return entry == ASSIGNED", ["ReplaceComparisonOperator_Eq_Is"], EMPTY_BYTES),
+    (
+        "apply_diff",
+        "if entry == ASSIGNED and is_scalar(origin):",
+        ["ReplaceComparisonOperator_Eq_Is"],
+        EMPTY_BYTES,
+    ),
+]
 
 CLIENT: Listed = [
     (
@@ -277,7 +288,7 @@ CLIENT: Listed = [
 
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     (module, function, line, operator): reason
-    for module, listed in {"bt": BT, "data": DATA, "client": CLIENT}.items()
+    for module, listed in {"bt": BT, "data": DATA, "diff": DIFF, "client": CLIENT}.items()
     for function, line, operators, reason in listed
     for operator in operators
 }

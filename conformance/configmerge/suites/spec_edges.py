@@ -1,11 +1,12 @@
 """Edges of the spec's rules that the other suites leave open: each case tells the spec from a
 slightly different rule (a mutant of it) that every other case passes.
 
-Every case parses one message under lag 5 unless it says otherwise.
+Every case parses or increments one message under lag 5.
 """
 
 from __future__ import annotations
 
+from swarmconf.conformance import btcodec
 from swarmconf.conformance.builder import BoundGroup, SuiteBuilder
 from swarmconf.conformance.catalogue import Catalogue
 from swarmconf.conformance.configmerge.vocabulary import new_suite
@@ -34,13 +35,42 @@ PARSES: list[Message] = [
     ),
 ]
 
+INCREMENTS: list[tuple[str, str, bytes, dict[bytes, object], str, list[str], list[str]]] = [
+    (
+        "removal-before-a-long-key",
+        "an increment whose edit removes key `a`, then adds a key of 129 bytes: every entry of"
+        " the diff is checked, not only those before the first that adds nothing",
+        b"d1:#i1e1:&d1:ai1ee1:=dee",
+        {b"k" * 129: 1},
+        "KEY_TOO_LONG",
+        ["WriterLimit"],
+        ["D11", "D13"],
+    ),
+]
+"""Name, comment, the message incremented, the data set on the increment, swarmconf's answer,
+flags, rules."""
+
 parse = Catalogue[BoundGroup]()
+increment = Catalogue[BoundGroup]()
 
 
 @parse
 def parses(g: BoundGroup) -> None:
     for name, comment, message, reason, flags, rules in PARSES:
         g.case(name, comment, input={"msg": message.hex()}, expect=reason, flags=flags, rules=rules)
+
+
+@increment
+def increments(g: BoundGroup) -> None:
+    for name, comment, message, data, reason, flags, rules in INCREMENTS:
+        g.case(
+            name,
+            comment,
+            input={"msg": message.hex(), "data": btcodec.encode(data).hex()},
+            expect=reason,
+            flags=flags,
+            rules=rules,
+        )
 
 
 def build() -> SuiteBuilder:
@@ -50,4 +80,5 @@ def build() -> SuiteBuilder:
         " different rule.",
     )
     parse.fill(suite.group("parse", lag=5))
+    increment.fill(suite.group("increment", lag=5))
     return suite
