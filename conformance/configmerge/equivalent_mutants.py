@@ -202,6 +202,18 @@ ENUM = "equivalent: enum members are singletons: `is` is `==`"
 EMPTY_BYTES = "equivalent: CPython's empty byte string is one object: `is` is `==` for b''"
 
 DIFF: Listed = [
+    (
+        "adds_anything",
+        "return entry == ASSIGNED",
+        ["ReplaceComparisonOperator_Eq_LtE"],
+        "equivalent: a marker is b'' or b'-', and only b'' is at or below b''",
+    ),
+    (
+        "change",
+        "if kind_of(old) != kind_of(new):",
+        ["ReplaceComparisonOperator_NotEq_IsNot"],
+        "equivalent: kind_of answers one of four string constants, which CPython interns",
+    ),
     ("adds_anything", "return entry == ASSIGNED", ["ReplaceComparisonOperator_Eq_Is"], EMPTY_BYTES),
     (
         "apply_diff",

@@ -7,7 +7,7 @@ Every case parses or increments one message under lag 5.
 from __future__ import annotations
 
 from swarmconf.conformance import btcodec
-from swarmconf.conformance.builder import BoundGroup, SuiteBuilder
+from swarmconf.conformance.builder import VALID, BoundGroup, SuiteBuilder
 from swarmconf.conformance.catalogue import Catalogue
 from swarmconf.conformance.configmerge.vocabulary import new_suite
 
@@ -43,6 +43,16 @@ INCREMENTS: list[tuple[str, str, bytes, dict[bytes, object], str, list[str], lis
         b"d1:#i1e1:&d1:ai1ee1:=dee",
         {b"k" * 129: 1},
         "KEY_TOO_LONG",
+        ["WriterLimit"],
+        ["D11", "D13"],
+    ),
+    (
+        "removal-under-a-long-key",
+        "an increment removing an element from a set under a key of 129 bytes received from"
+        " others: nothing is added, so the writer limit does not apply",
+        b"d1:#i1e1:&d129:" + b"k" * 129 + b"li1ei2eee1:=dee",
+        {b"k" * 129: [1]},
+        VALID,
         ["WriterLimit"],
         ["D11", "D13"],
     ),
