@@ -201,7 +201,27 @@ DATA: Listed = [
 ENUM = "equivalent: enum members are singletons: `is` is `==`"
 EMPTY_BYTES = "equivalent: CPython's empty byte string is one object: `is` is `==` for b''"
 
+KINDS_RELABELLED = (
+    "equivalent: kind_of is only compared with itself, on two present values (change), and"
+    " the mutant still gives dicts, sets and scalars three distinct labels"
+)
+ONE_KIND = "equivalent: reached only when both values are of one kind (kind_of)"
+
 DIFF: Listed = [
+    (
+        "kind_of",
+        'return "scalar" if value is not None else "absent"',
+        ["ReplaceComparisonOperator_IsNot_Is"],
+        KINDS_RELABELLED,
+    ),
+    ("kind_of", "if isinstance(value, set):", ["AddNot"], KINDS_RELABELLED),
+    (
+        "change",
+        "if isinstance(old, dict) and isinstance(new, dict):",
+        ["ReplaceAndWithOr"],
+        ONE_KIND,
+    ),
+    ("change", "if isinstance(old, set) and isinstance(new, set):", ["ReplaceAndWithOr"], ONE_KIND),
     (
         "adds_anything",
         "return entry == ASSIGNED",
