@@ -214,6 +214,7 @@ def run_sessions(modules: Sequence[str], root: Path, fresh: bool, survivors: boo
             ]
             with sqlite3.connect(session) as db:
                 db.executemany("DELETE FROM work_results WHERE job_id = ?", again)
+        skip_excluded(module)
         started = time.monotonic()
         subprocess.run([str(tool), "exec", str(config), str(session)], check=True)
         print(f"{module}: {time.monotonic() - started:.0f} s", flush=True)
@@ -276,7 +277,7 @@ class Mutant:
     text: str
     """The mutated line of the spec, whitespace collapsed."""
     outcome: str
-    """`killed`, `survived`, `incompetent`, or `pending` (not run yet)."""
+    """`killed`, `survived`, `incompetent`, `skipped` (excluded before it ran) or `pending`."""
     excluded: str | None
     """Why no vector can tell the mutant from the spec, if it is in an annotation or listed."""
 
@@ -284,6 +285,7 @@ class Mutant:
 def mutants_of(module: str) -> Iterator[Mutant]:
     """Every mutant of `module`'s session, run or not."""
     from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import WorkerOutcome
 
     source = original_source(module)
     lines = source.splitlines()
@@ -297,6 +299,8 @@ def mutants_of(module: str) -> Iterator[Mutant]:
             result = results.get(item.job_id)
             if result is None:
                 outcome = "pending"
+            elif result.worker_outcome == WorkerOutcome.SKIPPED:
+                outcome = "skipped"
             else:
                 outcome = result.test_outcome.value if result.test_outcome else "incompetent"
             operator = mutation.operator_name.removeprefix("core/")
@@ -324,6 +328,22 @@ def mutants_of(module: str) -> Iterator[Mutant]:
             )
 
 
+def skip_excluded(module: str) -> None:
+    """Mark the mutants not run yet that are in an annotation or listed as equivalent or
+    unreachable as skipped, with why (as cosmic-ray's own filters do): cosmic-ray runs only
+    the others."""
+    skipped = [
+        (mutant.excluded, mutant.job_id)
+        for mutant in mutants_of(module)
+        if mutant.outcome == "pending" and mutant.excluded
+    ]
+    with sqlite3.connect(session_of(module)) as db:
+        db.executemany(
+            "INSERT INTO work_results (worker_outcome, output, job_id) VALUES ('SKIPPED', ?, ?)",
+            skipped,
+        )
+
+
 @dataclass
 class Tally:
     mutants: int = 0
@@ -341,7 +361,7 @@ class Tally:
             self.incompetent += 1
         elif mutant.outcome == "killed":  # killed: not equivalent, whatever the list says
             self.killed += 1
-        elif mutant.excluded:
+        elif mutant.excluded:  # survived, or skipped as listed
             self.excluded += 1
         else:
             self.survived += 1
@@ -366,7 +386,7 @@ def report(modules: Sequence[str], survivors_json: Path | None, equivalent: bool
         for mutant in mutants_of(module):
             tally.add(mutant)
             total.add(mutant)
-            if mutant.outcome == "survived" and not mutant.excluded:
+            if mutant.outcome in ("survived", "skipped") and not mutant.excluded:
                 survivors.append(mutant)
             if equivalent and mutant.excluded and mutant.outcome != "pending":
                 excluded.append(mutant)
@@ -388,7 +408,7 @@ def report(modules: Sequence[str], survivors_json: Path | None, equivalent: bool
         )
     for mutant in excluded:  # a listed mutant that is killed counts as killed
         print(
-            f"{'excluded' if mutant.outcome == 'survived' else 'listed, killed'}:"
+            f"{'listed, killed' if mutant.outcome == 'killed' else 'excluded'}:"
             f" {mutant.module}:{mutant.line} {mutant.function} {mutant.operator}:"
             f" {mutant.excluded}"
         )
