@@ -5,7 +5,6 @@ They are left out of the mutation score (`mutation.py`), as are mutants inside a
 from __future__ import annotations
 
 SMALL_INT = "equivalent: both sides are byte values (0-255), which CPython caches: `is` is `==`"
-KEYWORD_ONLY = "equivalent: the `*` before keyword-only parameters made `/`: every call names them"
 NEVER_ZERO = (
     "equivalent: the digits are never exactly `0` here (`i0e` and `0:` are canonical,"
     " `i-0e` is refused before), so the comparison is always false"
@@ -27,19 +26,6 @@ Listed = list[tuple[str, str, list[str], str]]
 written `NAME@COLUMN` is the one at that column of the line, where the line has two."""
 
 BT: Listed = [
-    (
-        "decode",
-        "def decode(data: bytes, *, wide_int_keys: Callable[[bytes], bool] | None = None)"
-        " -> BtValue:",
-        ["ReplaceBinaryOperator_Mul_Div"],
-        KEYWORD_ONLY,
-    ),
-    (
-        "digits_until",
-        "def digits_until(self, terminator: int, reason: Reason, *, signed: bool) -> bytes:",
-        ["ReplaceBinaryOperator_Mul_Div"],
-        KEYWORD_ONLY,
-    ),
     (
         "refuse_integer",
         'require(magnitude == b"0" or magnitude[0] != ord("0"), Reason.BT_LEADING_ZERO)',
@@ -172,12 +158,6 @@ BT: Listed = [
 
 DATA: Listed = [
     (
-        "check_dict",
-        "def check_dict(items: dict[bytes, BtValue], *, top_level: bool) -> Data:",
-        ["ReplaceBinaryOperator_Mul_Div"],
-        KEYWORD_ONLY,
-    ),
-    (
         "set_order",
         "return (True, 0, element)",
         ["NumberReplacer"],
@@ -283,7 +263,6 @@ CLIENT: Listed = [
         "equivalent: outside waiting, a message of the pushed seqno is the confirmed push itself"
         " (an edit or a merge raises the seqno): making it clean with its hash changes nothing",
     ),
-    ("__init__", "*,", ["ReplaceBinaryOperator_Mul_Div"], KEYWORD_ONLY),
     (
         "confirm",
         "if self.state == State.WAITING and pushed and message and pushed.seqno == message.seqno:",

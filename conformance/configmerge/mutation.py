@@ -223,6 +223,10 @@ def run_sessions(modules: Sequence[str], root: Path, fresh: bool, survivors: boo
 ANNOTATION = (
     "equivalent: a type annotation, which `from __future__ import annotations` leaves unevaluated"
 )
+KEYWORD_ONLY = (
+    "equivalent: the `*` before keyword-only parameters made `/` (positional-only before it):"
+    " every call names the parameters after it"
+)
 
 
 def original_source(module: str) -> str:
@@ -306,10 +310,14 @@ def mutants_of(module: str) -> Iterator[Mutant]:
             operator = mutation.operator_name.removeprefix("core/")
             text = " ".join(lines[line - 1].split())
             in_annotation = any(start <= (line, column) < end for start, end in spans)
+            after = lines[line - 1][column:].lstrip("*").lstrip()
+            bare_star = operator == "ReplaceBinaryOperator_Mul_Div" and after.startswith(",")
             function = function_at(tree, line)
             excluded = (
                 ANNOTATION
                 if in_annotation
+                else KEYWORD_ONLY
+                if bare_star
                 else EQUIVALENT.get((module, function, text, operator))
                 or EQUIVALENT.get((module, function, text, f"{operator}@{column}"))
                 or UNREACHABLE.get((module, function))
