@@ -209,6 +209,12 @@ DIFF: Listed = [
         "equivalent: a marker is b'' or b'-', and only b'' is at or below b''",
     ),
     (
+        "adds_anything",
+        "return entry[0] != []",
+        ["ReplaceComparisonOperator_NotEq_Gt"],
+        "equivalent: a list is greater than [] exactly when it is not empty",
+    ),
+    (
         "change",
         "if kind_of(old) != kind_of(new):",
         ["ReplaceComparisonOperator_NotEq_IsNot"],

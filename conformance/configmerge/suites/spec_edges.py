@@ -56,6 +56,16 @@ INCREMENTS: list[tuple[str, str, bytes, dict[bytes, object], str, list[str], lis
         ["WriterLimit"],
         ["D11", "D13"],
     ),
+    (
+        "removal-of-a-long-key",
+        "an increment removing a value under a key of 129 bytes received from others: a"
+        " removal adds nothing, so the writer limit does not apply",
+        b"d1:#i1e1:&d129:" + b"k" * 129 + b"i1ee1:=dee",
+        {},
+        VALID,
+        ["WriterLimit"],
+        ["D11", "D13"],
+    ),
 ]
 """Name, comment, the message incremented, the data set on the increment, swarmconf's answer,
 flags, rules."""
