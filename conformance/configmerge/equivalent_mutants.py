@@ -303,9 +303,89 @@ CLIENT: Listed = [
     ),
 ]
 
+DETAIL = "equivalent: the refusal's detail text, which no answer holds (reason codes only, X5)"
+ARITHMETIC = [
+    f"ReplaceBinaryOperator_Add_{name}"
+    for name in "Sub Mul Div FloorDiv Mod Pow RShift LShift BitOr BitAnd BitXor".split()
+]
+PADDED_SIZES = (
+    "equivalent: above 40,920 bytes a padded payload is 5,120k - 40 bytes (D19), so none is"
+    " exactly 5,000,000"
+)
+
+PAYLOAD: Listed = [
+    (
+        "unwrap",
+        'raise cls(first.reason, f"blob {first.blobs[0] + 1} of {len(blobs)}")',
+        [*ARITHMETIC, "NumberReplacer"],
+        DETAIL,
+    ),
+    (
+        "unwrap",
+        "cls = PayloadError if isinstance(first.reason, PayloadReason) else DecryptError",
+        ["AddNot"],
+        "equivalent: the refusal's class, which no answer holds (its reason code does)",
+    ),
+    (
+        "unwrap",
+        "return received.messages[0]",
+        ["NumberReplacer"],
+        "equivalent for the index -1: there is exactly one message here (the index 1 is killed)",
+    ),
+    (
+        "read_plaintext",
+        'require_payload(payload != b"", PayloadReason.PAYLOAD_EMPTY)',
+        ["ReplaceComparisonOperator_NotEq_Gt"],
+        NON_EMPTY,
+    ),
+    (
+        "read_joined",
+        'require_payload(payload != b"", PayloadReason.PAYLOAD_EMPTY)',
+        ["ReplaceComparisonOperator_NotEq_Gt"],
+        NON_EMPTY,
+    ),
+    (
+        "read_plaintext",
+        'require_payload(payload != b"", PayloadReason.PAYLOAD_EMPTY)',
+        ["ReplaceComparisonOperator_NotEq_IsNot"],
+        EMPTY_BYTES,
+    ),
+    (
+        "read_joined",
+        'require_payload(payload != b"", PayloadReason.PAYLOAD_EMPTY)',
+        ["ReplaceComparisonOperator_NotEq_IsNot"],
+        EMPTY_BYTES,
+    ),
+    (
+        "check_payload_size",
+        'len(padded) <= MAX_PAYLOAD_SIZE, PayloadReason.PAYLOAD_TOO_LARGE, "the padded payload"',
+        ["ReplaceComparisonOperator_LtE_Lt"],
+        PADDED_SIZES,
+    ),
+    (
+        "receive",
+        "blobs: list[bytes], keys: list[bytes], domain: bytes, *, multipart: bool = True",
+        ["ReplaceTrueWithFalse"],
+        "equivalent: a default its one caller (unwrap) always overrides",
+    ),
+    (
+        "receive_parts",
+        "joined[positions[0]] = read_joined(parts.join_parts(chunks, MAX_PAYLOAD_SIZE))",
+        ["NumberReplacer"],
+        "equivalent: a joined message's position only orders the messages found, and unwrap"
+        " answers only when there is one",
+    ),
+]
+
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     (module, function, line, operator): reason
-    for module, listed in {"bt": BT, "data": DATA, "diff": DIFF, "client": CLIENT}.items()
+    for module, listed in {
+        "bt": BT,
+        "data": DATA,
+        "diff": DIFF,
+        "client": CLIENT,
+        "payload": PAYLOAD,
+    }.items()
     for function, line, operators, reason in listed
     for operator in operators
 }
@@ -314,6 +394,10 @@ UNREACHABLE: dict[tuple[str, str], str] = {
     ("obsolete", "deployed_obsolete_after_merge"): (
         "unreachable: the deployed client's deletions (X12), which the fuzz campaign's mutant"
         " and the reference use and no answer does (its unit tests check it)"
+    ),
+    ("payload", "check_blob_size"): (
+        "unreachable: only a client that does not split (X11, `multipart=False`) refuses a"
+        " push; swarmconf's answers split"
     ),
     ("obsolete", "obsolete_after_edit"): (
         "unreachable: what an edit's push deletes (D27), which the client layer computes as it"

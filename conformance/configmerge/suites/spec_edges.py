@@ -1,7 +1,7 @@
 """Edges of the spec's rules that the other suites leave open: each case tells the spec from a
 slightly different rule (a mutant of it) that every other case passes.
 
-Every case parses or increments one message under lag 5.
+Every case parses or increments one message under lag 5, or unwraps blobs.
 """
 
 from __future__ import annotations
@@ -9,7 +9,9 @@ from __future__ import annotations
 from swarmconf.conformance import btcodec
 from swarmconf.conformance.builder import VALID, BoundGroup, SuiteBuilder
 from swarmconf.conformance.catalogue import Catalogue
+from swarmconf.conformance.configmerge.suites import payload
 from swarmconf.conformance.configmerge.vocabulary import new_suite
+from swarmconf.spec.configmerge.parts import Part
 
 Message = tuple[str, str, bytes, str, list[str], list[str]]
 """Name, comment, bytes, swarmconf's answer (a reason or valid), flags, rules."""
@@ -72,6 +74,7 @@ flags, rules."""
 
 parse = Catalogue[BoundGroup]()
 increment = Catalogue[BoundGroup]()
+unwrap = Catalogue[BoundGroup]()
 
 
 @parse
@@ -93,6 +96,26 @@ def increments(g: BoundGroup) -> None:
         )
 
 
+@unwrap
+def part_sets_around_a_refused_part(g: BoundGroup) -> None:
+    """A set of three parts whose joined payload does not hash to its hash, with a part of
+    that hash claiming 4 parts between its first two: the set is still collected whole, and
+    its refusal, at its first part's position, comes first."""
+    parts = payload.split(payload.SMALL, [40, 40])
+    flipped = Part(parts[1].hash, 1, 3, bytes([parts[1].chunk[0] ^ 1]) + parts[1].chunk[1:])
+    odd = Part(parts[1].hash, 1, 4, parts[1].chunk)
+    blobs = [payload.sealed_part(part) for part in (parts[0], odd, flipped, parts[2])]
+    g.case(
+        "parts-refused-around-a-count-mismatch",
+        "part 0, a part claiming 4, then parts 1 (a bit flipped) and 2: the set joins and is"
+        " refused at its first part's position, before the lone part after it",
+        input=payload.opening(blobs),
+        expect="PARTS_HASH_MISMATCH",
+        flags=["Payload", "MultiPart"],
+        rules=["D26"],
+    )
+
+
 def build() -> SuiteBuilder:
     suite = new_suite(
         "spec_edges",
@@ -101,4 +124,5 @@ def build() -> SuiteBuilder:
     )
     parse.fill(suite.group("parse", lag=5))
     increment.fill(suite.group("increment", lag=5))
+    unwrap.fill(suite.group("unwrap"))
     return suite
