@@ -304,10 +304,8 @@ CLIENT: Listed = [
 ]
 
 DETAIL = "equivalent: the refusal's detail text, which no answer holds (reason codes only, X5)"
-ARITHMETIC = [
-    f"ReplaceBinaryOperator_Add_{name}"
-    for name in "Sub Mul Div FloorDiv Mod Pow RShift LShift BitOr BitAnd BitXor".split()
-]
+OPERATORS = ("Sub", "Mul", "Div", "FloorDiv", "Mod", "Pow", "RShift", "LShift", "BitOr")
+ARITHMETIC = [f"ReplaceBinaryOperator_Add_{name}" for name in (*OPERATORS, "BitAnd", "BitXor")]
 PADDED_SIZES = (
     "equivalent: above 40,920 bytes a padded payload is 5,120k - 40 bytes (D19), so none is"
     " exactly 5,000,000"
@@ -367,6 +365,12 @@ PAYLOAD: Listed = [
         "blobs: list[bytes], keys: list[bytes], domain: bytes, *, multipart: bool = True",
         ["ReplaceTrueWithFalse"],
         "equivalent: a default its one caller (unwrap) always overrides",
+    ),
+    (
+        "collect_parts",
+        "if part.count != first.count:",
+        ["ReplaceComparisonOperator_NotEq_IsNot"],
+        SMALL_INT,
     ),
     (
         "receive_parts",

@@ -116,6 +116,22 @@ def part_sets_around_a_refused_part(g: BoundGroup) -> None:
     )
 
 
+@unwrap
+def part_set_around_an_undecryptable_blob(g: BoundGroup) -> None:
+    """Both parts of a message with a blob no key opens between them: every blob is read, so
+    the set is whole and the blob between is the refusal."""
+    first, second = (payload.sealed_part(part) for part in payload.split(payload.SMALL, [40]))
+    stranger = payload.seal(payload.SMALL, under=payload.key("stranger"))
+    g.case(
+        "parts-around-an-undecryptable-blob",
+        "part 0, a blob under another key, part 1: the blob between is refused, not the set",
+        input=payload.opening([first, stranger, second]),
+        expect="DECRYPT_FAILED",
+        flags=["Payload", "MultiPart", "Undecryptable"],
+        rules=["D23", "D26"],
+    )
+
+
 def build() -> SuiteBuilder:
     suite = new_suite(
         "spec_edges",
