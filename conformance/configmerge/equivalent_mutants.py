@@ -196,6 +196,19 @@ DIFF: Listed = [
     ),
     ("kind_of", "if isinstance(value, set):", ["AddNot"], KINDS_RELABELLED),
     (
+        "kind_of",
+        'return "scalar" if value is not None else "absent"',
+        ["AddNot"],
+        KINDS_RELABELLED,
+    ),
+    (
+        "check_written_limits",
+        "if isinstance(entry, dict) and isinstance(value, dict):",
+        ["ReplaceAndWithOr"],
+        "equivalent: the diff checked is made from that data: an entry is a dict where the"
+        " value is",
+    ),
+    (
         "change",
         "if isinstance(old, dict) and isinstance(new, dict):",
         ["ReplaceAndWithOr"],
