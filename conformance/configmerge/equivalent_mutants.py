@@ -394,6 +394,140 @@ PAYLOAD: Listed = [
     ),
 ]
 
+ONE_BYTE = "equivalent: the index of a one-byte string: [-1] is [0] (the index 1 is killed)"
+TWO_PROFILES = "equivalent: the profiles are spec and libsession; only libsession is at or below it"
+CHUNKS = "equivalent: at 5,120, 20,480 and 40,960 bytes, both chunk sizes divide the total (D19)"
+
+ENCRYPTION: Listed = [
+    ("encrypt", 'if profile == "libsession":', ["ReplaceComparisonOperator_Eq_LtE"], TWO_PROFILES),
+    ("decrypt", 'if profile == "libsession":', ["ReplaceComparisonOperator_Eq_LtE"], TWO_PROFILES),
+    (
+        "check_arguments",
+        "if not isinstance(key, bytes) or len(key) != KEY_LENGTH:",
+        ["ReplaceComparisonOperator_NotEq_IsNot"],
+        SMALL_INT,
+    ),
+    (
+        "padded_size",
+        "if total < 5120:",
+        ["ReplaceComparisonOperator_Lt_LtE", "NumberReplacer"],
+        CHUNKS,
+    ),
+    (
+        "padded_size",
+        "elif total < 20480:",
+        ["ReplaceComparisonOperator_Lt_LtE", "NumberReplacer"],
+        CHUNKS,
+    ),
+    (
+        "padded_size",
+        "elif total < 40960:",
+        ["ReplaceComparisonOperator_Lt_LtE", "NumberReplacer"],
+        CHUNKS,
+    ),
+]
+
+PARTS: Listed = [
+    (
+        "needs_split",
+        "return len(padded) + ENCRYPTION_OVERHEAD > MAX_BLOB_SIZE",
+        [
+            "ReplaceBinaryOperator_Add_Sub",
+            "ReplaceBinaryOperator_Add_BitOr",
+            "ReplaceBinaryOperator_Add_BitXor",
+        ],
+        "equivalent: above 40,920 bytes a padded payload is 5,120k - 40 bytes (D19), so none"
+        " lies between 76,680 and 81,880, where these differ from `+`",
+    ),
+    (
+        "part_fields",
+        "if error.reason == Reason.BT_TRAILING_BYTES:",
+        ["ReplaceComparisonOperator_Eq_Is"],
+        ENUM,
+    ),
+    (
+        "decode_part",
+        'require_payload(len(digest) == HASH_SIZE, PayloadReason.PART_BAD_HASH, f"{len(digest)}'
+        ' bytes")',
+        ["ReplaceComparisonOperator_Eq_Is"],
+        SMALL_INT,
+    ),
+    (
+        "decode_part",
+        'require_payload(chunk != b"", PayloadReason.PART_EMPTY_CHUNK)',
+        ["ReplaceComparisonOperator_NotEq_Gt"],
+        NON_EMPTY,
+    ),
+    (
+        "decode_part",
+        'require_payload(chunk != b"", PayloadReason.PART_EMPTY_CHUNK)',
+        ["ReplaceComparisonOperator_NotEq_IsNot"],
+        EMPTY_BYTES,
+    ),
+    (
+        "decode_part",
+        "require_payload(len(elements) == 4, PayloadReason.PART_TRAILING_ELEMENTS,"
+        ' f"{len(elements)}")',
+        ["ReplaceComparisonOperator_Eq_LtE"],
+        "equivalent: the list has a fourth element here (it was read): `<= 4` means `== 4`",
+    ),
+    (
+        "join_parts",
+        'require_payload(missing == [], PayloadReason.PARTS_INCOMPLETE, f"missing {missing}")',
+        ["ReplaceComparisonOperator_Eq_LtE"],
+        "equivalent: a list is at most [] exactly when it is empty",
+    ),
+    (
+        "field",
+        'require_payload(position < len(elements), PayloadReason.PART_MALFORMED, "the list ends'
+        ' early")',
+        ["ReplaceComparisonOperator_Lt_NotEq", "ReplaceComparisonOperator_Lt_IsNot"],
+        "equivalent: fields are read in order, so the position is never past the list's length",
+    ),
+    (
+        "",
+        "@dataclass(frozen=True)",
+        ["ReplaceTrueWithFalse"],
+        "equivalent: nothing assigns to a part's fields or hashes a part",
+    ),
+    (
+        "decode_part",
+        'require_payload(count[0] > 1, PayloadReason.PART_BAD_COUNT, f"count {count[0]}")',
+        ["NumberReplacer"],
+        ONE_BYTE,
+    ),
+    (
+        "decode_part",
+        'require_payload(index[0] < count[0], PayloadReason.PART_INDEX_RANGE, f"index {index[0]}")',
+        ["NumberReplacer"],
+        ONE_BYTE,
+    ),
+    ("decode_part", "return Part(digest, index[0], count[0], chunk)", ["NumberReplacer"], ONE_BYTE),
+    (
+        "join_parts",
+        'payload_hash(padded) == found[0].hash, PayloadReason.PARTS_HASH_MISMATCH, "joined"',
+        ["NumberReplacer"],
+        "equivalent: parts are collected by their hash, so every part of a set carries one"
+        " (the index -1 is killed)",
+    ),
+]
+
+COMPRESSION: Listed = [
+    (
+        "",
+        "DEFAULT_LEVEL = 1",
+        ["NumberReplacer"],
+        "unreachable: the Python API's default level; the protocol's `wrap` names its level",
+    ),
+    (
+        "",
+        "READ_SIZE = 1 << 16",
+        ["NumberReplacer"],
+        "equivalent: the bound is checked on the running total, so any read size refuses"
+        " exactly the outputs over it",
+    ),
+]
+
 EQUIVALENT: dict[tuple[str, str, str, str], str] = {
     (module, function, line, operator): reason
     for module, listed in {

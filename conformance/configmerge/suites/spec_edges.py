@@ -1,7 +1,7 @@
 """Edges of the spec's rules that the other suites leave open: each case tells the spec from a
 slightly different rule (a mutant of it) that every other case passes.
 
-Every case parses or increments one message under lag 5, or unwraps blobs.
+Every case parses or increments one message under lag 5, unwraps blobs, encrypts or pads.
 """
 
 from __future__ import annotations
@@ -132,6 +132,79 @@ def part_set_around_an_undecryptable_blob(g: BoundGroup) -> None:
     )
 
 
+HASH = bytes(32)
+BROKEN_PARTS: list[tuple[str, str, str, str]] = [
+    (
+        "part-list-leading-zero",
+        "a part whose list holds `i01e`: malformed bt, not bytes after the list",
+        payload.seal(b"mli01ee", padded=False),
+        "PART_MALFORMED",
+    ),
+    (
+        "part-list-truncated",
+        "a part whose list ends early: malformed bt, not bytes after the list",
+        payload.seal(b"ml3:abc", padded=False),
+        "PART_MALFORMED",
+    ),
+    (
+        "part-count-empty",
+        "a part whose count is the empty string",
+        payload.raw_part([HASH, b"\0", b"", b"chunk"]),
+        "PART_BAD_COUNT",
+    ),
+    (
+        "part-six-nuls",
+        "a part followed by 6 NUL bytes, one more than any writer leaves",
+        payload.raw_part([HASH, b"\0", b"\2", b"chunk"], b"\0" * 6),
+        "PART_TRAILING_BYTES",
+    ),
+]
+"""Name, comment, the blob, swarmconf's answer."""
+
+crypto = Catalogue[SuiteBuilder]()
+
+
+@unwrap
+def broken_parts(g: BoundGroup) -> None:
+    for name, comment, blob, reason in BROKEN_PARTS:
+        g.case(
+            name,
+            comment,
+            input=payload.opening([blob]),
+            expect=reason,
+            flags=["Payload", "PartEncoding"],
+            rules=["D26"],
+        )
+
+
+@crypto
+def profiles_and_padding(suite: SuiteBuilder) -> None:
+    suite.case(
+        "encrypt-profile-after-spec",
+        "an encryption profile named `tweetnacl`, after both profiles in byte order: refused",
+        op="encrypt",
+        input={
+            "plaintext": "00",
+            "key": payload.MAIN_KEY.hex(),
+            "profile": "tweetnacl",
+            "domain": payload.DOMAIN.hex(),
+        },
+        expect="BAD_PROFILE",
+        flags=["EncryptionArguments"],
+        rules=["D19"],
+    )
+    suite.case(
+        "pad-total-21000",
+        "one byte padded for an overhead of 20,999: a total between 20,480 and 40,960 rounds up"
+        " to 2,048 bytes, to 22,528",
+        op="pad",
+        input={"plaintext": "01", "overhead": 20_999},
+        expect=VALID,
+        flags=["Padding"],
+        rules=["D19"],
+    )
+
+
 def build() -> SuiteBuilder:
     suite = new_suite(
         "spec_edges",
@@ -141,4 +214,5 @@ def build() -> SuiteBuilder:
     parse.fill(suite.group("parse", lag=5))
     increment.fill(suite.group("increment", lag=5))
     unwrap.fill(suite.group("unwrap"))
+    crypto.fill(suite)
     return suite
