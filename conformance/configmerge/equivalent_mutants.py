@@ -534,8 +534,11 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "bt": BT,
         "data": DATA,
         "diff": DIFF,
+        "encryption": ENCRYPTION,
         "client": CLIENT,
+        "parts": PARTS,
         "payload": PAYLOAD,
+        "compression": COMPRESSION,
     }.items()
     for function, line, operators, reason in listed
     for operator in operators
