@@ -512,7 +512,69 @@ PARTS: Listed = [
     ),
 ]
 
+MERGE: Listed = [
+    (
+        "merge_parsed",
+        "if len(remaining) == 1:",
+        ["ReplaceComparisonOperator_Eq_LtE"],
+        "equivalent: the ignore rules keep at least one message, so `<= 1` means `== 1`",
+    ),
+    (
+        "merge_messages",
+        "if ranked[0].seqno == INT64_MAX:",
+        ["ReplaceComparisonOperator_Eq_GtE"],
+        "equivalent: a parsed seqno is never above INT64_MAX",
+    ),
+    (
+        "merge",
+        'require(valid != [], Reason.NO_VALID_MESSAGE, f"none of {len(messages)} inputs")',
+        ["ReplaceComparisonOperator_NotEq_Gt"],
+        "equivalent: a list is greater than [] exactly when it is not empty",
+    ),
+]
+
 COMPRESSION: Listed = [
+    (
+        "",
+        "READ_SIZE = 1 << 16",
+        [
+            f"ReplaceBinaryOperator_LShift_{name}"
+            for name in ("Add", "Mul", "Mod", "Pow", "BitOr", "BitXor")
+        ],
+        "equivalent: the bound is checked on the running total, so any positive read size"
+        " refuses exactly the outputs over it",
+    ),
+    (
+        "decompress",
+        'require_payload(message != b"", PayloadReason.ZSTD_EMPTY)',
+        ["ReplaceComparisonOperator_NotEq_Gt"],
+        NON_EMPTY,
+    ),
+    (
+        "decompress",
+        'require_payload(message != b"", PayloadReason.ZSTD_EMPTY)',
+        ["ReplaceComparisonOperator_NotEq_IsNot"],
+        "equivalent: an empty output is b''.join([]), CPython's one empty byte string",
+    ),
+    (
+        "announced_size",
+        "return None if size < 0 else size",
+        ["ReplaceComparisonOperator_Lt_Eq", "ReplaceComparisonOperator_Lt_LtE", "NumberReplacer"],
+        "equivalent: no size announced (negative) or a size of 0 read either way passes the"
+        " bound, and the output is bounded while it is inflated",
+    ),
+    (
+        "frames_complete",
+        "return False",
+        ["ReplaceFalseWithTrue"],
+        "unreachable: frames the decoder refuses were refused by the bounded inflation before",
+    ),
+    (
+        "frames_complete",
+        "except zstandard.ZstdError:",
+        ["ExceptionReplacer"],
+        "unreachable: frames the decoder refuses were refused by the bounded inflation before",
+    ),
     (
         "",
         "DEFAULT_LEVEL = 1",
@@ -538,6 +600,7 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "client": CLIENT,
         "parts": PARTS,
         "payload": PAYLOAD,
+        "merge": MERGE,
         "compression": COMPRESSION,
     }.items()
     for function, line, operators, reason in listed

@@ -10,6 +10,8 @@ from swarmconf.conformance import btcodec
 from swarmconf.conformance.builder import VALID, BoundGroup, SuiteBuilder
 from swarmconf.conformance.catalogue import Catalogue
 from swarmconf.conformance.configmerge.suites import payload
+from swarmconf.conformance.configmerge.suites.signatures import ALICE
+from swarmconf.conformance.configmerge.values import raw_message
 from swarmconf.conformance.configmerge.vocabulary import new_suite
 from swarmconf.spec.configmerge.parts import Part
 
@@ -165,6 +167,24 @@ crypto = Catalogue[SuiteBuilder]()
 
 
 @unwrap
+def two_frames(g: BoundGroup) -> None:
+    g.case(
+        "message-in-two-zstd-frames",
+        "a `z` payload whose message is split across two zstd frames: both are inflated",
+        input=payload.opening(
+            [
+                payload.seal(
+                    b"z" + payload.zstd_frame(b"d1:#i1e1:&de") + payload.zstd_frame(b"1:=dee")
+                )
+            ]
+        ),
+        expect=VALID,
+        flags=["Payload", "Compression", "ZstdStream"],
+        rules=["D24"],
+    )
+
+
+@unwrap
 def broken_parts(g: BoundGroup) -> None:
     for name, comment, blob, reason in BROKEN_PARTS:
         g.case(
@@ -192,6 +212,16 @@ def profiles_and_padding(suite: SuiteBuilder) -> None:
         expect="BAD_PROFILE",
         flags=["EncryptionArguments"],
         rules=["D19"],
+    )
+    suite.case(
+        "sign-key-zero-public-half",
+        "a signing key whose public half is 32 zero bytes, below the seed's own: refused, as"
+        " any public half but the seed's is",
+        op="sign",
+        input={"msg": raw_message(5, diff={}).hex(), "sign_key": (ALICE + bytes(32)).hex()},
+        expect="BAD_KEY",
+        flags=["BadKey"],
+        rules=["D17"],
     )
     suite.case(
         "pad-total-21000",
