@@ -608,6 +608,10 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
 }
 """By module, function, mutated line (whitespace collapsed) and cosmic-ray operator."""
 UNREACHABLE: dict[tuple[str, str], str] = {
+    ("examples", "*"): (
+        "unreachable: the design text's example messages, from which the generator builds the"
+        " design_examples vectors; no operation reads them (the vectors hold their bytes)"
+    ),
     ("obsolete", "deployed_obsolete_after_merge"): (
         "unreachable: the deployed client's deletions (X12), which the fuzz campaign's mutant"
         " and the reference use and no answer does (its unit tests check it)"
@@ -621,4 +625,4 @@ UNREACHABLE: dict[tuple[str, str], str] = {
         " goes and no operation calls (its unit tests check it)"
     ),
 }
-"""By module and function: every mutant in a function no answer uses."""
+"""By module and function (`*`: the whole module): every mutant in code no answer uses."""

@@ -321,6 +321,7 @@ def mutants_of(module: str) -> Iterator[Mutant]:
                 else EQUIVALENT.get((module, function, text, operator))
                 or EQUIVALENT.get((module, function, text, f"{operator}@{column}"))
                 or UNREACHABLE.get((module, function))
+                or UNREACHABLE.get((module, "*"))
             )
             yield Mutant(
                 module,
