@@ -512,6 +512,16 @@ PARTS: Listed = [
     ),
 ]
 
+SIGNING: Listed = [
+    (
+        "signing_key",
+        "if len(sign_key) == 64 and bytes(key.verify_key) != sign_key[32:]:",
+        ["ReplaceComparisonOperator_Eq_GtE"],
+        "equivalent: a signing key is 32 or 64 bytes here (checked before), so `>= 64` means"
+        " `== 64`",
+    ),
+]
+
 MERGE: Listed = [
     (
         "merge_parsed",
@@ -601,6 +611,7 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "parts": PARTS,
         "payload": PAYLOAD,
         "merge": MERGE,
+        "signing": SIGNING,
         "compression": COMPRESSION,
     }.items()
     for function, line, operators, reason in listed

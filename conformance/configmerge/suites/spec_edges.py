@@ -224,6 +224,15 @@ def profiles_and_padding(suite: SuiteBuilder) -> None:
         rules=["D17"],
     )
     suite.case(
+        "wrap-level-22",
+        "a message wrapped at zstd level 22, the highest level allowed",
+        op="wrap",
+        input=payload.wrapping(payload.COMPRESSIBLE, 22),
+        expect=VALID,
+        flags=["Compression"],
+        rules=["D21"],
+    )
+    suite.case(
         "pad-total-21000",
         "one byte padded for an overhead of 20,999: a total between 20,480 and 40,960 rounds up"
         " to 2,048 bytes, to 22,528",
