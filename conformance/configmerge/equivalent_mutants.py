@@ -522,6 +522,15 @@ SIGNING: Listed = [
     ),
 ]
 
+REASONS: Listed = [
+    (
+        "__init__",
+        'super().__init__(f"{reason.value}: {detail}" if detail else reason.value)',
+        ["AddNot"],
+        "equivalent: the error's message text, which no answer holds (reason codes only, X5)",
+    ),
+]
+
 MERGE: Listed = [
     (
         "merge_parsed",
@@ -612,6 +621,7 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "payload": PAYLOAD,
         "merge": MERGE,
         "signing": SIGNING,
+        "reasons": REASONS,
         "compression": COMPRESSION,
     }.items()
     for function, line, operators, reason in listed
@@ -619,6 +629,10 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
 }
 """By module, function, mutated line (whitespace collapsed) and cosmic-ray operator."""
 UNREACHABLE: dict[tuple[str, str], str] = {
+    ("rules", "implementation"): (
+        "unreachable: the rule registry's lookup of a rule's functions, for the docs and the"
+        " tests; no operation calls it"
+    ),
     ("examples", "*"): (
         "unreachable: the design text's example messages, from which the generator builds the"
         " design_examples vectors; no operation reads them (the vectors hold their bytes)"
