@@ -522,6 +522,70 @@ SIGNING: Listed = [
     ),
 ]
 
+JSON_INTEGER = (
+    "unreachable: a request's seqno and lag are JSON integers (the schema refuses booleans)"
+)
+ASSERTED = "equivalent: an assertion of what the checks before it established"
+
+MESSAGE: Listed = [
+    (
+        "increment",
+        "if self.seqno == INT64_MAX:",
+        ["ReplaceComparisonOperator_Eq_GtE"],
+        "equivalent: a seqno is never above INT64_MAX",
+    ),
+    (
+        "check_signature_field",
+        "isinstance(signature, bytes) and len(signature) == SIGNATURE_LENGTH,",
+        ["ReplaceComparisonOperator_Eq_Is"],
+        SMALL_INT,
+    ),
+    (
+        "check_lagged",
+        "require(len(kept) < 2 or kept[-2][:2] < kept[-1][:2], Reason.LAGGED_UNSORTED,"
+        ' f"{item[0]}")',
+        ["NumberReplacer"],
+        "equivalent for a slice of three fields (a tuple equal to a shorter one in its first"
+        " fields is greater: the same refusals) and for the detail text's index",
+    ),
+    (
+        "__init__",
+        "verified: bool = False,",
+        ["ReplaceFalseWithTrue"],
+        "equivalent: only a parsed message carries a signature, and parse names `verified`",
+    ),
+    (
+        "check_lagged_entry",
+        "assert isinstance(entry_seqno, int) and isinstance(entry_hash, bytes)",
+        ["ReplaceAndWithOr"],
+        ASSERTED,
+    ),
+    (
+        "check_lag",
+        "if isinstance(lag, bool) or not isinstance(lag, int) or lag < 1:",
+        ["ReplaceOrWithAnd@29"],
+        JSON_INTEGER,
+    ),
+    (
+        "new",
+        "if isinstance(seqno, bool) or not isinstance(seqno, int):",
+        ["ReplaceOrWithAnd"],
+        JSON_INTEGER,
+    ),
+    (
+        "",
+        "DEFAULT_LAG = 5",
+        ["NumberReplacer"],
+        "unreachable: the Python API's default lag; every request names its lag",
+    ),
+    (
+        "__repr__",
+        'return f"ConfigMessage(seqno={self.seqno}, hash={self.hash.hex()[:16]}…)"',
+        ["NumberReplacer"],
+        "equivalent: the debugging representation, in no answer",
+    ),
+]
+
 REASONS: Listed = [
     (
         "__init__",
@@ -620,6 +684,7 @@ EQUIVALENT: dict[tuple[str, str, str, str], str] = {
         "parts": PARTS,
         "payload": PAYLOAD,
         "merge": MERGE,
+        "message": MESSAGE,
         "signing": SIGNING,
         "reasons": REASONS,
         "compression": COMPRESSION,

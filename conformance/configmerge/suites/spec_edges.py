@@ -20,6 +20,20 @@ Message = tuple[str, str, bytes, str, list[str], list[str]]
 
 PARSES: list[Message] = [
     (
+        "lagged-third-entry-repeats-the-second",
+        "three lagged entries, the third a repeat of the second: each entry is checked against"
+        " the one before it, the third too",
+        b"d1:#i10e1:&de1:<l"
+        + b"li7e32:"
+        + bytes(32)
+        + b"dee"
+        + (b"li8e32:" + bytes(32) + b"dee") * 2
+        + b"e1:=dee",
+        "LAGGED_UNSORTED",
+        ["Ordering"],
+        ["D7"],
+    ),
+    (
         "duplicate-key-of-two-bytes",
         "a data key of two bytes given twice: a duplicate, not an unsorted key (the bytes are"
         " equal, not the same object)",
