@@ -628,6 +628,14 @@ COMPRESSION: Listed = [
         " refuses exactly the outputs over it",
     ),
     (
+        "inflate_bounded",
+        "reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(frames),"
+        " read_across_frames=True)",
+        ["ReplaceTrueWithFalse"],
+        "equivalent: the loop reads until the reader is exhausted, so whether one read crosses"
+        " a frame's end does not matter",
+    ),
+    (
         "decompress",
         'require_payload(message != b"", PayloadReason.ZSTD_EMPTY)',
         ["ReplaceComparisonOperator_NotEq_Gt"],
