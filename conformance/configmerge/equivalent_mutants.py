@@ -603,6 +603,12 @@ MERGE: Listed = [
         "equivalent: the ignore rules keep at least one message, so `<= 1` means `== 1`",
     ),
     (
+        "merge_parsed",
+        "return remaining[0]",
+        ["NumberReplacer"],
+        "equivalent for the index -1: one message remains here (the index 1 is killed)",
+    ),
+    (
         "merge_messages",
         "if ranked[0].seqno == INT64_MAX:",
         ["ReplaceComparisonOperator_Eq_GtE"],
