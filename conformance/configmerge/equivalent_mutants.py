@@ -555,6 +555,24 @@ MESSAGE: Listed = [
         "equivalent: only a parsed message carries a signature, and parse names `verified`",
     ),
     (
+        "check_seqno",
+        "require(first == SEQNO_KEY, Reason.MSG_MISSING_SEQNO)",
+        ["ReplaceComparisonOperator_Eq_Is"],
+        "equivalent: the key `#` is one byte, and CPython's one-byte strings are single objects",
+    ),
+    (
+        "check_lagged",
+        "isinstance(item, list) and item != [] and isinstance(item[0], int),",
+        ["ReplaceComparisonOperator_NotEq_Gt"],
+        "equivalent: a list is greater than [] exactly when it is not empty",
+    ),
+    (
+        "check_lagged",
+        "assert isinstance(item, list) and isinstance(item[0], int)",
+        ["ReplaceAndWithOr"],
+        ASSERTED,
+    ),
+    (
         "check_lagged_entry",
         "assert isinstance(entry_seqno, int) and isinstance(entry_hash, bytes)",
         ["ReplaceAndWithOr"],
