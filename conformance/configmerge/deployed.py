@@ -360,6 +360,16 @@ class DeployedAdapter(ApiAdapter):
         if verify_key is not None:
             crypto.check_verify_key(verify_key)
         try:
+            return self._decode_and_build(raw, lag, verify_key)
+        except ConfigError:
+            if deployed_bt.loops(raw, lag):
+                raise Stop("hang", "X3") from None
+            raise
+
+    def _decode_and_build(self, raw: bytes, lag: int, verify_key: bytes | None) -> Any:
+        """The message as the deployed client parses it, or its refusal, where it does not
+        loop (`deployed_bt.loops` decides that)."""
+        try:
             decoded = deployed_bt.decode_message(raw)
         except deployed_bt.LenientDecodeError as error:
             raise (error.strict or strict_reason(raw, lag, verify_key)) from None
@@ -370,10 +380,8 @@ class DeployedAdapter(ApiAdapter):
             if not (error.reason in LATER_REASONS and isinstance(top, dict)):
                 raise strict_reason(raw, lag, verify_key) from None
             verdict = stream_verdict(top, lag)
-            if verdict == HANG:
-                raise Stop("hang", "X3") from None
             strict = strict_reason(raw, lag, verify_key)
-            if decoded.canonical and verdict is not None and verdict != strict.reason:
+            if decoded.canonical and verdict not in (None, HANG) and verdict != strict.reason:
                 self.fired.add("X10")
                 raise ConfigError(Reason(verdict), "the deployed order of checks") from None
             raise strict from None

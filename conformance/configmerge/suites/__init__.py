@@ -22,6 +22,8 @@ NAMES = (
     "payload",
     "design_examples",
     "client_steps",
+    "parse_loops",
+    "spec_edges",
 )
 
 

@@ -1,46 +1,62 @@
-"""The mutation tool: its sites are stable, a mutant changes the spec it loads, a mutant the
-vectors catch counts as killed, and the unmutated spec does not."""
+"""The mutation tool: cosmic-ray mutates the very files the spec is imported from, the check it
+runs sees a mutant on disk and passes the spec as it is, and annotations count as equivalent."""
 
 from __future__ import annotations
 
-import ast
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+from cosmic_ray.mutating import mutate_code, use_mutation
+from cosmic_ray.plugins import get_operator
+
+import swarmconf.spec.configmerge.bt
 from swarmconf.conformance.configmerge import mutation
 
 VECTORS = Path(__file__).resolve().parents[3] / "vectors" / "v1"
 
 
-def _small_vectors(tmp_path: Path) -> Path:
+def _check(module: str, root: Path) -> int:
+    argv = [sys.executable, "-m", mutation.TOOL, "check", module, "--vectors", str(root)]
+    return subprocess.run(argv, capture_output=True, check=False).returncode
+
+
+def test_every_spec_module_with_code_has_a_session() -> None:
+    modules = {path.stem for path in mutation.SPEC_DIR.glob("*.py")} - {"__init__"}
+    assert modules == set(mutation.MODULES)
+
+
+def test_the_session_mutates_the_file_the_spec_is_imported_from(tmp_path: Path) -> None:
+    imported = Path(swarmconf.spec.configmerge.bt.__file__).resolve()
+    config = mutation.config_text("bt", tmp_path)
+    assert f'module-path = "{imported}"' in config
+    assert f"check bt --vectors {tmp_path}" in config
+
+
+def test_the_check_sees_a_broken_module_on_disk(tmp_path: Path) -> None:
     root = tmp_path / "v1"
     root.mkdir()
-    shutil.copy(VECTORS / "design_examples_test.json", root)
-    return root
+    shutil.copy(VECTORS / "bt_encoding_test.json", root)
+    path = mutation.SPEC_DIR / "bt.py"
+    operator = get_operator("core/NumberReplacer")()
+    source = path.read_text(encoding="utf-8")
+    occurrence = next(
+        index
+        for index in range(200)
+        if "MAX_DEPTH = 65" in (mutate_code(source, operator, index) or "")
+    )
+    assert _check("bt", root) == 0
+    with use_mutation(path, operator, occurrence) as (_, mutated):
+        assert mutated is not None and "MAX_DEPTH = 65" in mutated
+        assert _check("bt", root) == 1
+    assert path.read_text(encoding="utf-8") == source
 
 
-def test_the_sites_are_listed_in_a_fixed_order() -> None:
-    first, second = mutation.list_mutants(), mutation.list_mutants()
-    assert first == second and len(first) > 300
-    assert {mutant.module for mutant in first} == set(mutation.MODULES)
-
-
-def test_a_mutant_is_valid_python_that_differs_from_the_spec() -> None:
-    for mutant in mutation.list_mutants()[::40]:
-        source = mutation.mutated_source(mutant)
-        ast.parse(source)
-        assert ast.dump(ast.parse(source)) != ast.dump(ast.parse(mutation.source_of(mutant.module)))
-
-
-def test_the_vectors_kill_a_wrong_hash_length_and_not_the_spec(tmp_path: Path) -> None:
-    root = _small_vectors(tmp_path)
-    (hash_length,) = [
-        mutant
-        for mutant in mutation.list_mutants()
-        if mutant.module == "message"
-        and mutant.description == "number 32 -> 33"
-        and "digest_size=33" in mutation.mutated_source(mutant)
-    ]
-    assert mutation.killed(hash_length, root, timeout=120)
-    baseline = mutation.Mutant("message", -1, 0, "none")
-    assert not mutation.killed(baseline, root, timeout=120)
+def test_a_mutant_in_an_annotation_is_equivalent() -> None:
+    source = "def f(x: int | None) -> bytes | str:\n    y: list[int] = [x or 1]\n    return y\n"
+    spans = mutation.annotation_spans(source)
+    inside = [(1, 13), (1, 30), (2, 11)]
+    outside = [(2, 23), (3, 11)]
+    assert all(any(a <= point < b for a, b in spans) for point in inside)
+    assert not any(any(a <= point < b for a, b in spans) for point in outside)
