@@ -16,7 +16,7 @@ import statistics
 import time
 from collections.abc import Sequence
 
-from swarmconf.fuzz.configmerge.model import Model, check_scenario
+from swarmconf.fuzz.configmerge.check import Bound
 from swarmconf.fuzz.explore import explore
 
 BOUNDS = (
@@ -36,7 +36,7 @@ def measure(
     clients: int, edits: int, lag: int, scripts: str, depth: int | None
 ) -> tuple[int, int, bool, float, float]:
     """(states, depth, complete, wall seconds, CPU seconds) of one search on a fresh model."""
-    model = Model(check_scenario(clients, edits, lag, future=True, scripts=scripts))
+    model = Bound(clients, edits, lag, scripts=scripts).model()
     wall, cpu = time.perf_counter(), time.process_time()
     result, _ = explore(model, max_depth=depth)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu

@@ -230,7 +230,10 @@ class World:
         spec = self.scenario.clients[client]
         apply_batch(data, spec.batches[batch])
         made.edit(data)
-        if spec.future and not behaviour(key.behaviour).needs_command:
+        later = spec.future and not behaviour(key.behaviour).needs_command
+        if later and message_holder.state.value == "dirty":
+            # Only a message the edit made its own: an edit that changed nothing leaves a
+            # clean client's stored message as it is (X18)
             message_holder.message.extra[UNKNOWN_KEY] = FUTURE_VALUE
 
     def poll(self, key: Key, view: tuple[bytes, ...]) -> Step:
