@@ -81,7 +81,10 @@ class Cases:
     - `shrink(case, options)`: a smaller case failing the same way, written to a file, as
       `Shrunk`; raises ValueError when the case does not fail, OSError when it cannot write;
     - `parse(text, options)`: the case an id on the command line names (ValueError when `text`
-      is not one), or None when cases have no such id.
+      is not one), or None when cases have no such id;
+    - `export(case, options)`: the case written as conformance vectors under
+      `options.output` (a folder), what it wrote as `Shrunk`'s lines and the command that
+      runs them; None when its cases have no vectors.
 
     A counterexample file names its campaign in a `system` field, which `replay` and `shrink`
     look up; a file without one belongs to the default campaign.
@@ -91,6 +94,7 @@ class Cases:
     replay: Callable[[Any, CaseOptions], Replayed]
     shrink: Callable[[Any, CaseOptions], Shrunk]
     parse: Callable[[str, CaseOptions], Any] | None = None
+    export: Callable[[Any, CaseOptions], Shrunk] | None = None
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,10 @@ CAMPAIGN_EXAMPLES = (
 CASE_EXAMPLES = {
     "replay": ("swarmconf fuzz replay case.json", "swarmconf fuzz replay 1:0:0 --mutant ties"),
     "shrink": ("swarmconf fuzz shrink case.json -o small.json",),
+    "vectors": (
+        "swarmconf fuzz vectors case.json -o case-vectors",
+        "swarmconf conformance run --client CMD --vectors case-vectors",
+    ),
 }
 SWARM_HELP = (
     "client behaviours, comma-separated, given to each scenario's clients in turn (the list "
@@ -111,10 +115,11 @@ def register(subparsers: Any) -> None:
         "--per-scenario", type=positive, default=DEFAULT_PER_SCENARIO, help="schedules per scenario"
     )
     fuzz.set_defaults(handler=guarded(run_campaign))
-    commands = fuzz.add_subparsers(dest="fuzz_command", metavar="{replay,shrink}")
+    commands = fuzz.add_subparsers(dest="fuzz_command", metavar="{replay,shrink,vectors}")
     for name, handler, text in (
         ("replay", replay_command, "replay one case and show its violations"),
         ("shrink", shrink_command, "minimize a failing case"),
+        ("vectors", vectors_command, "write a case as conformance vectors any adapter runs"),
     ):
         command = commands.add_parser(
             name, help=text, description=text, **examples(*CASE_EXAMPLES[name])
@@ -134,6 +139,14 @@ def register(subparsers: Any) -> None:
         command.set_defaults(handler=guarded(handler))
     commands.choices["shrink"].add_argument(
         "-o", "--output", type=Path, metavar="FILE", help="where to write it"
+    )
+    commands.choices["vectors"].add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        metavar="DIR",
+        default=Path("case-vectors"),
+        help="the folder of the vector file (default: case-vectors)",
     )
 
 
@@ -298,6 +311,22 @@ def replay_command(args: argparse.Namespace) -> int:
         return Exit.OK
     print(f"  fails: {' '.join(replayed.properties)}")
     raise CommandError(CliReason.FUZZ_FAILED, f"{replayed.name} still fails")
+
+
+def vectors_command(args: argparse.Namespace) -> int:
+    chosen, case, options = load_case(args)
+    assert chosen.cases is not None
+    if chosen.cases.export is None:
+        raise bad_case(f"--system {chosen.system} writes no vectors of its cases")
+    try:
+        written = chosen.cases.export(case, options)
+    except OSError as error:
+        detail = f"cannot write {error.filename or options.output}: {error.strerror or error}"
+        raise CommandError(CliReason.OUTPUT_UNWRITABLE, detail, Exit.USAGE) from error
+    for line in written.lines:
+        print(line)
+    print(f"run: {written.replay}")
+    return Exit.OK
 
 
 def shrink_command(args: argparse.Namespace) -> int:

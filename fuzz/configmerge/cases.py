@@ -60,3 +60,15 @@ def shrink(case: Case, options: CaseOptions) -> Shrunk:
     output = options.output or Path(f"{case.name}-shrunk.json")
     write_case(small, replay_in_process(small, client), output)
     return Shrunk([f"{sizes(case, small)}; wrote {output}"], replay_command(str(output), client))
+
+
+def vectors(case: Case, options: CaseOptions) -> Shrunk:
+    """The case's clients' scripts as a `client_steps` vector file under `options.output`."""
+    from .export import export
+
+    folder = options.output or Path("case-vectors")
+    path = export(case, folder)
+    return Shrunk(
+        [f"{case.name}: wrote {path}"],
+        f"swarmconf conformance run --client CMD --vectors {folder}",
+    )
