@@ -192,7 +192,7 @@ def test_a_message_layer_case_file_is_refused_in_one_line_that_says_why() -> Non
         "schedule": 3,
         "trace": {"scenario": {"clients": [{"signer": True, "batches": []}]}, "schedule": {}},
     }
-    with pytest.raises(ValueError, match="message-layer model.*--case 1:2:3"):
+    with pytest.raises(ValueError, match=r"message-layer model.*--case 1:2:3"):
         case_from_json(obj)
 
 
