@@ -96,8 +96,9 @@ def register(subparsers: Any) -> None:
     check.add_argument(
         "--sleep-sets",
         action="store_true",
-        help="skip transitions that commute with one already taken (saves transitions; not "
-        "proven to keep every state with state caching, see the check page)",
+        help="skip transitions that commute with one already taken; the config-merge model "
+        "declares no two steps independent (any step may change what another poll returns), "
+        "so it skips none here",
     )
     check.add_argument(
         "--exhaust", action="store_true", help="search on after the first violating level"
