@@ -45,6 +45,7 @@ from swarmconf.spec.kvgossip.state import (
 
 from . import gossip
 from .door import Opening
+from .fanout import PUSH_FANOUT, Ring, Target, handed_down, plan
 from .frames import IDLE_TIMEOUT, FrameError, FrameReader, FrameWriter
 from .guard import SyncGuard
 from .identity import Directory, load_identity
@@ -64,8 +65,6 @@ log = logging.getLogger("swarmconf.reference.kvgossip")
 
 STORE_FILE = "store.db"
 SERF_SECRETS_FILE = "serf-secrets.json"
-PUSH_FANOUT = 8
-"""Peers a new record is pushed to, nearest first (K9)."""
 CHECKPOINT_INTERVAL = 1.0
 """Seconds between checkpoints of the store (when something was committed)."""
 LINK_CHECK = 5.0
@@ -218,6 +217,7 @@ class Node:
         self._peer_hashes: dict[str, gossip.StateHashes] = {}
         self._nearest: list[gossip.Peer] = []
         """Alive peers, nearest first; refreshed on member events and sweeps."""
+        self._ring = Ring.of(self.node_id, [])
         self._links: dict[bytes, PushLink] = {}
 
     # --- lifecycle --------------------------------------------------------------------------
@@ -282,7 +282,7 @@ class Node:
 
     def _renew_links(self) -> None:
         """Replace the push connections that near the peers' session deadline."""
-        for peer in self._nearest[:PUSH_FANOUT]:
+        for peer, _ in self._push_peers():
             link = self._links.get(peer.node_id)
             if link is not None and link.age > LINK_RENEW_AGE:
                 self._spawn(self._renew(peer, link))
@@ -342,6 +342,7 @@ class Node:
             finally:
                 self._rpc = None
                 self._nearest = []  # cut off from the cluster: push to nobody
+                self._ring = Ring.of(self.node_id, [])
                 await rpc.close()
             await asyncio.sleep(backoff)
 
@@ -484,27 +485,45 @@ class Node:
             )
         return link
 
-    def _push(self, records: list[Record]) -> None:
-        """Push records to the nearest alive peers, a task each, started in that order; a
-        failure is left to K10."""
+    def _push_peers(self, sender: bytes | None = None) -> list[tuple[gossip.Peer, Target | None]]:
+        """Whom to push to (`fanout`): every alive peer, nearest first, when there are no more
+        than `PUSH_FANOUT` (and nobody relays); else the ring's binomial tree, as the writer
+        (`sender` None) or relaying what `sender` pushed."""
+        if len(self._nearest) <= PUSH_FANOUT:
+            return [(peer, None) for peer in self._nearest] if sender is None else []
+        distance = None if sender is None else self._ring.distance(sender)
+        if sender is not None and distance is None:
+            return []  # a sender this node does not see: the change event covers the rest
+        return self._on_ring(plan(self._ring.size, distance))
+
+    def _on_ring(self, targets: list[Target]) -> list[tuple[gossip.Peer, Target | None]]:
+        peers = {p.node_id: p for p in self._nearest}
+        found = ((peers.get(self._ring.at(t.offset)), t) for t in targets)
+        return [(peer, target) for peer, target in found if peer is not None]
+
+    def _push(self, records: list[Record], sender: bytes | None = None) -> None:
+        """Push records to `_push_peers`, a task each; a failed push is handed down to the
+        members the failed one would have relayed to, and anything left to K10."""
         if not self.config.push or not records:
             return
         frame = m.message(m.PUSH, [r.encode() for r in records])
-        for peer in self._nearest[:PUSH_FANOUT]:
-            self._spawn(self._push_to(peer, frame))
+        for peer, target in self._push_peers(sender):
+            self._spawn(self._push_to(peer, frame, target))
 
-    async def _push_to(self, peer: gossip.Peer, frame: bytes) -> None:
+    async def _push_to(self, peer: gossip.Peer, frame: bytes, target: Target | None) -> None:
         try:
             await self._link(peer).request(frame)
         except Exception as exc:  # any failure: the change event covers it
             log.info("push to %s failed: %s", peer.name, exc)
+            if target is not None:
+                for below, where in self._on_ring(handed_down(target)):
+                    self._spawn(self._push_to(below, frame, where))
 
-    def _relay(self, got: Answer) -> None:
-        """Relay what a push brought that was new here, when the fanout does not reach all."""
-        if len(self._nearest) <= PUSH_FANOUT:
-            return
+    def _relay(self, got: Answer, sender: bytes | None) -> None:
+        """Relay what a push from `sender` brought that was new here (`_push_peers`)."""
         records = [v.record for _, v in got.verdicts if v.record is not None]
-        self._push(records)
+        if sender is not None:
+            self._push(records, sender)
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(coroutine)
@@ -517,8 +536,9 @@ class Node:
         except SerfError as exc:
             log.info("peer list not refreshed: %s", exc)
             return
+        self._ring = Ring.of(self.node_id, [p.node_id for p in self._nearest])
         if self.config.push:  # the first push need not wait for a connection and handshake
-            for peer in self._nearest[:PUSH_FANOUT]:
+            for peer, _ in self._push_peers():
                 link = self._link(peer)
                 if not link.connected:
                     self._spawn(self._open_link(peer, link))
@@ -741,5 +761,6 @@ class Node:
             **self.counters(),
             "insecure": self.config.cluster_key is None,
             "peer_tree_hashes": {n: h.tree_hash.hex() for n, h in self._peer_hashes.items()},
-            "push_peers": [p.name for p in self._nearest[:PUSH_FANOUT]],
+            "peers_alive": len(self._nearest),
+            "push_peers": [p.name for p, _ in self._push_peers()],
         }

@@ -208,13 +208,14 @@ async def serve(
     settings: SyncSettings,
     reader: FrameReader,
     writer: FrameWriter,
-    on_push: Callable[[Answer], None],
+    on_push: Callable[[Answer, bytes | None], None],
     proven: bytes | None = None,
 ) -> SessionOutcome | None:
     """Serve one incoming connection: a session, or PUSH/FETCH frames until the peer leaves.
 
     Returns the session's outcome, or None for a push connection. `on_push` sees every
-    answered PUSH (to relay what was new); `proven` is the peer's node id, as for `drive`.
+    answered PUSH and who sent it (to relay what was new); `proven` is the peer's node id, as
+    for `drive`.
     """
     try:
         first = await read_frame(
@@ -234,7 +235,7 @@ async def serve(
                 )
             await write_frame(writer, got.reply)
             if got.verdicts:
-                on_push(got)
+                on_push(got, proven)
             frame = await read_frame(reader, max_size=MAX_FRAME_BYTES, idle_timeout=PUSH_IDLE)
     except (FrameError, KvError) as exc:
         log.debug("push connection ended: %s", exc)

@@ -7,21 +7,70 @@ down (the routes through them go with them, and the two nodes' packets to each o
 once), `heal` brings every pair back up with its routes. Nothing is created outside the
 namespaces, whose names carry a random tag so that runs never meet; `destroy` removes them all,
 and the veth pairs with them. Needs root and `ip` (Debian's `iproute2`).
+
+Every byte a node sends to another crosses its veth to that node, so the veth counters
+(`traffic`) are what the node and its Serf agent put on the network, per peer; a node's own
+loopback (its control socket is a file, its Serf RPC on loopback) is not counted. `connect`
+opens a TCP connection from inside a namespace, for a client in the host's namespace.
 """
 
 from __future__ import annotations
 
+import ctypes
 import itertools
+import json
 import os
+import socket
 import subprocess
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 SUBNET_PREFIX = "10.77"
+_CLONE_NEWNET = 0x40000000
+_SETNS_LOCK = threading.Lock()
 
 
 def _ip(*args: str, check: bool = True) -> None:
     subprocess.run(["ip", *args], check=check, capture_output=True)
+
+
+def _batch(lines: list[str], namespace: str | None = None) -> None:
+    """Many `ip` commands in one process (`ip -batch`), in `namespace` if given: a 32-node
+    mesh is 2,500 of them."""
+    where = [] if namespace is None else ["-n", namespace]
+    subprocess.run(
+        ["ip", *where, "-batch", "-"], input="\n".join(lines).encode(), check=True,
+        capture_output=True,
+    )  # fmt: skip
+
+
+def _setns(fd: int) -> None:
+    if ctypes.CDLL(None, use_errno=True).setns(fd, _CLONE_NEWNET) != 0:
+        raise OSError(ctypes.get_errno(), "setns failed")
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """Bytes and packets a node sent and received on its links, summed and per peer."""
+
+    sent: int
+    received: int
+    packets_sent: int
+    by_peer: dict[int, tuple[int, int]]
+    """Peer -> (bytes sent to it, bytes received from it)."""
+
+    def __sub__(self, earlier: Traffic) -> Traffic:
+        return Traffic(
+            self.sent - earlier.sent,
+            self.received - earlier.received,
+            self.packets_sent - earlier.packets_sent,
+            {
+                peer: (tx - earlier.by_peer.get(peer, (0, 0))[0],
+                       rx - earlier.by_peer.get(peer, (0, 0))[1])
+                for peer, (tx, rx) in self.by_peer.items()
+            },
+        )  # fmt: skip
 
 
 @dataclass
@@ -49,22 +98,20 @@ class Mesh:
         try:
             for node in range(self.size):
                 _ip("netns", "add", self.namespace(node))
-                _ip("-n", self.namespace(node), "link", "set", "lo", "up")
-                _ip(
-                    "-n",
-                    self.namespace(node),
-                    "addr",
-                    "add",
-                    f"{self.address(node)}/32",
-                    "dev",
-                    "lo",
-                )
-            for i, j in self.pairs:
-                _ip(
-                    "link", "add", f"to{j}", "netns", self.namespace(i), "type", "veth",
-                    "peer", "name", f"to{i}", "netns", self.namespace(j),
+            _batch(
+                [f"link add to{j} netns {self.namespace(i)} type veth "
+                 f"peer name to{i} netns {self.namespace(j)}" for i, j in self.pairs]
+            )  # fmt: skip
+            for node in range(self.size):
+                ns, here = self.namespace(node), self.address(node)
+                _batch(
+                    ["link set lo up", f"addr add {here}/32 dev lo"]
+                    + [line for there in range(self.size) if there != node
+                       for line in (f"link set to{there} up",
+                                    f"route replace {self.address(there)}/32 "
+                                    f"dev to{there} src {here}")],
+                    ns,
                 )  # fmt: skip
-                self._up(i, j)
         except BaseException:
             self.destroy()
             raise
@@ -107,6 +154,37 @@ class Mesh:
         """Remove every namespace of this mesh (and so its links)."""
         for node in range(self.size):
             _ip("netns", "del", self.namespace(node), check=False)
+
+    def traffic(self, node: int) -> Traffic:
+        """What node `node` has sent and received on its links so far."""
+        out = subprocess.run(
+            ["ip", "-n", self.namespace(node), "-s", "-j", "link", "show"],
+            check=True, capture_output=True,
+        ).stdout  # fmt: skip
+        by_peer, packets = {}, 0
+        for link in json.loads(out):
+            name = str(link["ifname"]).split("@")[0]
+            if name.startswith("to"):
+                stats = link["stats64"]
+                by_peer[int(name[2:])] = (int(stats["tx"]["bytes"]), int(stats["rx"]["bytes"]))
+                packets += int(stats["tx"]["packets"])
+        return Traffic(
+            sum(tx for tx, _ in by_peer.values()),
+            sum(rx for _, rx in by_peer.values()),
+            packets,
+            by_peer,
+        )
+
+    def connect(self, node: int, port: int) -> socket.socket:
+        """A TCP connection to `port` on node `node`'s address, made inside its namespace (a
+        socket keeps the namespace it was made in)."""
+        with _SETNS_LOCK, open("/proc/thread-self/ns/net") as home:
+            with open(f"/run/netns/{self.namespace(node)}") as target:
+                _setns(target.fileno())
+            try:
+                return socket.create_connection((self.address(node), port), timeout=5)
+            finally:
+                _setns(home.fileno())
 
     def command(self, node: int, argv: list[str]) -> list[str]:
         """`argv` run inside node `node`'s namespace."""
