@@ -111,6 +111,15 @@ bench-kv-faults: $(READY) debian-packages
 	nice $(BIN)/python -m bench.kvgossip.faults --schedules 50
 	nice $(BIN)/python -m bench.kvgossip.faults --schedules 3 --partition 30 --out kv-faults-out/partition
 
+# K/V Gossip at 32 real nodes in namespaces (root): start-up, memory, write propagation against
+# Serf's own event propagation and bytes per node at 3/8/16/32 nodes, fresh nodes joining 31
+# holding 100,000 keys, fault schedules and a 16/16 partition at 32 nodes (about 20 minutes;
+# KV_SCALE='--only curve' or another part runs less, see python -m bench.kvgossip.scale -h).
+KV_SCALE ?=
+.PHONY: bench-kv-scale
+bench-kv-scale: $(READY) debian-packages
+	nice $(BIN)/python -m bench.kvgossip.scale $(KV_SCALE)
+
 # K/V Gossip simulation throughput on one core: 500 schedules of campaign 1.
 .PHONY: bench-kvsim
 bench-kvsim: $(READY)

@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import os
 import shutil
+import signal
 import statistics
 import sys
 import tempfile
@@ -404,6 +405,10 @@ async def main(args: argparse.Namespace) -> None:
         "faults": part_faults,
         "partition": part_partition,
     }
+    task = asyncio.current_task()
+    assert task is not None
+    for signum in (signal.SIGINT, signal.SIGTERM):  # stop the nodes, remove the namespaces
+        asyncio.get_running_loop().add_signal_handler(signum, task.cancel)
     with tempfile.TemporaryDirectory(prefix="kv-scale-") as tmp:
         for name in args.only or PARTS:
             started = time.monotonic()
@@ -429,7 +434,7 @@ def cli() -> None:
     parser.add_argument("--pace", type=float, default=2.0, help="seconds between one client's ops")
     parser.add_argument("--bound", type=float, default=120.0, help="seconds to converge")
     parser.add_argument("--seed", type=int, default=1)
-    with contextlib.suppress(KeyboardInterrupt):
+    with contextlib.suppress(asyncio.CancelledError):
         asyncio.run(main(parser.parse_args()))
 
 

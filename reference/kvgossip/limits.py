@@ -4,6 +4,8 @@
   `MAX_PENDING_PER_HOST` from one address, each for at most the handshake timeout.
 - After it, a session holds one of `MAX_SESSIONS` slots, at most `MAX_SESSIONS_PER_PEER` per
   authenticated node id, and ends at `SESSION_DEADLINE` or after `SESSION_BYTES` received.
+  Push and fetch connections hold these slots too; of the connections that open a session
+  (a `HELLO`), a node runs at most `MAX_SYNCS` at once, in either role.
 """
 
 from __future__ import annotations
@@ -20,6 +22,11 @@ MAX_PENDING = 512
 MAX_PENDING_PER_HOST = 256
 MAX_SESSIONS = 32
 MAX_SESSIONS_PER_PEER = 4
+MAX_SYNCS = 2
+"""Sessions a node runs at once, in either role; a `HELLO` past them is refused
+(`SESSION_LIMIT`) and its sender tries again after its sweep's back-off. Every member that
+disagrees with a node may open a session with it (all 31 others with a fresh node), and more
+than two at once only bring it the same records twice."""
 SESSION_DEADLINE = 30.0
 SESSION_BYTES = 64 << 20
 

@@ -118,6 +118,14 @@ class NodeConfig:
     """Run without a cluster key: allowed on loopback only, for experiments."""
 
 
+def serf_profile(host: str) -> str:
+    """The Serf timing profile of a managed agent: `local` on loopback; `lan` elsewhere,
+    whose probe timeout (500 ms, not 200) and suspicion keep a busy member from being
+    declared failed (at 32 nodes on two loaded cores, `local` declared busy members
+    failed 15 times in six minutes)."""
+    return "local" if host.startswith(LOOPBACK) else "lan"
+
+
 class NodeStartError(Exception):
     """The node refuses to start; `.reason` is a stable code."""
 
@@ -236,6 +244,7 @@ class Node:
                     log_path=self.config.data_dir / "serf.log",
                     key=self.config.cluster_key,
                     config_path=self.config.data_dir / SERF_SECRETS_FILE,
+                    profile=serf_profile(self.config.host),
                 )
             )
         self._tasks = [

@@ -38,6 +38,7 @@ from swarmconf.spec.kvgossip.reasons import KvError, KvReason
 from swarmconf.spec.kvgossip.session import Role, Session, SessionLog
 
 from .frames import IDLE_TIMEOUT, FrameError, FrameReader, FrameWriter, read_frame, write_frame
+from .limits import MAX_SYNCS
 from .reasons import NodeReason
 from .store import SqliteStore
 
@@ -72,6 +73,8 @@ class SyncSettings:
     clock: Callable[[], int] = wall_clock_ms
     in_session: Counter[bytes] = field(default_factory=Counter)
     """Node ids of the peers a session is running with, in either role, once their HELLO came."""
+    max_syncs: int = MAX_SYNCS
+    """Sessions run at once, in either role, before a `HELLO` is refused."""
 
 
 async def drive(
@@ -225,6 +228,11 @@ async def serve(
         writer.close()
         return SessionOutcome(Role.RESPONDER, None, exc.reason, SessionLog())
     if not first.startswith(_PUSH_PREFIXES):
+        running = sum(settings.in_session.values())
+        if running >= settings.max_syncs:
+            writer.close()
+            error = f"{NodeReason.SESSION_LIMIT}: {running} sessions running"
+            return SessionOutcome(Role.RESPONDER, proven, error, SessionLog())
         return await drive(settings, Role.RESPONDER, reader, writer, first, proven=proven)
     frame: bytes | None = first
     try:
@@ -246,6 +254,7 @@ async def serve(
     return None
 
 
+EMPTY_PUSH = m.message(m.PUSH, [])
 PUSH_IDLE = 300.0
 """A push connection stays open this long without a frame."""
 _PUSH_PREFIXES = (m.message(m.PUSH, [])[:-1], m.message(m.FETCH, [])[:-1])
@@ -294,16 +303,30 @@ class PushLink:
         """Replace the kept connection by a new one, opened before the old one is closed: the
         peer ends every connection at its session deadline, and no request should wait for a
         new connection then."""
-        fresh = await asyncio.wait_for(self._connect(self.host, self.port), self.timeout)
+        fresh = await self._ready()
         async with self._lock:
             self.close()
             self._conn, self._opened_at = fresh, time.monotonic()
 
     async def _opened(self) -> tuple[FrameReader, FrameWriter]:
         if self._conn is None:
-            self._conn = await asyncio.wait_for(self._connect(self.host, self.port), self.timeout)
+            self._conn = await self._ready()
             self._opened_at = time.monotonic()
         return self._conn
+
+    async def _ready(self) -> tuple[FrameReader, FrameWriter]:
+        """A new connection that has told the peer what it is with an empty PUSH: else the
+        peer, waiting for a session's first frame, would close a link opened ahead of its
+        first write after `IDLE_TIMEOUT`, and that write would pay for a new one."""
+        async with asyncio.timeout(self.timeout):
+            reader, writer = await self._connect(self.host, self.port)
+            try:
+                await write_frame(writer, EMPTY_PUSH)
+                m.decode_message(await read_frame(reader, idle_timeout=self.timeout))
+            except BaseException:
+                writer.close()
+                raise
+        return reader, writer
 
     async def _exchange(self, frame: bytes) -> list[Any]:
         reader, writer = await self._opened()

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 
 SUBNET_PREFIX = "10.77"
 _CLONE_NEWNET = 0x40000000
+_NO_IPV6 = ("net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1")
+"""No IPv6 on the links: its router solicitations would be counted as the nodes' traffic."""
 _SETNS_LOCK = threading.Lock()
 
 
@@ -98,39 +100,60 @@ class Mesh:
         try:
             for node in range(self.size):
                 _ip("netns", "add", self.namespace(node))
+                subprocess.run(
+                    self.command(node, ["sysctl", "-q", "-w", *_NO_IPV6]),
+                    check=True, capture_output=True,
+                )  # fmt: skip
             _batch(
-                [f"link add to{j} netns {self.namespace(i)} type veth "
-                 f"peer name to{i} netns {self.namespace(j)}" for i, j in self.pairs]
+                [f"link add to{j} address {self.mac(i, j)} netns {self.namespace(i)} type veth "
+                 f"peer name to{i} address {self.mac(j, i)} netns {self.namespace(j)}"
+                 for i, j in self.pairs]
             )  # fmt: skip
             for node in range(self.size):
-                ns, here = self.namespace(node), self.address(node)
-                _batch(
-                    ["link set lo up", f"addr add {here}/32 dev lo"]
-                    + [line for there in range(self.size) if there != node
-                       for line in (f"link set to{there} up",
-                                    f"route replace {self.address(there)}/32 "
-                                    f"dev to{there} src {here}")],
-                    ns,
-                )  # fmt: skip
+                here = self.address(node)
+                self._each(
+                    {node: ["link set lo up", f"addr add {here}/32 dev lo"]},
+                    ((node, there) for there in range(self.size) if there != node),
+                )
         except BaseException:
             self.destroy()
             raise
 
-    def _up(self, i: int, j: int) -> None:
-        for here, there in ((i, j), (j, i)):
-            ns, device = self.namespace(here), f"to{there}"
-            _ip("-n", ns, "link", "set", device, "up")
-            _ip(
-                "-n", ns, "route", "replace", f"{self.address(there)}/32",
-                "dev", device, "src", self.address(here),
-            )  # fmt: skip
+    def mac(self, here: int, there: int) -> str:
+        """The hardware address of node `here`'s end of its link to `there`."""
+        octets = (2, self.subnet, here >> 8, here & 255, there >> 8, there & 255)
+        return ":".join(f"{octet:02x}" for octet in octets)
+
+    def _up_lines(self, here: int, there: int) -> list[str]:
+        """`ip` commands in `here`'s namespace that bring its link to `there` up: the link, the
+        host route through it and the peer's hardware address, fixed (a permanent entry
+        takes no room in the kernel's neighbour table, which all namespaces share: a learnt
+        one per node and peer overflows its 1,024 entries at 33 nodes)."""
+        device = f"to{there}"
+        return [
+            f"link set {device} up",
+            f"route replace {self.address(there)}/32 dev {device} src {self.address(here)}",
+            f"neigh replace {self.address(there)} lladdr {self.mac(there, here)} dev {device} "
+            "nud permanent",
+        ]
+
+    def _each(self, first: dict[int, list[str]], ends: Iterable[tuple[int, int]]) -> None:
+        """One `ip -batch` per namespace: `first`, then each (here, there) end brought up."""
+        lines = {node: list(commands) for node, commands in first.items()}
+        for here, there in ends:
+            lines.setdefault(here, []).extend(self._up_lines(here, there))
+        for node, commands in lines.items():
+            _batch(commands, self.namespace(node))
 
     def cut(self, pairs: Iterable[tuple[int, int]]) -> None:
         """Take the links between these pairs of nodes down."""
+        lines: dict[int, list[str]] = {}
         for i, j in pairs:
             for here, there in ((i, j), (j, i)):
-                _ip("-n", self.namespace(here), "link", "set", f"to{there}", "down")
+                lines.setdefault(here, []).append(f"link set to{there} down")
             self.down.add(frozenset((i, j)))
+        for node, commands in lines.items():
+            _batch(commands, self.namespace(node))
 
     def partition(self, *sides: Iterable[int]) -> None:
         """Cut every link between nodes on different sides (a node on no side keeps its links:
@@ -145,10 +168,9 @@ class Mesh:
 
     def heal(self) -> None:
         """Bring every cut link back up, with its routes."""
-        for pair in list(self.down):
-            i, j = sorted(pair)
-            self._up(i, j)
-            self.down.discard(pair)
+        pairs = [tuple(sorted(pair)) for pair in self.down]
+        self._each({}, ((here, there) for i, j in pairs for here, there in ((i, j), (j, i))))
+        self.down.clear()
 
     def destroy(self) -> None:
         """Remove every namespace of this mesh (and so its links)."""

@@ -25,6 +25,7 @@ from swarmconf.reference.kvgossip.sync import (
     drive,
     initiate,
 )
+from swarmconf.reference.kvgossip.sync import serve as sync_serve
 from swarmconf.spec.kvgossip import crypto
 from swarmconf.spec.kvgossip import messages as m
 from swarmconf.spec.kvgossip.encoding import encode
@@ -191,9 +192,13 @@ def test_a_node_opens_no_second_session_with_a_peer_it_is_syncing_with(tmp_path:
 
 
 def test_a_push_link_opened_ahead_serves_the_first_request() -> None:
+    firsts: list[list[object]] = []
+
     async def scenario() -> None:
         async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             with contextlib.suppress(FrameError):
+                firsts.append(m.decode_message(await read_frame(reader)))
+                await write_frame(writer, m.message(m.RECORDS, []))
                 while await read_frame(reader):
                     await write_frame(writer, m.message(m.RECORDS, []))
 
@@ -223,6 +228,9 @@ def test_a_push_link_opened_ahead_serves_the_first_request() -> None:
         server.close()
 
     asyncio.run(scenario())
+    # Each connection says first that it carries pushes, so the peer keeps it open as long as
+    # a push connection (not the seconds a session's HELLO may take).
+    assert firsts == [[m.PUSH, []], [m.PUSH, []]]
 
 
 def test_a_node_renews_push_links_that_near_the_session_deadline(tmp_path: Path) -> None:
@@ -271,3 +279,34 @@ def test_a_node_checkpoints_its_store_off_the_write_path(
 
     asyncio.run(scenario())
     node.store.close()
+
+
+def test_a_node_in_as_many_sessions_as_it_runs_refuses_another_hello(tmp_path: Path) -> None:
+    """A fresh node among 31 holders is sent a session by each: past `max_syncs` they are
+    refused, not run to move the same records twice."""
+    store = filled(tmp_path / "s", [make_record(ROOT.seed, "/x", 5, b"v")])
+    shared = settings(store, b"busy")
+
+    async def outcome_with(running: int) -> SessionOutcome | None:
+        shared.in_session.clear()
+        for i in range(running):
+            shared.in_session[bytes([i]) * 16] += 1
+        outcomes: asyncio.Queue[SessionOutcome | None] = asyncio.Queue()
+
+        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            outcomes.put_nowait(await sync_serve(shared, reader, writer, lambda got, peer: None))
+
+        server = await asyncio.start_server(handle, "127.0.0.1", 0)
+        port = int(server.sockets[0].getsockname()[1])
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+        await write_frame(writer, encode(["HELLO", 1]))
+        outcome = await outcomes.get()
+        writer.close()
+        server.close()
+        return outcome
+
+    refused = asyncio.run(outcome_with(shared.max_syncs))
+    assert refused is not None and refused.error is not None
+    assert refused.error.startswith(NodeReason.SESSION_LIMIT)
+    admitted = asyncio.run(outcome_with(shared.max_syncs - 1))
+    assert admitted is not None and not (admitted.error or "").startswith(NodeReason.SESSION_LIMIT)
