@@ -357,7 +357,7 @@ async def part_partition(args: argparse.Namespace, base: Path) -> None:
           "sides, then the heal\n", flush=True)  # fmt: skip
     settings = RunSettings(
         size=args.nodes, schedules=args.partitions, length=args.partition + 1, bound=args.bound,
-        seed=args.seed, pace=args.pace,
+        seed=args.seed, pace=args.pace, quiet_heal=True,
         plan=(Fault("majority", 1.0, args.partition, tuple(range(half))),),
     )  # fmt: skip
     results = await run(base / "partition", ROOT.pk, settings, _progress)

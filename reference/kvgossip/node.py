@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import random
 from collections import Counter
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
@@ -568,7 +569,13 @@ class Node:
         """State-query sweeps when asked and periodically, backing off until nobody disagrees."""
         retry = 0.25
         while True:
-            timeout = retry if self._sweep_requested else self.config.resync_interval
+            # Jittered: two nodes refusing each other's sessions (`MAX_SYNCS`) must not retry
+            # in step.
+            timeout = (
+                retry * random.uniform(0.5, 1.5)
+                if self._sweep_requested
+                else self.config.resync_interval
+            )
             if not self._wake.is_set():
                 try:
                     await asyncio.wait_for(self._wake.wait(), timeout)
@@ -639,13 +646,21 @@ class Node:
         return gossip.by_distance(peers, mine, coords)
 
     async def _session(self, peer: gossip.Peer) -> SessionOutcome | None:
-        """A session with `peer`; None when one with it is running already, in either role:
-        that one settles both directions, and a second would move every record twice."""
+        """A session with `peer`; None when one with it is running already, in either role
+        (that one settles both directions, and a second would move every record twice), or
+        when this node runs as many sessions as it may (`MAX_SYNCS`)."""
         if peer.node_id in self.settings.in_session:
             log.info("session with %s skipped: one is running", peer.name)
             return None
+        if self.settings.running >= self.settings.max_syncs:
+            log.info("session with %s skipped: %d running", peer.name, self.settings.running)
+            return None
         log.info("session with %s (rtt %.2f ms)", peer.name, peer.rtt * 1000)
-        outcome = await self.guard.open(peer.host, peer.port, peer.node_id)
+        self.settings.running += 1
+        try:
+            outcome = await self.guard.open(peer.host, peer.port, peer.node_id)
+        finally:
+            self.settings.running -= 1
         self._count(outcome)
         return outcome
 

@@ -75,6 +75,9 @@ class SyncSettings:
     """Node ids of the peers a session is running with, in either role, once their HELLO came."""
     max_syncs: int = MAX_SYNCS
     """Sessions run at once, in either role, before a `HELLO` is refused."""
+    running: int = 0
+    """Sessions running now: answered ones from their first frame, the node's own from before
+    their handshake."""
 
 
 async def drive(
@@ -228,12 +231,15 @@ async def serve(
         writer.close()
         return SessionOutcome(Role.RESPONDER, None, exc.reason, SessionLog())
     if not first.startswith(_PUSH_PREFIXES):
-        running = sum(settings.in_session.values())
-        if running >= settings.max_syncs:
+        if settings.running >= settings.max_syncs:
             writer.close()
-            error = f"{NodeReason.SESSION_LIMIT}: {running} sessions running"
+            error = f"{NodeReason.SESSION_LIMIT}: {settings.running} session(s) running"
             return SessionOutcome(Role.RESPONDER, proven, error, SessionLog())
-        return await drive(settings, Role.RESPONDER, reader, writer, first, proven=proven)
+        settings.running += 1
+        try:
+            return await drive(settings, Role.RESPONDER, reader, writer, first, proven=proven)
+        finally:
+            settings.running -= 1
     frame: bytes | None = first
     try:
         while frame is not None:

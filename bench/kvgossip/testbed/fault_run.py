@@ -69,6 +69,9 @@ class RunSettings:
     resync_interval: float = 30.0
     plan: tuple[Fault, ...] = ()
     """Faults every schedule applies, instead of drawn ones."""
+    quiet_heal: bool = False
+    """Stop the clients before the last fault ends: the convergence and the bytes after the
+    heal are then the heal's alone."""
     pace: float = PACE
     """Seconds between one client's operations."""
 
@@ -116,7 +119,7 @@ async def _schedule(
         asyncio.create_task(task)
         for task in workload.tasks(rng.uniform(0.2, 0.8) * settings.length)
     ]
-    for fault in faults:
+    for n, fault in enumerate(faults, start=1):
         await asyncio.sleep(max(0.0, result.began + fault.start - clock()))
         began = clock()
         try:
@@ -125,6 +128,9 @@ async def _schedule(
         except Exception as exc:  # a finding, not a crash of the run
             result.findings.append(f"could not apply {fault.describe(settings.size)}: {exc!r}")
         finally:
+            if settings.quiet_heal and n == len(faults):
+                workload.stop.set()
+                await asyncio.gather(*clients)
             try:
                 await cluster.end(fault)
             except Exception as exc:

@@ -177,7 +177,7 @@ def test_a_running_session_names_its_peer_on_both_sides(tmp_path: Path) -> None:
     assert not mine.in_session and not theirs.in_session
 
 
-def test_a_node_opens_no_second_session_with_a_peer_it_is_syncing_with(tmp_path: Path) -> None:
+def test_a_node_opens_no_second_session_with_a_peer_or_past_its_limit(tmp_path: Path) -> None:
     node = Node(NodeConfig(tmp_path / "n", ROOT.pk, "n", insecure=True))
     with socket.socket() as closed:  # bound, never listening: connections are refused
         closed.bind(("127.0.0.1", 0))
@@ -185,7 +185,11 @@ def test_a_node_opens_no_second_session_with_a_peer_it_is_syncing_with(tmp_path:
         node.settings.in_session[peer.node_id] += 1
         assert asyncio.run(node._session(peer)) is None
         del node.settings.in_session[peer.node_id]
+        node.settings.running = node.settings.max_syncs  # busy with other peers
+        assert asyncio.run(node._session(peer)) is None
+        node.settings.running = 0
         outcome = asyncio.run(node._session(peer))
+        assert node.settings.running == 0
     node.store.close()
     assert outcome is not None and outcome.error is not None
     assert outcome.error.startswith(NodeReason.CONNECT_FAILED)
@@ -288,9 +292,7 @@ def test_a_node_in_as_many_sessions_as_it_runs_refuses_another_hello(tmp_path: P
     shared = settings(store, b"busy")
 
     async def outcome_with(running: int) -> SessionOutcome | None:
-        shared.in_session.clear()
-        for i in range(running):
-            shared.in_session[bytes([i]) * 16] += 1
+        shared.running = running
         outcomes: asyncio.Queue[SessionOutcome | None] = asyncio.Queue()
 
         async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
