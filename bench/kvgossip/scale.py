@@ -424,7 +424,7 @@ def cli() -> None:
     parser.add_argument("--keys", type=int, default=100_000)
     parser.add_argument("--writes", type=int, default=100, help="writes at the largest size")
     parser.add_argument("--small-writes", type=int, default=30, help="writes at smaller sizes")
-    parser.add_argument("--idle", type=float, default=45.0, help="seconds of idle measured")
+    parser.add_argument("--idle", type=float, default=30.0, help="seconds of idle measured")
     parser.add_argument("--resync", type=float, default=30.0, help="the nodes' --resync")
     parser.add_argument("--join-timeout", type=float, default=600.0)
     parser.add_argument("--schedules", type=int, default=3)

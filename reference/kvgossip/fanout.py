@@ -1,11 +1,10 @@
 """Whom a node pushes a record to (K9), so that a write reaches each member about once.
 
 Up to `PUSH_FANOUT` peers, the writer pushes to every one of them and nobody relays. Past
-that, pushing to the nearest `PUSH_FANOUT` and letting every node relay a new record to its own
-nearest `PUSH_FANOUT` sends each record N x `PUSH_FANOUT` times (256 pushes for one write at 32
-nodes), and the nearest lists overlap, so some members get many copies and others none. So a
-larger cluster pushes down a binomial tree over a ring instead: the members (every alive node,
-this one included) stand in node-id order, every node sees the same ring, and
+that (where every node relaying to its own nearest would send each record N x `PUSH_FANOUT`
+times, piled on the members near many others), a push travels down a binomial tree over a
+ring: the members (every alive node, this one included) stand in node-id order, every node
+sees the same ring, and
 
 - the writer pushes to the members 1, 2, 4, ... places after it (fewer than N: log2 N pushes);
 - a member reached from `d` places back is given the `span = min(d, N - d)` places from itself
