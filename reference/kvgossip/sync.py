@@ -231,9 +231,13 @@ async def serve(
         writer.close()
         return SessionOutcome(Role.RESPONDER, None, exc.reason, SessionLog())
     if not first.startswith(_PUSH_PREFIXES):
-        if settings.running >= settings.max_syncs:
+        error = None
+        if proven is not None and proven in settings.in_session:
+            error = f"{NodeReason.PEER_LIMIT}: a session with {proven.hex()} is running"
+        elif settings.running >= settings.max_syncs:
+            error = f"{NodeReason.SESSION_LIMIT}: {settings.running} sessions running"
+        if error is not None:
             writer.close()
-            error = f"{NodeReason.SESSION_LIMIT}: {settings.running} session(s) running"
             return SessionOutcome(Role.RESPONDER, proven, error, SessionLog())
         settings.running += 1
         try:

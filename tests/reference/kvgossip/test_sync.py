@@ -286,17 +286,24 @@ def test_a_node_checkpoints_its_store_off_the_write_path(
 
 
 def test_a_node_in_as_many_sessions_as_it_runs_refuses_another_hello(tmp_path: Path) -> None:
-    """A fresh node among 31 holders is sent a session by each: past `max_syncs` they are
-    refused, not run to move the same records twice."""
+    """A fresh node among 31 holders is sent a session by each: past `max_syncs`, or from a
+    peer it is in a session with already, they are refused, not run to move the same records
+    again."""
     store = filled(tmp_path / "s", [make_record(ROOT.seed, "/x", 5, b"v")])
     shared = settings(store, b"busy")
+    peer = b"p" * 16
 
-    async def outcome_with(running: int) -> SessionOutcome | None:
+    async def outcome_with(running: int, busy_with_peer: bool) -> SessionOutcome | None:
         shared.running = running
+        shared.in_session.clear()
+        if busy_with_peer:
+            shared.in_session[peer] += 1
         outcomes: asyncio.Queue[SessionOutcome | None] = asyncio.Queue()
 
         async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            outcomes.put_nowait(await sync_serve(shared, reader, writer, lambda got, peer: None))
+            outcomes.put_nowait(
+                await sync_serve(shared, reader, writer, lambda got, sender: None, peer)
+            )
 
         server = await asyncio.start_server(handle, "127.0.0.1", 0)
         port = int(server.sockets[0].getsockname()[1])
@@ -307,8 +314,12 @@ def test_a_node_in_as_many_sessions_as_it_runs_refuses_another_hello(tmp_path: P
         server.close()
         return outcome
 
-    refused = asyncio.run(outcome_with(shared.max_syncs))
-    assert refused is not None and refused.error is not None
-    assert refused.error.startswith(NodeReason.SESSION_LIMIT)
-    admitted = asyncio.run(outcome_with(shared.max_syncs - 1))
-    assert admitted is not None and not (admitted.error or "").startswith(NodeReason.SESSION_LIMIT)
+    def error(running: int, busy_with_peer: bool) -> str:
+        outcome = asyncio.run(outcome_with(running, busy_with_peer))
+        assert outcome is not None
+        return outcome.error or ""
+
+    assert error(shared.max_syncs, False).startswith(NodeReason.SESSION_LIMIT)
+    assert error(0, True).startswith(NodeReason.PEER_LIMIT)
+    admitted = error(shared.max_syncs - 1, False)
+    assert not admitted.startswith((NodeReason.SESSION_LIMIT, NodeReason.PEER_LIMIT))
