@@ -2,11 +2,12 @@
 the way notes 3.5 and the sync decisions decide (discovery query `kvg-th`, change event
 `kvg-ch`, revocation event `kvg-rv`, sessions in RTT order, one outgoing session at a time; a
 local write pushed to the nearest peers (K9), an announced newer version fetched from its
-writer before falling back to a session (K10))."""
+writer before falling back to a session (K10)). Above `PUSH_FANOUT` members a node relays
+a pushed record that was new to it to its own nearest peers, as the node does (kv-sync 3.3d)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -15,11 +16,13 @@ from swarmconf.spec.kvgossip.chain import find_chain
 from swarmconf.spec.kvgossip.encoding import decode_canonical, encode
 from swarmconf.spec.kvgossip.fixtures import Entity
 from swarmconf.spec.kvgossip.grants import Grant, Revocation, revoke_grant
+from swarmconf.spec.kvgossip.push import Answer
 from swarmconf.spec.kvgossip.records import Record, lww_greater, make_record
 from swarmconf.spec.kvgossip.session import Session
 from swarmconf.spec.kvgossip.state import (
     MemoryStore,
     Outcome,
+    SyncItem,
     apply_record,
     apply_revocation,
     receive_record,
@@ -53,6 +56,8 @@ class World(Protocol):
     def nodes(self) -> dict[str, SimNode]: ...
     @property
     def draining(self) -> bool: ...
+    @property
+    def query_after_write(self) -> bool: ...
     def created(self, record: Record) -> None: ...
     def revoked(self, revocation: Revocation) -> None: ...
     def on_put(self, node: str, old: Record | None, new: Record) -> None: ...
@@ -64,26 +69,73 @@ class World(Protocol):
         dst: SimNode,
         frame: bytes,
         on_reply: Callable[[list[Any] | None], None],
+        kind: str,
     ) -> None: ...
 
 
 class WatchedStore(MemoryStore):
-    """A MemoryStore that reports every change to the world's safety checks."""
+    """A MemoryStore that reports every change to the world's safety checks, and keeps what
+    the spec's store recomputes on every call (tree and revocation-set hashes, the sorted sync
+    items, the entry-hash lookup) until the store changes."""
 
     def __init__(self, owner: str, world: World) -> None:
         super().__init__()
         self.owner = owner
         self.world = world
+        self._by_hash: dict[bytes, str] = {}
+        self._tree: bytes | None = None
+        self._items: list[SyncItem] | None = None
+        self._revset: bytes | None = None
 
     def put(self, record: Record) -> None:
-        self.world.on_put(self.owner, self.records.get(record.key), record)
+        old = self.records.get(record.key)
+        self.world.on_put(self.owner, old, record)
+        self.plant(record)
+
+    def plant(self, record: Record) -> None:
+        """Store `record` without the checks (a forgery the attacker holds)."""
+        old = self.records.get(record.key)
+        if old is not None:
+            del self._by_hash[old.entry_hash]
         super().put(record)
+        self._by_hash[record.entry_hash] = record.key
+        self._tree = self._items = None
+
+    def preload(self, records: Mapping[str, Record]) -> None:
+        """Hold `records` from the start (no store change the checks see)."""
+        for record in records.values():
+            self.plant(record)
 
     def delete(self, key: str) -> None:
         old = self.records.get(key)
         super().delete(key)
         if old is not None:
+            del self._by_hash[old.entry_hash]
+            self._tree = self._items = None
             self.world.on_delete(self.owner, old)
+
+    def get_by_entry_hash(self, entry_hash: bytes) -> Record | None:
+        key = self._by_hash.get(entry_hash)
+        return None if key is None else self.records[key]
+
+    def sync_items(self) -> list[SyncItem]:
+        if self._items is None:
+            self._items = super().sync_items()
+        return list(self._items)
+
+    def tree_hash(self) -> bytes:
+        if self._tree is None:
+            self._tree = super().tree_hash()
+        return self._tree
+
+    def add_revocation(self, revocation: Revocation) -> None:
+        super().add_revocation(revocation)
+        self._revset = None
+
+    def revset_hash(self) -> bytes:
+        if self._revset is None:
+            self._revset = super().revset_hash()
+        return self._revset
 
 
 @dataclass
@@ -112,10 +164,12 @@ class SimNode:
     grants: list[Grant]
     offset_ms: int
     world: World
-    store: MemoryStore = field(init=False)
+    store: WatchedStore = field(init=False)
     queue: list[str] = field(default_factory=list)
     outgoing: Connection | None = None
     local_write: bytes = b""
+    _nearest: tuple[int, list[str]] = (-1, [])
+    """The peers nearest first, and the Serf member list version they were sorted for."""
 
     def __post_init__(self) -> None:
         self.store = WatchedStore(self.name, self.world)
@@ -144,9 +198,12 @@ class SimNode:
         self.state_query()
 
     def _peers_nearest_first(self) -> list[str]:
-        net = self.world.network
-        peers = (p for p in self.world.serf.members if p != self.name)
-        return sorted(peers, key=lambda p: (net.rtt_ms(self.name, p), p))
+        serf, net = self.world.serf, self.world.network
+        if self._nearest[0] != serf.version:
+            peers = (p for p in serf.members if p != self.name)
+            ordered = sorted(peers, key=lambda p: (net.rtt_ms(self.name, p), p))
+            self._nearest = (serf.version, ordered)
+        return self._nearest[1]
 
     # Time
 
@@ -176,7 +233,8 @@ class SimNode:
         self.push(record)
         payload = encode([self.name, key, record.ts, record.entry_hash])
         self.world.serf.user_event(self.name, CHANGE_EVENT, payload, coalesce=False)
-        self.state_query()
+        if self.world.query_after_write:
+            self.state_query()
         return record
 
     def revoke(self, grant: Grant, revoker: Entity) -> None:
@@ -226,7 +284,7 @@ class SimNode:
         for peer in sorted(peers, key=lambda p: (net.rtt_ms(self.name, p), p)):
             self.dial(peer)
 
-    # Push and fetch (K9, K10)
+    # Push, relay and fetch (K9, K10)
 
     def _older_than(self, key: str, ts: int, entry_hash: bytes) -> bool:
         local = self.store.get(key)
@@ -234,9 +292,20 @@ class SimNode:
 
     def push(self, record: Record) -> None:
         """Send a new record to the nearest members; the answers change nothing here."""
-        frame = m.message(m.PUSH, [record.encode()])
+        self._push([record])
+
+    def _push(self, records: list[Record]) -> None:
+        frame = m.message(m.PUSH, [r.encode() for r in records])
         for peer in self._peers_nearest_first()[:PUSH_FANOUT]:
-            self.world.request(self, self.world.nodes[peer], frame, lambda reply: None)
+            self.world.request(self, self.world.nodes[peer], frame, lambda reply: None, "push")
+
+    def relay(self, got: Answer) -> None:
+        """Push on what a push brought that was new here, when the fanout does not reach all."""
+        if len(self.world.serf.members) - 1 <= PUSH_FANOUT:
+            return
+        records = [v.record for _, v in got.verdicts if v.record is not None]
+        if records:
+            self._push(records)
 
     def fetch(self, origin: str, key: str, ts: int, entry_hash: bytes) -> None:
         """Ask the writer for one key; a session with it if the answer does not settle it."""
@@ -249,7 +318,7 @@ class SimNode:
                 self.dial(origin)
 
         frame = m.message(m.FETCH, [key])
-        self.world.request(self, self.world.nodes[origin], frame, on_reply)
+        self.world.request(self, self.world.nodes[origin], frame, on_reply, "fetch")
 
     # Sessions
 
