@@ -2,8 +2,11 @@
 the way notes 3.5 and the sync decisions decide (discovery query `kvg-th`, change event
 `kvg-ch`, revocation event `kvg-rv`, sessions in RTT order, one outgoing session at a time; a
 local write pushed to the nearest peers (K9), an announced newer version fetched from its
-writer before falling back to a session (K10)). Above `PUSH_FANOUT` members a node relays
-a pushed record that was new to it to its own nearest peers, as the node does (kv-sync 3.3d)."""
+writer before falling back to a session (K10)). Above `PUSH_FANOUT` peers a node relays a
+pushed record that was new to it (kv-sync 3.3d): to its own nearest `PUSH_FANOUT`, or, with
+the world's `push_tree`, down a binomial tree of the members in name order (the writer pushes
+to the members 1, 2, 4, ... places after it; one reached from `d` places back relays to the
+members 1, 2, 4, ... places after it below `min(d, n - d)`), so each member gets it once."""
 
 from __future__ import annotations
 
@@ -58,6 +61,8 @@ class World(Protocol):
     def draining(self) -> bool: ...
     @property
     def query_after_write(self) -> bool: ...
+    @property
+    def push_tree(self) -> bool: ...
     def created(self, record: Record) -> None: ...
     def revoked(self, revocation: Revocation) -> None: ...
     def on_put(self, node: str, old: Record | None, new: Record) -> None: ...
@@ -170,6 +175,7 @@ class SimNode:
     local_write: bytes = b""
     _nearest: tuple[int, list[str]] = (-1, [])
     """The peers nearest first, and the Serf member list version they were sorted for."""
+    _ring_of: tuple[int, list[str]] = (-1, [])
 
     def __post_init__(self) -> None:
         self.store = WatchedStore(self.name, self.world)
@@ -294,18 +300,47 @@ class SimNode:
         """Send a new record to the nearest members; the answers change nothing here."""
         self._push([record])
 
-    def _push(self, records: list[Record]) -> None:
+    def _push(self, records: list[Record], sender: str | None = None) -> None:
         frame = m.message(m.PUSH, [r.encode() for r in records])
-        for peer in self._peers_nearest_first()[:PUSH_FANOUT]:
+        for peer in self._push_peers(sender):
             self.world.request(self, self.world.nodes[peer], frame, lambda reply: None, "push")
 
-    def relay(self, got: Answer) -> None:
-        """Push on what a push brought that was new here, when the fanout does not reach all."""
-        if len(self.world.serf.members) - 1 <= PUSH_FANOUT:
-            return
+    def relay(self, got: Answer, sender: str) -> None:
+        """Push on what a push from `sender` brought that was new here."""
         records = [v.record for _, v in got.verdicts if v.record is not None]
         if records:
-            self._push(records)
+            self._push(records, sender)
+
+    def _push_peers(self, sender: str | None) -> list[str]:
+        """Whom to push to, as the writer (`sender` None) or relaying what `sender` pushed."""
+        nearest = self._peers_nearest_first()
+        if len(nearest) <= PUSH_FANOUT:
+            return nearest if sender is None else []
+        if not self.world.push_tree:
+            return nearest[:PUSH_FANOUT]
+        ring = self._ring()
+        me, size = ring.index(self.name), len(ring)
+        if sender is None:
+            span = size
+        elif sender in ring:
+            back = (me - ring.index(sender)) % size
+            span = min(back, size - back)
+        else:
+            return []
+        steps = []
+        step = 1
+        while step < span:
+            steps.append(step)
+            step *= 2
+        steps.sort(key=lambda s: -min(s, span - s))  # the largest subtree first
+        return [ring[(me + s) % size] for s in steps]
+
+    def _ring(self) -> list[str]:
+        """The members in name order (this node included)."""
+        serf = self.world.serf
+        if self._ring_of[0] != serf.version:
+            self._ring_of = (serf.version, sorted(serf.members))
+        return self._ring_of[1]
 
     def fetch(self, origin: str, key: str, ts: int, entry_hash: bytes) -> None:
         """Ask the writer for one key; a session with it if the answer does not settle it."""

@@ -17,6 +17,7 @@ broadcasts through an epidemic tree of gossip ticks).
 
 from __future__ import annotations
 
+import gc
 import math
 import random
 import statistics
@@ -33,12 +34,14 @@ from .harness import periodic_query
 from .network import Faults
 from .node import Connection, SimNode
 from .scenario import ISSUED, T0
-from .serf import Gossip
+from .serf import Gossip, membership_bytes_per_second
 from .world import World
 
 VALUE = b"v" * 64
 WRITE_KEY = "/w/key"
 MAX_PERIODS = 200
+SPREAD = 59 / math.sqrt(2)
+"""Milliseconds of latency per unit of distance: 59 ms across the square's diagonal."""
 
 
 @dataclass(frozen=True)
@@ -50,11 +53,13 @@ class Profile:
     query_after_write: bool
     gossip: bool
     """Serf broadcasts through gossip ticks (the node's Serf) or in one hop (the fuzz model)."""
+    push_tree: bool = False
 
 
 PROFILES = {
     "sim": Profile("sim", 5000, query_after_write=True, gossip=False),
     "node": Profile("node", 30_000, query_after_write=False, gossip=True),
+    "tree": Profile("tree", 30_000, query_after_write=False, gossip=True, push_tree=True),
 }
 
 
@@ -63,11 +68,10 @@ class PlaneLatency(Mapping[tuple[str, str], int]):
     59 ms by distance, computed on demand (no n^2 table)."""
 
     def __init__(self, names: list[str], rng: random.Random) -> None:
-        self.points = {n: (rng.random(), rng.random()) for n in names}
+        self.points = {n: complex(rng.random(), rng.random()) for n in names}
 
     def __getitem__(self, link: tuple[str, str]) -> int:
-        (ax, ay), (bx, by) = self.points[link[0]], self.points[link[1]]
-        return 1 + round(59 * math.hypot(ax - bx, ay - by) / math.sqrt(2))
+        return 1 + round(SPREAD * abs(self.points[link[0]] - self.points[link[1]]))
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
         return ((a, b) for a in self.points for b in self.points if a != b)
@@ -109,19 +113,23 @@ class Result:
     nodes: int
     preload: int
     profile: str
+    writes: int
     reached: int
-    """Nodes holding the write at the end (goal: all)."""
+    """The fewest nodes holding a write at its end (goal: all)."""
     p50_ms: float
     max_ms: int
+    """Over every write and every node but the writer: from the write until it held it."""
     rounds: int
     quiet_ms: int
-    """From the write until every node held it and the last session it caused ended."""
-    sessions: int
+    """The longest from a write until every node held it and the last session it caused
+    ended."""
+    sessions: float
+    """Sessions per write."""
     write_messages: dict[str, float]
     write_bytes: dict[str, float]
     """Per node per write, by kind."""
     idle_bytes: dict[str, float]
-    """Per node per second, by kind."""
+    """Per node per second, by kind; `serf-members` is Serf's own upkeep, from its model."""
 
     @property
     def bytes_per_write(self) -> float:
@@ -158,6 +166,7 @@ def build(nodes: int, preload: int, profile: Profile, seed: int) -> ScaleWorld:
     writer, grant = _writer()
     world = ScaleWorld(seed, entity("root"), Faults())
     world.query_after_write = profile.query_after_write
+    world.push_tree = profile.push_tree
     names = [f"n{i}" for i in range(nodes)]
     world.network.latency = PlaneLatency(names, random.Random(f"{seed}/plane"))
     if profile.gossip:
@@ -182,8 +191,23 @@ def _per_node(counts: Counter[tuple[str, str]], nodes: int, scale: float = 1.0) 
     return Counter({kind: value / nodes / scale for kind, value in total.items()})
 
 
-def run(nodes: int, preload: int = 0, profile: str = "node", seed: int = 1) -> Result:
-    """One write through `nodes` nodes under `profile`'s rules, measured."""
+def run(
+    nodes: int, preload: int = 0, profile: str = "node", seed: int = 1, writes: int = 1
+) -> Result:
+    """`writes` writes by n0, one at a time, through `nodes` nodes under `profile`'s rules,
+    measured (each write starts on a period boundary once the last one settled). The cyclic garbage
+    collector is off meanwhile: a run's objects are freed by reference counting, and the
+    collector's passes over a million pending events cost more than the run itself."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _run(nodes, preload, profile, seed, writes)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _run(nodes: int, preload: int, profile: str, seed: int, writes: int) -> Result:
     rules = PROFILES[profile]
     period = rules.query_period_ms
     world = build(nodes, preload, rules, seed)
@@ -194,37 +218,49 @@ def run(nodes: int, preload: int = 0, profile: str = "node", seed: int = 1) -> R
     idle_bytes = traffic.bytes - bytes0
     idle_messages = traffic.messages - messages0
     bytes1, messages1 = Counter(traffic.bytes), Counter(traffic.messages)
-    written = world.nodes["n0"].write(WRITE_KEY, VALUE)
-    assert written is not None
-    world.watched = written.entry_hash
-    world.arrivals["n0"] = (sched.now, 0)
-    start, periods, sessions = sched.now, 0, world.sessions_run
-    while periods < MAX_PERIODS:
-        periods += 1
-        started = world.sessions_run
-        sched.run_until(start + periods * period)
-        if _settled(world) and world.sessions_run == started:
-            break
-    write_bytes = _per_node(traffic.bytes - bytes1, nodes) - _per_node(
-        idle_bytes, nodes, 1 / periods
+    periods, sessions = 0, world.sessions_run
+    delays: list[int] = []
+    rounds = quiet = reached = 0
+    for index in range(writes):
+        written = world.nodes["n0"].write(f"{WRITE_KEY}{index}", VALUE)
+        assert written is not None
+        start = sched.now
+        world.watched, world.arrivals = written.entry_hash, {"n0": (start, 0)}
+        for _ in range(MAX_PERIODS):
+            periods += 1
+            started = world.sessions_run
+            sched.run_until(start + (sched.now - start) // period * period + period)
+            if _settled(world) and world.sessions_run == started:
+                break
+        times = [at - start for name, (at, _) in world.arrivals.items() if name != "n0"]
+        delays += times
+        rounds = max(rounds, *(hops for _, hops in world.arrivals.values()))
+        quiet = max(quiet, max(times), world.last_session - start)
+        reached = min(reached or nodes, len(world.arrivals))
+    per_write = writes / periods
+    write_bytes = _per_node(traffic.bytes - bytes1, nodes, writes) - _per_node(
+        idle_bytes, nodes, per_write
     )
-    write_messages = _per_node(traffic.messages - messages1, nodes) - _per_node(
-        idle_messages, nodes, 1 / periods
+    write_messages = _per_node(traffic.messages - messages1, nodes, writes) - _per_node(
+        idle_messages, nodes, per_write
     )
-    times = [at - start for at, _ in world.arrivals.values()]
     return Result(
         nodes=nodes,
         preload=preload,
         profile=profile,
-        reached=len(world.arrivals),
-        p50_ms=statistics.median(times),
-        max_ms=max(times),
-        rounds=max(hops for _, hops in world.arrivals.values()),
-        quiet_ms=max(max(times), world.last_session - start),
-        sessions=world.sessions_run - sessions,
+        writes=writes,
+        reached=reached,
+        p50_ms=statistics.median(delays),
+        max_ms=max(delays),
+        rounds=rounds,
+        quiet_ms=quiet,
+        sessions=round((world.sessions_run - sessions) / writes, 1),
         write_messages=_rounded(write_messages),
         write_bytes=_rounded(write_bytes),
-        idle_bytes=_rounded(_per_node(idle_bytes, nodes, period / 1000)),
+        idle_bytes=_rounded(
+            _per_node(idle_bytes, nodes, period / 1000)
+            + Counter({"serf-members": membership_bytes_per_second(nodes)})
+        ),
     )
 
 

@@ -42,6 +42,31 @@ PACKET_OVERHEAD = 29
 """Serf's gossip encryption per packet: version byte, 12-byte nonce, 16-byte GCM tag."""
 
 
+PROBE_BYTES = 60 + 20 + 2 * PACKET_OVERHEAD
+"""One failure-detector probe a second: a ping sent and an ack for someone else's (estimated
+sizes of memberlist's ping and ack messages)."""
+PROBE_INTERVAL_MS = 1000
+MEMBER_STATE = 170
+"""Estimated bytes of one member in a push-pull state exchange: name, address, port, tags
+(`kvg-port`, `kvg-id`), incarnation, state and versions, as a msgpack map."""
+PUSH_PULL_MS = 30_000
+
+
+def push_pull_interval_ms(members: int) -> int:
+    """memberlist's push-pull interval, stretched past 32 members (`pushPullScale`)."""
+    if members <= 32:
+        return PUSH_PULL_MS
+    return PUSH_PULL_MS * int(math.ceil(math.log2(members) - math.log2(32)) + 1)
+
+
+def membership_bytes_per_second(members: int) -> float:
+    """What each member's Serf sends a second to keep the membership, without any broadcast:
+    its probes, and the full state it sends in the push-pulls it starts and answers (two per
+    interval on average). A model: the simulation delivers no such message."""
+    probes = PROBE_BYTES * 1000 / PROBE_INTERVAL_MS
+    return probes + 2 * members * MEMBER_STATE * 1000 / push_pull_interval_ms(members)
+
+
 def retransmit_limit(members: int) -> int:
     """How many times each member sends one broadcast (memberlist's `retransmitLimit`)."""
     return RETRANSMIT_MULT * math.ceil(math.log10(members + 1))

@@ -64,6 +64,8 @@ class World:
     """The node whose message is being handled (what brought a record to where it is stored)."""
     draining: bool = False
     """Set at the end: no new sessions or queries, running sessions finish."""
+    push_tree: bool = False
+    """Relays go down the binomial tree of the member ring, not to each node's nearest."""
     query_after_write: bool = True
     """A node sends a state query after each of its writes (the node itself waits for its
     next sweep)."""
@@ -134,7 +136,7 @@ class World:
                 return
             self.carrier = src.name
             got = push.answer(dst.store, frame, self.root.pk, dst.clock())
-            dst.relay(got)
+            dst.relay(got, src.name)
             size = len(got.reply) + FRAME_OVERHEAD
             if not self.network.stream(dst.name, src.name, partial(reply, got.reply), size, kind):
                 on_reply(None)
