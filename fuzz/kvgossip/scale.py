@@ -23,8 +23,9 @@ import random
 import statistics
 from collections import Counter
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 
 from swarmconf.spec.kvgossip.fixtures import Entity, entity
 from swarmconf.spec.kvgossip.grants import Grant, issue_grant
@@ -89,9 +90,12 @@ class ScaleWorld(World):
     """node -> (time, hops) of the first store of the watched record."""
     last_session: int = 0
     """When a session last started or ended."""
+    dialled: Counter[str] = field(default_factory=Counter)
+    """Sessions each node started."""
 
     def open_connection(self, initiator: SimNode, responder: SimNode) -> Connection:
         self.last_session = self.scheduler.now
+        self.dialled[initiator.name] += 1
         return super().open_connection(initiator, responder)
 
     def _check_end(self, c: Connection) -> None:
@@ -130,6 +134,7 @@ class Result:
     """Per node per write, by kind."""
     idle_bytes: dict[str, float]
     """Per node per second, by kind; `serf-members` is Serf's own upkeep, from its model."""
+    idle_messages: dict[str, float]
 
     @property
     def bytes_per_write(self) -> float:
@@ -142,6 +147,30 @@ class Result:
     @property
     def idle_per_second(self) -> float:
         return sum(self.idle_bytes.values())
+
+    @property
+    def wire_per_write(self) -> float:
+        """`bytes_per_write` with the packet headers a link counter also sees."""
+        return self.bytes_per_write + _headers(self.write_messages)
+
+    @property
+    def wire_idle_per_second(self) -> float:
+        """`idle_per_second` with the packet headers a link counter also sees."""
+        return self.idle_per_second + _headers(self.idle_messages)
+
+
+UDP_HEADERS = 20 + 8
+TCP_HEADERS = 2 * (20 + 32)
+"""IPv4 and TCP with timestamps, for the segment and the receiver's ack (a node sends as many
+acks as it gets segments, on average)."""
+
+
+def _headers(messages: dict[str, float]) -> float:
+    """Header bytes of the messages: a Serf message a UDP packet, a frame a TCP segment."""
+    return sum(
+        count * (UDP_HEADERS if kind.startswith("serf") else TCP_HEADERS)
+        for kind, count in messages.items()
+    )
 
 
 @cache
@@ -195,16 +224,26 @@ def run(
     nodes: int, preload: int = 0, profile: str = "node", seed: int = 1, writes: int = 1
 ) -> Result:
     """`writes` writes by n0, one at a time, through `nodes` nodes under `profile`'s rules,
-    measured (each write starts on a period boundary once the last one settled). The cyclic garbage
-    collector is off meanwhile: a run's objects are freed by reference counting, and the
-    collector's passes over a million pending events cost more than the run itself."""
+    measured (each write starts on a period boundary once the last one settled)."""
+    with _collector_off():
+        return _run(nodes, preload, profile, seed, writes)
+
+
+@contextmanager
+def _collector_off() -> Iterator[None]:
+    """The cyclic garbage collector off: a run's objects are freed by reference counting, and
+    the collector's passes over a million pending events cost more than the run itself."""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _run(nodes, preload, profile, seed, writes)
+        yield
     finally:
         if enabled:
             gc.enable()
+
+
+def _write(node: SimNode, key: str) -> None:
+    node.write(key, VALUE)
 
 
 def _run(nodes: int, preload: int, profile: str, seed: int, writes: int) -> Result:
@@ -261,6 +300,7 @@ def _run(nodes: int, preload: int, profile: str, seed: int, writes: int) -> Resu
             _per_node(idle_bytes, nodes, period / 1000)
             + Counter({"serf-members": membership_bytes_per_second(nodes)})
         ),
+        idle_messages=_rounded(_per_node(idle_messages, nodes, period / 1000)),
     )
 
 
@@ -271,3 +311,53 @@ def _settled(world: ScaleWorld) -> bool:
 
 def _rounded(counts: Counter[str]) -> dict[str, float]:
     return {kind: round(value, 1) for kind, value in sorted(counts.items()) if value}
+
+
+@dataclass(frozen=True)
+class Steady:
+    """A steady write load: n0 writes a new key every `interval_ms` for `periods` periods."""
+
+    nodes: int
+    profile: str
+    interval_ms: int
+    sweeps: int
+    sessions: int
+    writer_sessions: int
+    """Of which the writer started."""
+    writer_sweeps: int
+    """One a period."""
+    bytes_per_node_per_second: float
+
+    @property
+    def sessions_per_sweep(self) -> float:
+        return self.sessions / self.sweeps
+
+
+def steady(
+    nodes: int, profile: str = "node", interval_ms: int = 1000, periods: int = 2, seed: int = 1
+) -> Steady:
+    """Sessions the sweeps start while writes keep coming (none would be needed: the pushes
+    deliver every write), and the bytes each node sends meanwhile."""
+    rules = PROFILES[profile]
+    period = rules.query_period_ms
+    world = build(nodes, 0, rules, seed)
+    sched, writer = world.scheduler, world.nodes["n0"]
+    sched.run_until(period)
+    queries, sessions = world.serf.queries_sent, world.sessions_run
+    dialled = world.dialled["n0"]
+    sent = sum(world.network.traffic.bytes.values())
+    for i in range(periods * period // interval_ms):
+        sched.at(period + i * interval_ms, partial(_write, writer, f"/s/{i}"))
+    with _collector_off():
+        sched.run_until((1 + periods) * period)
+    sent = sum(world.network.traffic.bytes.values()) - sent
+    return Steady(
+        nodes,
+        profile,
+        interval_ms,
+        world.serf.queries_sent - queries,
+        world.sessions_run - sessions,
+        world.dialled["n0"] - dialled,
+        periods,
+        round(sent / nodes / (periods * period / 1000), 1),
+    )

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
-from .scale import PROFILES, Result, run
+from .scale import PROFILES, Result, Steady, run, steady
 
 FIGURES: dict[str, Callable[[Result], float]] = {
     "p50 ms": lambda r: r.p50_ms,
@@ -28,6 +28,8 @@ FIGURES: dict[str, Callable[[Result], float]] = {
     "msgs/node/write": lambda r: r.messages_per_write,
     "B/node/write": lambda r: r.bytes_per_write,
     "idle B/node/s": lambda r: r.idle_per_second,
+    "wire B/node/write": lambda r: r.wire_per_write,
+    "wire idle B/node/s": lambda r: r.wire_idle_per_second,
 }
 
 
@@ -94,6 +96,21 @@ def fits(results: list[Result]) -> str:
     return "\n".join(rows)
 
 
+def steady_table(runs: list[Steady]) -> str:
+    """One row per steady-load run, in Markdown."""
+    rows = [
+        "| profile | nodes | write every ms | sweeps | sessions | by the writer"
+        " | writer's sweeps | B/node/s |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for s in runs:
+        rows.append(
+            f"| {s.profile} | {s.nodes} | {s.interval_ms} | {s.sweeps} | {s.sessions}"
+            f" | {s.writer_sessions} | {s.writer_sweeps} | {s.bytes_per_node_per_second:,.0f} |"
+        )
+    return "\n".join(rows)
+
+
 def _number(value: float) -> str:
     return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
 
@@ -106,8 +123,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--writes", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--fit", action="store_true")
+    parser.add_argument(
+        "--steady", type=int, metavar="MS", help="instead: n0 writes every MS for two periods"
+    )
     parser.add_argument("--json", help="also write every result to this file")
     args = parser.parse_args(argv)
+    if args.steady:
+        loads = [
+            steady(int(n), profile, args.steady, seed=args.seed)
+            for profile in args.profiles.split(",")
+            for n in args.nodes.split(",")
+        ]
+        print(steady_table(loads))
+        return 0
     runs = []
     for profile in args.profiles.split(","):
         for preload in (int(p) for p in args.preload.split(",")):

@@ -7,7 +7,7 @@ import pytest
 
 from swarmconf.fuzz.kvgossip import run_case
 from swarmconf.fuzz.kvgossip.node import WatchedStore
-from swarmconf.fuzz.kvgossip.scale import PROFILES, build, preloaded, run
+from swarmconf.fuzz.kvgossip.scale import PROFILES, build, preloaded, run, steady
 from swarmconf.fuzz.kvgossip.scale_report import fit, main
 from swarmconf.fuzz.kvgossip.serf import Gossip, push_pull_interval_ms, retransmit_limit
 from swarmconf.spec.kvgossip.fixtures import ALICE, ROOT
@@ -150,3 +150,9 @@ def test_the_report_prints_a_row_a_run_and_the_fits(capsys: pytest.CaptureFixtur
     out = capsys.readouterr().out
     assert "| tree | 4 | 0 |" in out and "| tree | 9 | 0 |" in out
     assert "| tree | B/node/write |" in out
+
+
+def test_under_steady_writes_the_writers_sweeps_dial_every_member() -> None:
+    load = steady(12, "tree", interval_ms=1000)
+    assert load.writer_sweeps == 2
+    assert load.writer_sessions == load.sessions == 11  # the pushes had delivered every write
