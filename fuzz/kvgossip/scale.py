@@ -17,13 +17,11 @@ broadcasts through an epidemic tree of gossip ticks).
 
 from __future__ import annotations
 
-import gc
 import math
 import random
 import statistics
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache, partial
 
@@ -31,6 +29,7 @@ from swarmconf.spec.kvgossip.fixtures import Entity, entity
 from swarmconf.spec.kvgossip.grants import Grant, issue_grant
 from swarmconf.spec.kvgossip.records import Record, make_record
 
+from ..heap import collector_paused
 from .harness import periodic_query
 from .network import Faults
 from .node import Connection, SimNode
@@ -224,22 +223,11 @@ def run(
     nodes: int, preload: int = 0, profile: str = "node", seed: int = 1, writes: int = 1
 ) -> Result:
     """`writes` writes by n0, one at a time, through `nodes` nodes under `profile`'s rules,
-    measured (each write starts on a period boundary once the last one settled)."""
-    with _collector_off():
+    measured (each write starts on a period boundary once the last one settled). The cyclic
+    garbage collector is paused: its passes over a million pending events cost more than the
+    run itself, and a run's objects are freed by reference counting."""
+    with collector_paused():
         return _run(nodes, preload, profile, seed, writes)
-
-
-@contextmanager
-def _collector_off() -> Iterator[None]:
-    """The cyclic garbage collector off: a run's objects are freed by reference counting, and
-    the collector's passes over a million pending events cost more than the run itself."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _write(node: SimNode, key: str) -> None:
@@ -348,7 +336,7 @@ def steady(
     sent = sum(world.network.traffic.bytes.values())
     for i in range(periods * period // interval_ms):
         sched.at(period + i * interval_ms, partial(_write, writer, f"/s/{i}"))
-    with _collector_off():
+    with collector_paused():
         sched.run_until((1 + periods) * period)
     sent = sum(world.network.traffic.bytes.values()) - sent
     return Steady(
