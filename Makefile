@@ -118,7 +118,7 @@ bench-kvsim: $(READY)
 
 # K/V Gossip simulated at size (docs/pages/kvgossip/simulation.md): one write through 100, 300
 # and 1,000 nodes under each rule set with the growth fits, then the real cluster's workload
-# (bench-kv-scale) at 3 to 32 nodes holding 0 and 100,000 keys. About half an hour on one core.
+# (bench-kv-scale) at 3 to 32 nodes holding 0 and 100,000 keys. About ten CPU minutes.
 .PHONY: bench-kvsim-scale
 bench-kvsim-scale: $(READY)
 	nice $(BIN)/python -m swarmconf.fuzz.kvgossip.scale_report --nodes 100,300,1000 --fit
