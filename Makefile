@@ -125,6 +125,15 @@ bench-kv-scale: $(READY) debian-packages
 bench-kvsim: $(READY)
 	$(BIN)/python -m swarmconf.fuzz.kvgossip --campaign 1 --cases 500
 
+# K/V Gossip simulated at size (docs/pages/kvgossip/simulation.md): one write through 100, 300
+# and 1,000 nodes under each rule set with the growth fits, then the real cluster's workload
+# (bench-kv-scale) at 3 to 32 nodes holding 0 and 100,000 keys. About ten CPU minutes.
+.PHONY: bench-kvsim-scale
+bench-kvsim-scale: $(READY)
+	nice $(BIN)/python -m swarmconf.fuzz.kvgossip.scale_report --nodes 100,300,1000 --fit
+	nice $(BIN)/python -m swarmconf.fuzz.kvgossip.scale_report --nodes 3,8,16,32 \
+		--preload 0,100000 --profiles node,tree --writes 10
+
 # The fuzz campaign (README): FUZZ_INTERLEAVINGS interleavings on local Spark, then the report's
 # path. Needs Java 17 for Spark.
 FUZZ_INTERLEAVINGS ?= 200000
