@@ -3,8 +3,9 @@
 A node owns a SQLite store, a TCP sync server and an RPC connection to a Serf agent (one it
 starts, or one it is pointed at). Discovery (notes 3.5): on start, on joins and after changes
 it sends the state query `kvg-th`; the members whose hashes differ answer, and it runs a sync
-session with each, nearest first by network coordinate, until nobody disagrees (backing off),
-then again every `resync_interval`. A local write is pushed whole to the nearest alive peers
+session with the nearest few by network coordinate, sweeping again until nobody disagrees
+(backing off), then again every `resync_interval`, both timers scaled with the member count
+(`sizing`). A local write is pushed whole to the nearest alive peers
 over kept-open connections (K9) and announced by the user event `kvg-ch`; a node that misses
 the push fetches the one key from the writer (K10), falling back to a session. A new
 revocation travels whole as the user event `kvg-rv`. Nothing a peer or the network sends can
@@ -59,6 +60,7 @@ from .reasons import NodeReason
 from .refusals import Refusals
 from .serf_agent import AgentConfig, SerfAgent, free_port
 from .serf_rpc import Member, MemberEvent, Query, SerfError, SerfRPC, StreamRecord, UserEvent
+from .sizing import Relayed, query_timeout, resync_interval, sweep_sessions
 from .store import SqliteStore
 from .sync import PushLink, SessionOutcome, SyncSettings, serve, wall_clock_ms
 
@@ -105,7 +107,9 @@ class NodeConfig:
     """0 for either: free ports, chosen again if taken before the agent binds them."""
     join: tuple[str, ...] = ()
     query_timeout: float = 1.0
+    """Per decade of members (`sizing.query_timeout`)."""
     resync_interval: float = 30.0
+    """Up to `sizing.RESYNC_MEMBERS` members, longer past that (`sizing.resync_interval`)."""
     skew_ms: int = DEFAULT_SKEW_MS
     max_loops: int = DEFAULT_MAX_LOOPS
     idle_timeout: float = IDLE_TIMEOUT
@@ -228,6 +232,7 @@ class Node:
         """Alive peers, nearest first; refreshed on member events and sweeps."""
         self._ring = Ring.of(self.node_id, [])
         self._links: dict[bytes, PushLink] = {}
+        self._relayed = Relayed()
 
     # --- lifecycle --------------------------------------------------------------------------
 
@@ -530,10 +535,18 @@ class Node:
                     self._spawn(self._push_to(below, frame, where))
 
     def _relay(self, got: Answer, sender: bytes | None) -> None:
-        """Relay what a push from `sender` brought that was new here (`_push_peers`)."""
-        records = [v.record for _, v in got.verdicts if v.record is not None]
-        if sender is not None:
-            self._push(records, sender)
+        """Relay what a push from `sender` brought (`_push_peers`): each version the first time
+        it is pushed here, whether new or already stored (fetched before the push came)."""
+        if sender is None:
+            return
+        records = []
+        for key, verdict in got.verdicts:
+            record = verdict.record
+            if verdict.outcome is Outcome.AGREE:
+                record = self.store.get(key)
+            if record is not None and self._relayed.first((key, record.ts, record.entry_hash)):
+                records.append(record)
+        self._push(records, sender)
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(coroutine)
@@ -574,7 +587,7 @@ class Node:
             timeout = (
                 retry * random.uniform(0.5, 1.5)
                 if self._sweep_requested
-                else self.config.resync_interval
+                else resync_interval(self.config.resync_interval, self._members_count())
             )
             if not self._wake.is_set():
                 try:
@@ -594,6 +607,10 @@ class Node:
                 self._sweep_requested = True
             retry = min(retry * 2, self.config.resync_interval) if self._sweep_requested else 0.25
 
+    def _members_count(self) -> int:
+        """Alive members, this node included."""
+        return len(self._nearest) + 1
+
     async def _members(self) -> list[Member] | None:
         """The members as the agent sees them now (for the identity directory)."""
         rpc = self._rpc
@@ -611,14 +628,17 @@ class Node:
         return {p.name: p for p in peers if p is not None and p.node_id != self.node_id}
 
     async def _sweep(self, rpc: SerfRPC) -> bool:
-        """One state query and a session with each disagreeing peer; True if any disagreed."""
+        """One state query and a session with the nearest few disagreeing peers (`sizing`);
+        True if any disagreed or the store changed meanwhile (sweep again)."""
         self.stats.sweeps += 1
         if self.config.join and not await self._peers(rpc) and not await self._join(rpc):
             return True  # not in the cluster yet: try again after the back-off
         await self._refresh_peers(rpc)
         mine = self.hashes()
         replies = await rpc.query(
-            gossip.STATE_QUERY, mine.encode(), timeout=self.config.query_timeout
+            gossip.STATE_QUERY,
+            mine.encode(),
+            timeout=query_timeout(self.config.query_timeout, self._members_count()),
         )
         differing: set[str] = set()
         async for reply in replies:
@@ -636,7 +656,8 @@ class Node:
         if not differing:
             return False
         peers = [p for name, p in (await self._peers(rpc)).items() if name in differing]
-        for peer in await self._nearest_first(rpc, peers):
+        nearest = await self._nearest_first(rpc, peers)
+        for peer in sweep_sessions(nearest, changed=self.hashes() != mine):
             await self._session(peer)
         return True
 

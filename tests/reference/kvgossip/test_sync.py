@@ -31,6 +31,7 @@ from swarmconf.spec.kvgossip import messages as m
 from swarmconf.spec.kvgossip.encoding import encode
 from swarmconf.spec.kvgossip.fixtures import ALICE, ROOT
 from swarmconf.spec.kvgossip.grants import issue_grant, revoke_grant
+from swarmconf.spec.kvgossip.push import answer
 from swarmconf.spec.kvgossip.reasons import KvError, KvReason
 from swarmconf.spec.kvgossip.records import Record, decode_record, make_record, record_body
 from swarmconf.spec.kvgossip.session import Role
@@ -323,3 +324,22 @@ def test_a_node_in_as_many_sessions_as_it_runs_refuses_another_hello(tmp_path: P
     assert error(0, True).startswith(NodeReason.PEER_LIMIT)
     admitted = error(shared.max_syncs - 1, False)
     assert not admitted.startswith((NodeReason.SESSION_LIMIT, NodeReason.PEER_LIMIT))
+
+
+def test_a_node_that_fetched_a_record_relays_it_when_the_push_comes(tmp_path: Path) -> None:
+    # At 1,000 simulated members, members that fetched a write after its change event relayed
+    # nothing when the push came, cutting their span of the push tree off.
+    node = Node(NodeConfig(tmp_path / "n", ROOT.pk, "n", insecure=True))
+    record = make_record(ALICE.seed, "/a/x", NOW - 1, b"v", [GRANT])
+    with node.store.transaction():  # fetched (K10) before the push arrived
+        receive_record(node.store, record.encode(), ROOT.pk, NOW)
+    relayed: list[list[Record]] = []
+    node._push = lambda records, sender=None: relayed.append(records)  # type: ignore[method-assign]
+    push = m.message(m.PUSH, [record.encode()])
+    for _ in range(2):
+        node._relay(answer(node.store, push, ROOT.pk, NOW), b"writer")
+    node.store.close()
+    assert [[(r.ts, r.entry_hash) for r in records] for records in relayed] == [
+        [(record.ts, record.entry_hash)],
+        [],
+    ]
