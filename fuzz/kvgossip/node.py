@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from swarmconf.reference.kvgossip.fanout import plan
+from swarmconf.reference.kvgossip.sizing import Relayed, query_timeout, sweep_sessions
 from swarmconf.spec.kvgossip import messages as m
 from swarmconf.spec.kvgossip.chain import find_chain
 from swarmconf.spec.kvgossip.encoding import decode_canonical, encode
@@ -63,6 +65,8 @@ class World(Protocol):
     def query_after_write(self) -> bool: ...
     @property
     def push_tree(self) -> bool: ...
+    @property
+    def sized(self) -> bool: ...
     def created(self, record: Record) -> None: ...
     def revoked(self, revocation: Revocation) -> None: ...
     def on_put(self, node: str, old: Record | None, new: Record) -> None: ...
@@ -176,6 +180,8 @@ class SimNode:
     _nearest: tuple[int, list[str]] = (-1, [])
     """The peers nearest first, and the Serf member list version they were sorted for."""
     _ring_of: tuple[int, list[str]] = (-1, [])
+    _relayed: Relayed = field(default_factory=Relayed)
+    _retry_ms: int = 250
 
     def __post_init__(self) -> None:
         self.store = WatchedStore(self.name, self.world)
@@ -277,9 +283,14 @@ class SimNode:
         if self.world.draining or self.away:
             return
         payload = self.store.tree_hash() + self.store.revset_hash()
-        self.world.serf.query(self.name, STATE_QUERY, payload, QUERY_TIMEOUT_MS, self._answers)
+        timeout = QUERY_TIMEOUT_MS
+        if self.world.sized:
+            timeout = int(query_timeout(QUERY_TIMEOUT_MS, len(self.world.serf.members)))
+        self.world.serf.query(
+            self.name, STATE_QUERY, payload, timeout, lambda got: self._answers(got, payload)
+        )
 
-    def _answers(self, responses: dict[str, bytes]) -> None:
+    def _answers(self, responses: dict[str, bytes], asked: bytes) -> None:
         mine = (self.store.tree_hash(), self.store.revset_hash())
         peers = []
         for payload in responses.values():
@@ -287,7 +298,13 @@ class SimNode:
             if peer != self.name and (tree, revset) != mine:
                 peers.append(peer)
         net = self.world.network
-        for peer in sorted(peers, key=lambda p: (net.rtt_ms(self.name, p), p)):
+        nearest = sorted(peers, key=lambda p: (net.rtt_ms(self.name, p), p))
+        if self.world.sized:  # the node's sweep (`sizing`): a few sessions, then again
+            nearest = sweep_sessions(nearest, changed=mine[0] + mine[1] != asked)
+            if peers:
+                self.world.scheduler.after(self._retry_ms, self.state_query)
+            self._retry_ms = min(self._retry_ms * 2, 30_000) if peers else 250
+        for peer in nearest:
             self.dial(peer)
 
     # Push, relay and fetch (K9, K10)
@@ -306,8 +323,17 @@ class SimNode:
             self.world.request(self, self.world.nodes[peer], frame, lambda reply: None, "push")
 
     def relay(self, got: Answer, sender: str) -> None:
-        """Push on what a push from `sender` brought that was new here."""
+        """Push on what a push from `sender` brought that was new here; with the node's sizing
+        rules, each version the first time it is pushed here, also when already stored."""
         records = [v.record for _, v in got.verdicts if v.record is not None]
+        if self.world.sized:
+            records = []
+            for key, verdict in got.verdicts:
+                record = verdict.record
+                if verdict.outcome is Outcome.AGREE:
+                    record = self.store.get(key)
+                if record is not None and self._relayed.first((key, record.ts, record.entry_hash)):
+                    records.append(record)
         if records:
             self._push(records, sender)
 
@@ -320,20 +346,10 @@ class SimNode:
             return nearest[:PUSH_FANOUT]
         ring = self._ring()
         me, size = ring.index(self.name), len(ring)
-        if sender is None:
-            span = size
-        elif sender in ring:
-            back = (me - ring.index(sender)) % size
-            span = min(back, size - back)
-        else:
+        if sender is not None and sender not in ring:
             return []
-        steps = []
-        step = 1
-        while step < span:
-            steps.append(step)
-            step *= 2
-        steps.sort(key=lambda s: -min(s, span - s))  # the largest subtree first
-        return [ring[(me + s) % size] for s in steps]
+        back = None if sender is None else (me - ring.index(sender)) % size
+        return [ring[(me + t.offset) % size] for t in plan(size, back)]
 
     def _ring(self) -> list[str]:
         """The members in name order (this node included)."""

@@ -25,6 +25,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache, partial
 
+from swarmconf.reference.kvgossip.sizing import resync_interval
 from swarmconf.spec.kvgossip.fixtures import Entity, entity
 from swarmconf.spec.kvgossip.grants import Grant, issue_grant
 from swarmconf.spec.kvgossip.records import Record, make_record
@@ -54,12 +55,17 @@ class Profile:
     gossip: bool
     """Serf broadcasts through gossip ticks (the node's Serf) or in one hop (the fuzz model)."""
     push_tree: bool = False
+    sized: bool = False
+    """The node's sizing rules (`World.sized`), the sweep period scaled too."""
 
 
 PROFILES = {
     "sim": Profile("sim", 5000, query_after_write=True, gossip=False),
     "node": Profile("node", 30_000, query_after_write=False, gossip=True),
     "tree": Profile("tree", 30_000, query_after_write=False, gossip=True, push_tree=True),
+    "sized": Profile(
+        "sized", 30_000, query_after_write=False, gossip=True, push_tree=True, sized=True
+    ),
 }
 
 
@@ -195,6 +201,7 @@ def build(nodes: int, preload: int, profile: Profile, seed: int) -> ScaleWorld:
     world = ScaleWorld(seed, entity("root"), Faults())
     world.query_after_write = profile.query_after_write
     world.push_tree = profile.push_tree
+    world.sized = profile.sized
     names = [f"n{i}" for i in range(nodes)]
     world.network.latency = PlaneLatency(names, random.Random(f"{seed}/plane"))
     if profile.gossip:
@@ -206,10 +213,17 @@ def build(nodes: int, preload: int, profile: Profile, seed: int) -> ScaleWorld:
         node.store.preload(records)
         world.nodes[name] = node
         world.honest.add(name)
-    period = profile.query_period_ms
+    period = _period(profile, nodes)
     for i, node in enumerate(world.nodes.values()):
         periodic_query(world, node, first=(i * 997) % period, period=period)
     return world
+
+
+def _period(profile: Profile, nodes: int) -> int:
+    """The sweep period: with the node's sizing rules, scaled with the member count."""
+    if not profile.sized:
+        return profile.query_period_ms
+    return int(resync_interval(profile.query_period_ms, nodes))
 
 
 def _per_node(counts: Counter[tuple[str, str]], nodes: int, scale: float = 1.0) -> Counter[str]:
@@ -236,7 +250,7 @@ def _write(node: SimNode, key: str) -> None:
 
 def _run(nodes: int, preload: int, profile: str, seed: int, writes: int) -> Result:
     rules = PROFILES[profile]
-    period = rules.query_period_ms
+    period = _period(rules, nodes)
     world = build(nodes, preload, rules, seed)
     traffic, sched = world.network.traffic, world.scheduler
     sched.run_until(period)

@@ -66,6 +66,10 @@ class World:
     """Set at the end: no new sessions or queries, running sessions finish."""
     push_tree: bool = False
     """Relays go down the binomial tree of the member ring, not to each node's nearest."""
+    sized: bool = False
+    """The node's sizing rules (`reference/kvgossip/sizing`): a sweep dials the nearest few that
+    differ and queries again, the query timeout grows with the members, a pushed version is
+    relayed the first time it comes, also when already stored."""
     query_after_write: bool = True
     """A node sends a state query after each of its writes (the node itself waits for its
     next sweep)."""

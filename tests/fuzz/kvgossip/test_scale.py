@@ -156,3 +156,16 @@ def test_under_steady_writes_the_writers_sweeps_dial_every_member() -> None:
     load = steady(12, "tree", interval_ms=1000)
     assert load.writer_sweeps == 2
     assert load.writer_sessions == load.sessions == 11  # the pushes had delivered every write
+
+
+def test_under_the_nodes_sizing_rules_steady_writes_start_no_sessions() -> None:
+    load = steady(12, "sized", interval_ms=1000)
+    assert load.writer_sweeps >= 2
+    assert load.sessions == 0  # the store changed during each query: query again, dial nobody
+
+
+def test_under_the_nodes_sizing_rules_idle_queries_stop_growing_past_32() -> None:
+    small, large = run(32, profile="sized"), run(64, profile="sized")
+    # Half as often per node at 64: each node's share of the cluster's queries stays the same.
+    ratio = large.idle_bytes["serf-query"] / small.idle_bytes["serf-query"]
+    assert ratio == pytest.approx(1.0, rel=0.35)
