@@ -111,10 +111,28 @@ bench-kv-faults: $(READY) debian-packages
 	nice $(BIN)/python -m bench.kvgossip.faults --schedules 50
 	nice $(BIN)/python -m bench.kvgossip.faults --schedules 3 --partition 30 --out kv-faults-out/partition
 
+# K/V Gossip at 32 real nodes in namespaces (root): start-up, memory, write propagation against
+# Serf's own event propagation and bytes per node at 3/8/16/32 nodes, fresh nodes joining 31
+# holding 100,000 keys, fault schedules and a 16/16 partition at 32 nodes (about 20 minutes;
+# KV_SCALE='--only curve' or another part runs less, see python -m bench.kvgossip.scale -h).
+KV_SCALE ?=
+.PHONY: bench-kv-scale
+bench-kv-scale: $(READY) debian-packages
+	nice $(BIN)/python -m bench.kvgossip.scale $(KV_SCALE)
+
 # K/V Gossip simulation throughput on one core: 500 schedules of campaign 1.
 .PHONY: bench-kvsim
 bench-kvsim: $(READY)
 	$(BIN)/python -m swarmconf.fuzz.kvgossip --campaign 1 --cases 500
+
+# K/V Gossip simulated at size (docs/pages/kvgossip/simulation.md): one write through 100, 300
+# and 1,000 nodes under each rule set with the growth fits, then the real cluster's workload
+# (bench-kv-scale) at 3 to 32 nodes holding 0 and 100,000 keys. About ten CPU minutes.
+.PHONY: bench-kvsim-scale
+bench-kvsim-scale: $(READY)
+	nice $(BIN)/python -m swarmconf.fuzz.kvgossip.scale_report --nodes 100,300,1000 --fit
+	nice $(BIN)/python -m swarmconf.fuzz.kvgossip.scale_report --nodes 3,8,16,32 \
+		--preload 0,100000 --profiles node,tree --writes 10
 
 # The fuzz campaign (README): FUZZ_INTERLEAVINGS interleavings on local Spark, then the report's
 # path. Needs Java 17 for Spark.

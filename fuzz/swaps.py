@@ -45,6 +45,7 @@ def bindings(swaps: Swaps) -> list[Binding]:
 def swapped(swaps: Swaps) -> Iterator[None]:
     """Run the block with `swaps` in place; the originals come back afterwards, also on error."""
     undo: list[tuple[ModuleType, str, Any]] = []
+    loaded = len(sys.modules)
     try:
         for bound, attr, original, replacement in bindings(swaps):
             if getattr(bound, attr, None) is original:
@@ -54,3 +55,15 @@ def swapped(swaps: Swaps) -> Iterator[None]:
     finally:
         for bound, attr, original in reversed(undo):
             setattr(bound, attr, original)
+        if len(sys.modules) != loaded:
+            _unbind_loaded_during(swaps)
+
+
+def _unbind_loaded_during(swaps: Swaps) -> None:
+    """Give the originals back to modules first loaded inside the block: they bound the
+    replacements, and would keep them for the rest of the process."""
+    for (module, attr), replacement in swaps.items():
+        original = getattr(module, attr)
+        for name, bound in list(sys.modules.items()):
+            if name.startswith("swarmconf.") and getattr(bound, attr, None) is replacement:
+                setattr(bound, attr, original)

@@ -75,7 +75,11 @@ async def propagation(
 
 
 async def propagation_between(
-    writer: Path, readers: list[Path], writes: int, round_trips: list[float] | None = None
+    writer: Path,
+    readers: list[Path],
+    writes: int,
+    round_trips: list[float] | None = None,
+    key_prefix: str = "/bench/propagation/",
 ) -> list[float]:
     """`propagation` on the nodes of these data directories: written on the first, timed until
     every reader stores it."""
@@ -85,7 +89,7 @@ async def propagation_between(
             started = time.perf_counter()
             await call(writer, {"op": "status"})
             round_trips.append(time.perf_counter() - started)
-        key = f"/bench/propagation/{i}"
+        key = f"{key_prefix}{i}"
         watches = [await watch(reader, key) for reader in readers]
         arrivals = asyncio.gather(*(_first_change(w) for w in watches))
         record = bench_record(key, _ms(), b"value %d" % i)

@@ -61,5 +61,5 @@ def attack(node: SimNode, kind: str, pick: int, target: str) -> None:
     """Store one forgery in the attacker's own store, then open a session to `target`."""
     record = forge(node, kind, pick)
     if record is not None:
-        node.store.records[record.key] = record
+        node.store.plant(record)
     node.dial(target)

@@ -49,7 +49,7 @@ def build_world(scenario: Scenario) -> World:
         sched.at(start, lambda: setattr(world.network, "groups", groups))
         sched.at(end, lambda: setattr(world.network, "groups", []))
     for i, node in enumerate(world.nodes.values()):
-        _periodic_query(
+        periodic_query(
             world, node, first=(i * 997) % scenario.query_period_ms, period=scenario.query_period_ms
         )
     return world
@@ -70,7 +70,9 @@ def _perform(world: World, scenario: Scenario, op: Op) -> None:
         attack(nodes[op.node], FORGERIES[op.pick % len(FORGERIES)], op.pick, op.other)
 
 
-def _periodic_query(world: World, node: SimNode, first: int, period: int) -> None:
+def periodic_query(world: World, node: SimNode, first: int, period: int) -> None:
+    """`node` sends a state query at `first` and every `period` ms after."""
+
     def tick() -> None:
         node.state_query()
         world.scheduler.after(period, tick)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from .events import Scheduler
@@ -23,17 +24,31 @@ class Faults:
 
 
 @dataclass
+class Traffic:
+    """What each node sent: messages and bytes by (node, kind). Sends that a fault loses still
+    count (they left the sender); frames a cut link refuses do not."""
+
+    messages: Counter[tuple[str, str]] = field(default_factory=Counter)
+    bytes: Counter[tuple[str, str]] = field(default_factory=Counter)
+
+    def add(self, node: str, kind: str, size: int, count: int = 1) -> None:
+        self.messages[(node, kind)] += count
+        self.bytes[(node, kind)] += size * count
+
+
+@dataclass
 class Network:
     """Links between named nodes with a base latency each, and a partition state."""
 
     scheduler: Scheduler
     rng: random.Random
     faults: Faults
-    latency: dict[tuple[str, str], int] = field(default_factory=dict)
+    latency: Mapping[tuple[str, str], int] = field(default_factory=dict)
     groups: list[frozenset[str]] = field(default_factory=list)
     """Current partition: nodes in different groups cannot reach each other (empty: none)."""
     down: set[str] = field(default_factory=set)
     """Nodes out of the cluster: nothing reaches them and nothing they send arrives."""
+    traffic: Traffic = field(default_factory=Traffic)
 
     def reachable(self, a: str, b: str) -> bool:
         """True iff `a` and `b` are both up and on the same side of the current partition."""
@@ -47,8 +62,13 @@ class Network:
         """The round-trip time Serf's coordinates would estimate."""
         return 0 if a == b else 2 * self.latency[(a, b)]
 
-    def datagram(self, src: str, dst: str, deliver: Callable[[], None]) -> None:
-        """Send one datagram: maybe lost, maybe duplicated, jittered; dropped if partitioned."""
+    def datagram(
+        self, src: str, dst: str, deliver: Callable[[], None], size: int = 0, kind: str = ""
+    ) -> None:
+        """Send one datagram: maybe lost, maybe duplicated, jittered; dropped if partitioned.
+        A `kind` counts it as `size` bytes sent by `src`."""
+        if kind:
+            self.traffic.add(src, kind, size)
         copies = 2 if self.rng.random() < self.faults.duplicate else 1
         for _ in range(copies):
             if src != dst and self.rng.random() < self.faults.loss:
@@ -56,12 +76,22 @@ class Network:
             delay = self._delay(src, dst)
             self.scheduler.after(delay, self._if_reachable(src, dst, deliver))
 
-    def stream(self, src: str, dst: str, deliver: Callable[[], None]) -> bool:
-        """Send one in-order stream frame; False (and nothing sent) if the link is cut."""
+    def stream(
+        self, src: str, dst: str, deliver: Callable[[], None], size: int = 0, kind: str = ""
+    ) -> bool:
+        """Send one in-order stream frame; False (and nothing sent) if the link is cut. A `kind`
+        counts it as `size` bytes sent by `src`."""
         if not self.reachable(src, dst):
             return False
+        if kind:
+            self.traffic.add(src, kind, size)
         self.scheduler.after(self.latency[(src, dst)], self._if_reachable(src, dst, deliver))
         return True
+
+    def after(self, src: str, dst: str, delay: int, deliver: Callable[[], None]) -> None:
+        """Deliver after `delay` ms if `src` still reaches `dst` then (relayed gossip: its
+        retransmissions mask datagram loss)."""
+        self.scheduler.after(delay, self._if_reachable(src, dst, deliver))
 
     def _delay(self, src: str, dst: str) -> int:
         base = 0 if src == dst else self.latency[(src, dst)]

@@ -2,24 +2,32 @@
 the way notes 3.5 and the sync decisions decide (discovery query `kvg-th`, change event
 `kvg-ch`, revocation event `kvg-rv`, sessions in RTT order, one outgoing session at a time; a
 local write pushed to the nearest peers (K9), an announced newer version fetched from its
-writer before falling back to a session (K10))."""
+writer before falling back to a session (K10)). Above `PUSH_FANOUT` peers a node relays a
+pushed record that was new to it (kv-sync 3.3d): to its own nearest `PUSH_FANOUT`, or, with
+the world's `push_tree`, down a binomial tree of the members in name order (the writer pushes
+to the members 1, 2, 4, ... places after it; one reached from `d` places back relays to the
+members 1, 2, 4, ... places after it below `min(d, n - d)`), so each member gets it once."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from swarmconf.reference.kvgossip.fanout import plan
+from swarmconf.reference.kvgossip.sizing import Relayed, query_timeout, sweep_sessions
 from swarmconf.spec.kvgossip import messages as m
 from swarmconf.spec.kvgossip.chain import find_chain
 from swarmconf.spec.kvgossip.encoding import decode_canonical, encode
 from swarmconf.spec.kvgossip.fixtures import Entity
 from swarmconf.spec.kvgossip.grants import Grant, Revocation, revoke_grant
+from swarmconf.spec.kvgossip.push import Answer
 from swarmconf.spec.kvgossip.records import Record, lww_greater, make_record
 from swarmconf.spec.kvgossip.session import Session
 from swarmconf.spec.kvgossip.state import (
     MemoryStore,
     Outcome,
+    SyncItem,
     apply_record,
     apply_revocation,
     receive_record,
@@ -53,6 +61,12 @@ class World(Protocol):
     def nodes(self) -> dict[str, SimNode]: ...
     @property
     def draining(self) -> bool: ...
+    @property
+    def query_after_write(self) -> bool: ...
+    @property
+    def push_tree(self) -> bool: ...
+    @property
+    def sized(self) -> bool: ...
     def created(self, record: Record) -> None: ...
     def revoked(self, revocation: Revocation) -> None: ...
     def on_put(self, node: str, old: Record | None, new: Record) -> None: ...
@@ -64,26 +78,73 @@ class World(Protocol):
         dst: SimNode,
         frame: bytes,
         on_reply: Callable[[list[Any] | None], None],
+        kind: str,
     ) -> None: ...
 
 
 class WatchedStore(MemoryStore):
-    """A MemoryStore that reports every change to the world's safety checks."""
+    """A MemoryStore that reports every change to the world's safety checks, and keeps what
+    the spec's store recomputes on every call (tree and revocation-set hashes, the sorted sync
+    items, the entry-hash lookup) until the store changes."""
 
     def __init__(self, owner: str, world: World) -> None:
         super().__init__()
         self.owner = owner
         self.world = world
+        self._by_hash: dict[bytes, str] = {}
+        self._tree: bytes | None = None
+        self._items: list[SyncItem] | None = None
+        self._revset: bytes | None = None
 
     def put(self, record: Record) -> None:
-        self.world.on_put(self.owner, self.records.get(record.key), record)
+        old = self.records.get(record.key)
+        self.world.on_put(self.owner, old, record)
+        self.plant(record)
+
+    def plant(self, record: Record) -> None:
+        """Store `record` without the checks (a forgery the attacker holds)."""
+        old = self.records.get(record.key)
+        if old is not None:
+            del self._by_hash[old.entry_hash]
         super().put(record)
+        self._by_hash[record.entry_hash] = record.key
+        self._tree = self._items = None
+
+    def preload(self, records: Mapping[str, Record]) -> None:
+        """Hold `records` from the start (no store change the checks see)."""
+        for record in records.values():
+            self.plant(record)
 
     def delete(self, key: str) -> None:
         old = self.records.get(key)
         super().delete(key)
         if old is not None:
+            del self._by_hash[old.entry_hash]
+            self._tree = self._items = None
             self.world.on_delete(self.owner, old)
+
+    def get_by_entry_hash(self, entry_hash: bytes) -> Record | None:
+        key = self._by_hash.get(entry_hash)
+        return None if key is None else self.records[key]
+
+    def sync_items(self) -> list[SyncItem]:
+        if self._items is None:
+            self._items = super().sync_items()
+        return list(self._items)
+
+    def tree_hash(self) -> bytes:
+        if self._tree is None:
+            self._tree = super().tree_hash()
+        return self._tree
+
+    def add_revocation(self, revocation: Revocation) -> None:
+        super().add_revocation(revocation)
+        self._revset = None
+
+    def revset_hash(self) -> bytes:
+        if self._revset is None:
+            self._revset = super().revset_hash()
+        return self._revset
 
 
 @dataclass
@@ -112,10 +173,15 @@ class SimNode:
     grants: list[Grant]
     offset_ms: int
     world: World
-    store: MemoryStore = field(init=False)
+    store: WatchedStore = field(init=False)
     queue: list[str] = field(default_factory=list)
     outgoing: Connection | None = None
     local_write: bytes = b""
+    _nearest: tuple[int, list[str]] = (-1, [])
+    """The peers nearest first, and the Serf member list version they were sorted for."""
+    _ring_of: tuple[int, list[str]] = (-1, [])
+    _relayed: Relayed = field(default_factory=Relayed)
+    _retry_ms: int = 250
 
     def __post_init__(self) -> None:
         self.store = WatchedStore(self.name, self.world)
@@ -144,9 +210,12 @@ class SimNode:
         self.state_query()
 
     def _peers_nearest_first(self) -> list[str]:
-        net = self.world.network
-        peers = (p for p in self.world.serf.members if p != self.name)
-        return sorted(peers, key=lambda p: (net.rtt_ms(self.name, p), p))
+        serf, net = self.world.serf, self.world.network
+        if self._nearest[0] != serf.version:
+            peers = (p for p in serf.members if p != self.name)
+            ordered = sorted(peers, key=lambda p: (net.rtt_ms(self.name, p), p))
+            self._nearest = (serf.version, ordered)
+        return self._nearest[1]
 
     # Time
 
@@ -176,7 +245,8 @@ class SimNode:
         self.push(record)
         payload = encode([self.name, key, record.ts, record.entry_hash])
         self.world.serf.user_event(self.name, CHANGE_EVENT, payload, coalesce=False)
-        self.state_query()
+        if self.world.query_after_write:
+            self.state_query()
         return record
 
     def revoke(self, grant: Grant, revoker: Entity) -> None:
@@ -213,9 +283,14 @@ class SimNode:
         if self.world.draining or self.away:
             return
         payload = self.store.tree_hash() + self.store.revset_hash()
-        self.world.serf.query(self.name, STATE_QUERY, payload, QUERY_TIMEOUT_MS, self._answers)
+        timeout = QUERY_TIMEOUT_MS
+        if self.world.sized:
+            timeout = int(query_timeout(QUERY_TIMEOUT_MS, len(self.world.serf.members)))
+        self.world.serf.query(
+            self.name, STATE_QUERY, payload, timeout, lambda got: self._answers(got, payload)
+        )
 
-    def _answers(self, responses: dict[str, bytes]) -> None:
+    def _answers(self, responses: dict[str, bytes], asked: bytes) -> None:
         mine = (self.store.tree_hash(), self.store.revset_hash())
         peers = []
         for payload in responses.values():
@@ -223,10 +298,16 @@ class SimNode:
             if peer != self.name and (tree, revset) != mine:
                 peers.append(peer)
         net = self.world.network
-        for peer in sorted(peers, key=lambda p: (net.rtt_ms(self.name, p), p)):
+        nearest = sorted(peers, key=lambda p: (net.rtt_ms(self.name, p), p))
+        if self.world.sized:  # the node's sweep (`sizing`): a few sessions, then again
+            nearest = sweep_sessions(nearest, changed=mine[0] + mine[1] != asked)
+            if peers:
+                self.world.scheduler.after(self._retry_ms, self.state_query)
+            self._retry_ms = min(self._retry_ms * 2, 30_000) if peers else 250
+        for peer in nearest:
             self.dial(peer)
 
-    # Push and fetch (K9, K10)
+    # Push, relay and fetch (K9, K10)
 
     def _older_than(self, key: str, ts: int, entry_hash: bytes) -> bool:
         local = self.store.get(key)
@@ -234,9 +315,48 @@ class SimNode:
 
     def push(self, record: Record) -> None:
         """Send a new record to the nearest members; the answers change nothing here."""
-        frame = m.message(m.PUSH, [record.encode()])
-        for peer in self._peers_nearest_first()[:PUSH_FANOUT]:
-            self.world.request(self, self.world.nodes[peer], frame, lambda reply: None)
+        self._push([record])
+
+    def _push(self, records: list[Record], sender: str | None = None) -> None:
+        frame = m.message(m.PUSH, [r.encode() for r in records])
+        for peer in self._push_peers(sender):
+            self.world.request(self, self.world.nodes[peer], frame, lambda reply: None, "push")
+
+    def relay(self, got: Answer, sender: str) -> None:
+        """Push on what a push from `sender` brought that was new here; with the node's sizing
+        rules, each version the first time it is pushed here, also when already stored."""
+        records = [v.record for _, v in got.verdicts if v.record is not None]
+        if self.world.sized:
+            records = []
+            for key, verdict in got.verdicts:
+                record = verdict.record
+                if verdict.outcome is Outcome.AGREE:
+                    record = self.store.get(key)
+                if record is not None and self._relayed.first((key, record.ts, record.entry_hash)):
+                    records.append(record)
+        if records:
+            self._push(records, sender)
+
+    def _push_peers(self, sender: str | None) -> list[str]:
+        """Whom to push to, as the writer (`sender` None) or relaying what `sender` pushed."""
+        nearest = self._peers_nearest_first()
+        if len(nearest) <= PUSH_FANOUT:
+            return nearest if sender is None else []
+        if not self.world.push_tree:
+            return nearest[:PUSH_FANOUT]
+        ring = self._ring()
+        me, size = ring.index(self.name), len(ring)
+        if sender is not None and sender not in ring:
+            return []
+        back = None if sender is None else (me - ring.index(sender)) % size
+        return [ring[(me + t.offset) % size] for t in plan(size, back)]
+
+    def _ring(self) -> list[str]:
+        """The members in name order (this node included)."""
+        serf = self.world.serf
+        if self._ring_of[0] != serf.version:
+            self._ring_of = (serf.version, sorted(serf.members))
+        return self._ring_of[1]
 
     def fetch(self, origin: str, key: str, ts: int, entry_hash: bytes) -> None:
         """Ask the writer for one key; a session with it if the answer does not settle it."""
@@ -249,7 +369,7 @@ class SimNode:
                 self.dial(origin)
 
         frame = m.message(m.FETCH, [key])
-        self.world.request(self, self.world.nodes[origin], frame, on_reply)
+        self.world.request(self, self.world.nodes[origin], frame, on_reply, "fetch")
 
     # Sessions
 

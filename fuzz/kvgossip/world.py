@@ -32,6 +32,12 @@ from .node import IDLE_TIMEOUT_MS, Connection, SimNode
 from .serf import Serf
 
 MAX_SESSION_FRAMES = 5000
+FRAME_OVERHEAD = 4 + 4 + 17
+"""Bytes a frame costs on the sealed sync wire beyond its body: the frame's length, the sealed
+message's length and the secretstream tag (the node's `frames` and `wire`)."""
+SESSION_SETUP = 2 * 220
+"""A session's connection before its first frame, both ways: membership hello, proof, key
+exchange and secretstream header (the node's `membership` and `wire`), about 220 B a side."""
 
 
 @dataclass
@@ -54,8 +60,19 @@ class World:
     connections: list[Connection] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
     sessions_run: int = 0
+    carrier: str = ""
+    """The node whose message is being handled (what brought a record to where it is stored)."""
     draining: bool = False
     """Set at the end: no new sessions or queries, running sessions finish."""
+    push_tree: bool = False
+    """Relays go down the binomial tree of the member ring, not to each node's nearest."""
+    sized: bool = False
+    """The node's sizing rules (`reference/kvgossip/sizing`): a sweep dials the nearest few that
+    differ and queries again, the query timeout grows with the members, a pushed version is
+    relayed the first time it comes, also when already stored."""
+    query_after_write: bool = True
+    """A node sends a state query after each of its writes (the node itself waits for its
+    next sweep)."""
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
@@ -112,20 +129,27 @@ class World:
         dst: SimNode,
         frame: bytes,
         on_reply: Callable[[list[Any] | None], None],
+        kind: str,
     ) -> None:
-        """Send a PUSH or FETCH; `on_reply` gets the decoded answer, or None when it is lost."""
+        """Send a PUSH or FETCH (`kind` counts its bytes); `on_reply` gets the decoded answer,
+        or None when it is lost."""
 
         def answer() -> None:
             if self.rng.random() < self.faults.stream_loss:
                 on_reply(None)  # the connection broke: the sender sees it fail
                 return
+            self.carrier = src.name
             got = push.answer(dst.store, frame, self.root.pk, dst.clock())
-            if not self.network.stream(
-                dst.name, src.name, lambda: on_reply(m.decode_message(got.reply))
-            ):
+            dst.relay(got, src.name)
+            size = len(got.reply) + FRAME_OVERHEAD
+            if not self.network.stream(dst.name, src.name, partial(reply, got.reply), size, kind):
                 on_reply(None)
 
-        if not self.network.stream(src.name, dst.name, answer):
+        def reply(data: bytes) -> None:
+            self.carrier = dst.name
+            on_reply(m.decode_message(data))
+
+        if not self.network.stream(src.name, dst.name, answer, len(frame) + FRAME_OVERHEAD, kind):
             on_reply(None)
 
     # Sessions over simulated TCP
@@ -147,6 +171,8 @@ class World:
         )
         self.connections.append(connection)
         self.sessions_run += 1
+        self.network.traffic.add(initiator.name, "session", SESSION_SETUP // 2)
+        self.network.traffic.add(responder.name, "session", SESSION_SETUP // 2)
         self._activity(connection)
         frames = connection.sessions[initiator.name].start(initiator.clock())
         self._send(connection, initiator, responder, frames)
@@ -163,7 +189,8 @@ class World:
             if c.broken or self.rng.random() < self.faults.stream_loss:
                 c.broken = True  # the stream broke: both sessions end by their idle timeout
                 return
-            self.network.stream(src.name, dst.name, partial(self._deliver, c, src, dst, frame))
+            deliver = partial(self._deliver, c, src, dst, frame)
+            self.network.stream(src.name, dst.name, deliver, len(frame) + FRAME_OVERHEAD, "session")
         self._check_end(c)
 
     def _deliver(self, c: Connection, src: SimNode, dst: SimNode, frame: bytes) -> None:
@@ -171,6 +198,7 @@ class World:
         if session.done or c.broken:
             return
         self._activity(c)
+        self.carrier = src.name
         replies = session.receive(frame, dst.clock())
         self._send(c, dst, src, replies)
 

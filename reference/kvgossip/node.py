@@ -3,8 +3,9 @@
 A node owns a SQLite store, a TCP sync server and an RPC connection to a Serf agent (one it
 starts, or one it is pointed at). Discovery (notes 3.5): on start, on joins and after changes
 it sends the state query `kvg-th`; the members whose hashes differ answer, and it runs a sync
-session with each, nearest first by network coordinate, until nobody disagrees (backing off),
-then again every `resync_interval`. A local write is pushed whole to the nearest alive peers
+session with the nearest few by network coordinate, sweeping again until nobody disagrees
+(backing off), then again every `resync_interval`, both timers scaled with the member count
+(`sizing`). A local write is pushed whole to the nearest alive peers
 over kept-open connections (K9) and announced by the user event `kvg-ch`; a node that misses
 the push fetches the one key from the writer (K10), falling back to a session. A new
 revocation travels whole as the user event `kvg-rv`. Nothing a peer or the network sends can
@@ -24,6 +25,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import random
 from collections import Counter
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
@@ -45,6 +47,7 @@ from swarmconf.spec.kvgossip.state import (
 
 from . import gossip
 from .door import Opening
+from .fanout import PUSH_FANOUT, Ring, Target, handed_down, plan
 from .frames import IDLE_TIMEOUT, FrameError, FrameReader, FrameWriter
 from .guard import SyncGuard
 from .identity import Directory, load_identity
@@ -57,6 +60,7 @@ from .reasons import NodeReason
 from .refusals import Refusals
 from .serf_agent import AgentConfig, SerfAgent, free_port
 from .serf_rpc import Member, MemberEvent, Query, SerfError, SerfRPC, StreamRecord, UserEvent
+from .sizing import Relayed, query_timeout, resync_interval, sweep_sessions
 from .store import SqliteStore
 from .sync import PushLink, SessionOutcome, SyncSettings, serve, wall_clock_ms
 
@@ -64,8 +68,6 @@ log = logging.getLogger("swarmconf.reference.kvgossip")
 
 STORE_FILE = "store.db"
 SERF_SECRETS_FILE = "serf-secrets.json"
-PUSH_FANOUT = 8
-"""Peers a new record is pushed to, nearest first (K9)."""
 CHECKPOINT_INTERVAL = 1.0
 """Seconds between checkpoints of the store (when something was committed)."""
 LINK_CHECK = 5.0
@@ -105,7 +107,9 @@ class NodeConfig:
     """0 for either: free ports, chosen again if taken before the agent binds them."""
     join: tuple[str, ...] = ()
     query_timeout: float = 1.0
+    """Per decade of members (`sizing.query_timeout`)."""
     resync_interval: float = 30.0
+    """Up to `sizing.RESYNC_MEMBERS` members, longer past that (`sizing.resync_interval`)."""
     skew_ms: int = DEFAULT_SKEW_MS
     max_loops: int = DEFAULT_MAX_LOOPS
     idle_timeout: float = IDLE_TIMEOUT
@@ -117,6 +121,14 @@ class NodeConfig:
     """The cluster secret (gossip encryption, RPC auth, sync handshake)."""
     insecure: bool = False
     """Run without a cluster key: allowed on loopback only, for experiments."""
+
+
+def serf_profile(host: str) -> str:
+    """The Serf timing profile of a managed agent: `local` on loopback; `lan` elsewhere,
+    whose probe timeout (500 ms, not 200) and suspicion keep a busy member from being
+    declared failed (at 32 nodes on two loaded cores, `local` declared busy members
+    failed 15 times in six minutes)."""
+    return "local" if host.startswith(LOOPBACK) else "lan"
 
 
 class NodeStartError(Exception):
@@ -218,7 +230,9 @@ class Node:
         self._peer_hashes: dict[str, gossip.StateHashes] = {}
         self._nearest: list[gossip.Peer] = []
         """Alive peers, nearest first; refreshed on member events and sweeps."""
+        self._ring = Ring.of(self.node_id, [])
         self._links: dict[bytes, PushLink] = {}
+        self._relayed = Relayed()
 
     # --- lifecycle --------------------------------------------------------------------------
 
@@ -236,6 +250,7 @@ class Node:
                     log_path=self.config.data_dir / "serf.log",
                     key=self.config.cluster_key,
                     config_path=self.config.data_dir / SERF_SECRETS_FILE,
+                    profile=serf_profile(self.config.host),
                 )
             )
         self._tasks = [
@@ -282,7 +297,7 @@ class Node:
 
     def _renew_links(self) -> None:
         """Replace the push connections that near the peers' session deadline."""
-        for peer in self._nearest[:PUSH_FANOUT]:
+        for peer, _ in self._push_peers():
             link = self._links.get(peer.node_id)
             if link is not None and link.age > LINK_RENEW_AGE:
                 self._spawn(self._renew(peer, link))
@@ -342,6 +357,7 @@ class Node:
             finally:
                 self._rpc = None
                 self._nearest = []  # cut off from the cluster: push to nobody
+                self._ring = Ring.of(self.node_id, [])
                 await rpc.close()
             await asyncio.sleep(backoff)
 
@@ -484,27 +500,53 @@ class Node:
             )
         return link
 
-    def _push(self, records: list[Record]) -> None:
-        """Push records to the nearest alive peers, a task each, started in that order; a
-        failure is left to K10."""
+    def _push_peers(self, sender: bytes | None = None) -> list[tuple[gossip.Peer, Target | None]]:
+        """Whom to push to (`fanout`): every alive peer, nearest first, when there are no more
+        than `PUSH_FANOUT` (and nobody relays); else the ring's binomial tree, as the writer
+        (`sender` None) or relaying what `sender` pushed."""
+        if len(self._nearest) <= PUSH_FANOUT:
+            return [(peer, None) for peer in self._nearest] if sender is None else []
+        distance = None if sender is None else self._ring.distance(sender)
+        if sender is not None and distance is None:
+            return []  # a sender this node does not see: the change event covers the rest
+        return self._on_ring(plan(self._ring.size, distance))
+
+    def _on_ring(self, targets: list[Target]) -> list[tuple[gossip.Peer, Target | None]]:
+        peers = {p.node_id: p for p in self._nearest}
+        found = ((peers.get(self._ring.at(t.offset)), t) for t in targets)
+        return [(peer, target) for peer, target in found if peer is not None]
+
+    def _push(self, records: list[Record], sender: bytes | None = None) -> None:
+        """Push records to `_push_peers`, a task each; a failed push is handed down to the
+        members the failed one would have relayed to, and anything left to K10."""
         if not self.config.push or not records:
             return
         frame = m.message(m.PUSH, [r.encode() for r in records])
-        for peer in self._nearest[:PUSH_FANOUT]:
-            self._spawn(self._push_to(peer, frame))
+        for peer, target in self._push_peers(sender):
+            self._spawn(self._push_to(peer, frame, target))
 
-    async def _push_to(self, peer: gossip.Peer, frame: bytes) -> None:
+    async def _push_to(self, peer: gossip.Peer, frame: bytes, target: Target | None) -> None:
         try:
             await self._link(peer).request(frame)
         except Exception as exc:  # any failure: the change event covers it
             log.info("push to %s failed: %s", peer.name, exc)
+            if target is not None:
+                for below, where in self._on_ring(handed_down(target)):
+                    self._spawn(self._push_to(below, frame, where))
 
-    def _relay(self, got: Answer) -> None:
-        """Relay what a push brought that was new here, when the fanout does not reach all."""
-        if len(self._nearest) <= PUSH_FANOUT:
+    def _relay(self, got: Answer, sender: bytes | None) -> None:
+        """Relay what a push from `sender` brought (`_push_peers`): each version the first time
+        it is pushed here, whether new or already stored (fetched before the push came)."""
+        if sender is None:
             return
-        records = [v.record for _, v in got.verdicts if v.record is not None]
-        self._push(records)
+        records = []
+        for key, verdict in got.verdicts:
+            record = verdict.record
+            if verdict.outcome is Outcome.AGREE:
+                record = self.store.get(key)
+            if record is not None and self._relayed.first((key, record.ts, record.entry_hash)):
+                records.append(record)
+        self._push(records, sender)
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(coroutine)
@@ -517,8 +559,9 @@ class Node:
         except SerfError as exc:
             log.info("peer list not refreshed: %s", exc)
             return
+        self._ring = Ring.of(self.node_id, [p.node_id for p in self._nearest])
         if self.config.push:  # the first push need not wait for a connection and handshake
-            for peer in self._nearest[:PUSH_FANOUT]:
+            for peer, _ in self._push_peers():
                 link = self._link(peer)
                 if not link.connected:
                     self._spawn(self._open_link(peer, link))
@@ -539,7 +582,13 @@ class Node:
         """State-query sweeps when asked and periodically, backing off until nobody disagrees."""
         retry = 0.25
         while True:
-            timeout = retry if self._sweep_requested else self.config.resync_interval
+            # Jittered: two nodes refusing each other's sessions (`MAX_SYNCS`) must not retry
+            # in step.
+            timeout = (
+                retry * random.uniform(0.5, 1.5)
+                if self._sweep_requested
+                else resync_interval(self.config.resync_interval, self._members_count())
+            )
             if not self._wake.is_set():
                 try:
                     await asyncio.wait_for(self._wake.wait(), timeout)
@@ -558,6 +607,10 @@ class Node:
                 self._sweep_requested = True
             retry = min(retry * 2, self.config.resync_interval) if self._sweep_requested else 0.25
 
+    def _members_count(self) -> int:
+        """Alive members, this node included."""
+        return len(self._nearest) + 1
+
     async def _members(self) -> list[Member] | None:
         """The members as the agent sees them now (for the identity directory)."""
         rpc = self._rpc
@@ -575,14 +628,17 @@ class Node:
         return {p.name: p for p in peers if p is not None and p.node_id != self.node_id}
 
     async def _sweep(self, rpc: SerfRPC) -> bool:
-        """One state query and a session with each disagreeing peer; True if any disagreed."""
+        """One state query and a session with the nearest few disagreeing peers (`sizing`);
+        True if any disagreed or the store changed meanwhile (sweep again)."""
         self.stats.sweeps += 1
         if self.config.join and not await self._peers(rpc) and not await self._join(rpc):
             return True  # not in the cluster yet: try again after the back-off
         await self._refresh_peers(rpc)
         mine = self.hashes()
         replies = await rpc.query(
-            gossip.STATE_QUERY, mine.encode(), timeout=self.config.query_timeout
+            gossip.STATE_QUERY,
+            mine.encode(),
+            timeout=query_timeout(self.config.query_timeout, self._members_count()),
         )
         differing: set[str] = set()
         async for reply in replies:
@@ -600,7 +656,8 @@ class Node:
         if not differing:
             return False
         peers = [p for name, p in (await self._peers(rpc)).items() if name in differing]
-        for peer in await self._nearest_first(rpc, peers):
+        nearest = await self._nearest_first(rpc, peers)
+        for peer in sweep_sessions(nearest, changed=self.hashes() != mine):
             await self._session(peer)
         return True
 
@@ -610,13 +667,21 @@ class Node:
         return gossip.by_distance(peers, mine, coords)
 
     async def _session(self, peer: gossip.Peer) -> SessionOutcome | None:
-        """A session with `peer`; None when one with it is running already, in either role:
-        that one settles both directions, and a second would move every record twice."""
+        """A session with `peer`; None when one with it is running already, in either role
+        (that one settles both directions, and a second would move every record twice), or
+        when this node runs as many sessions as it may (`MAX_SYNCS`)."""
         if peer.node_id in self.settings.in_session:
             log.info("session with %s skipped: one is running", peer.name)
             return None
+        if self.settings.running >= self.settings.max_syncs:
+            log.info("session with %s skipped: %d running", peer.name, self.settings.running)
+            return None
         log.info("session with %s (rtt %.2f ms)", peer.name, peer.rtt * 1000)
-        outcome = await self.guard.open(peer.host, peer.port, peer.node_id)
+        self.settings.running += 1
+        try:
+            outcome = await self.guard.open(peer.host, peer.port, peer.node_id)
+        finally:
+            self.settings.running -= 1
         self._count(outcome)
         return outcome
 
@@ -741,5 +806,6 @@ class Node:
             **self.counters(),
             "insecure": self.config.cluster_key is None,
             "peer_tree_hashes": {n: h.tree_hash.hex() for n, h in self._peer_hashes.items()},
-            "push_peers": [p.name for p in self._nearest[:PUSH_FANOUT]],
+            "peers_alive": len(self._nearest),
+            "push_peers": [p.name for p, _ in self._push_peers()],
         }

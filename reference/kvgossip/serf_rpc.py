@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import ipaddress
 import math
+import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -183,11 +184,22 @@ class SerfRPC:
 
     @classmethod
     async def connect(
-        cls, host: str, port: int, *, timeout: float = 5.0, auth: str | None = None
+        cls,
+        host: str,
+        port: int,
+        *,
+        timeout: float = 5.0,
+        auth: str | None = None,
+        sock: socket.socket | None = None,
     ) -> SerfRPC:
-        """Connect to the agent's RPC address, perform the handshake and, if given, `auth`."""
+        """Connect to the agent's RPC address (or use `sock`, connected to it already), perform
+        the handshake and, if given, `auth`."""
+        if sock is not None:
+            opening = asyncio.open_connection(sock=sock)
+        else:
+            opening = asyncio.open_connection(host, port)
         try:
-            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+            reader, writer = await asyncio.wait_for(opening, timeout)
         except (OSError, TimeoutError) as exc:
             raise SerfError(f"cannot reach the Serf RPC at {host}:{port}: {exc}") from exc
         client = cls(reader, writer)

@@ -38,6 +38,7 @@ from swarmconf.spec.kvgossip.reasons import KvError, KvReason
 from swarmconf.spec.kvgossip.session import Role, Session, SessionLog
 
 from .frames import IDLE_TIMEOUT, FrameError, FrameReader, FrameWriter, read_frame, write_frame
+from .limits import MAX_SYNCS
 from .reasons import NodeReason
 from .store import SqliteStore
 
@@ -72,6 +73,11 @@ class SyncSettings:
     clock: Callable[[], int] = wall_clock_ms
     in_session: Counter[bytes] = field(default_factory=Counter)
     """Node ids of the peers a session is running with, in either role, once their HELLO came."""
+    max_syncs: int = MAX_SYNCS
+    """Sessions run at once, in either role, before a `HELLO` is refused."""
+    running: int = 0
+    """Sessions running now: answered ones from their first frame, the node's own from before
+    their handshake."""
 
 
 async def drive(
@@ -208,13 +214,14 @@ async def serve(
     settings: SyncSettings,
     reader: FrameReader,
     writer: FrameWriter,
-    on_push: Callable[[Answer], None],
+    on_push: Callable[[Answer, bytes | None], None],
     proven: bytes | None = None,
 ) -> SessionOutcome | None:
     """Serve one incoming connection: a session, or PUSH/FETCH frames until the peer leaves.
 
     Returns the session's outcome, or None for a push connection. `on_push` sees every
-    answered PUSH (to relay what was new); `proven` is the peer's node id, as for `drive`.
+    answered PUSH and who sent it (to relay what was new); `proven` is the peer's node id, as
+    for `drive`.
     """
     try:
         first = await read_frame(
@@ -224,7 +231,19 @@ async def serve(
         writer.close()
         return SessionOutcome(Role.RESPONDER, None, exc.reason, SessionLog())
     if not first.startswith(_PUSH_PREFIXES):
-        return await drive(settings, Role.RESPONDER, reader, writer, first, proven=proven)
+        error = None
+        if proven is not None and proven in settings.in_session:
+            error = f"{NodeReason.PEER_LIMIT}: a session with {proven.hex()} is running"
+        elif settings.running >= settings.max_syncs:
+            error = f"{NodeReason.SESSION_LIMIT}: {settings.running} sessions running"
+        if error is not None:
+            writer.close()
+            return SessionOutcome(Role.RESPONDER, proven, error, SessionLog())
+        settings.running += 1
+        try:
+            return await drive(settings, Role.RESPONDER, reader, writer, first, proven=proven)
+        finally:
+            settings.running -= 1
     frame: bytes | None = first
     try:
         while frame is not None:
@@ -234,7 +253,7 @@ async def serve(
                 )
             await write_frame(writer, got.reply)
             if got.verdicts:
-                on_push(got)
+                on_push(got, proven)
             frame = await read_frame(reader, max_size=MAX_FRAME_BYTES, idle_timeout=PUSH_IDLE)
     except (FrameError, KvError) as exc:
         log.debug("push connection ended: %s", exc)
@@ -245,6 +264,7 @@ async def serve(
     return None
 
 
+EMPTY_PUSH = m.message(m.PUSH, [])
 PUSH_IDLE = 300.0
 """A push connection stays open this long without a frame."""
 _PUSH_PREFIXES = (m.message(m.PUSH, [])[:-1], m.message(m.FETCH, [])[:-1])
@@ -293,16 +313,30 @@ class PushLink:
         """Replace the kept connection by a new one, opened before the old one is closed: the
         peer ends every connection at its session deadline, and no request should wait for a
         new connection then."""
-        fresh = await asyncio.wait_for(self._connect(self.host, self.port), self.timeout)
+        fresh = await self._ready()
         async with self._lock:
             self.close()
             self._conn, self._opened_at = fresh, time.monotonic()
 
     async def _opened(self) -> tuple[FrameReader, FrameWriter]:
         if self._conn is None:
-            self._conn = await asyncio.wait_for(self._connect(self.host, self.port), self.timeout)
+            self._conn = await self._ready()
             self._opened_at = time.monotonic()
         return self._conn
+
+    async def _ready(self) -> tuple[FrameReader, FrameWriter]:
+        """A new connection that has told the peer what it is with an empty PUSH: else the
+        peer, waiting for a session's first frame, would close a link opened ahead of its
+        first write after `IDLE_TIMEOUT`, and that write would pay for a new one."""
+        async with asyncio.timeout(self.timeout):
+            reader, writer = await self._connect(self.host, self.port)
+            try:
+                await write_frame(writer, EMPTY_PUSH)
+                m.decode_message(await read_frame(reader, idle_timeout=self.timeout))
+            except BaseException:
+                writer.close()
+                raise
+        return reader, writer
 
     async def _exchange(self, frame: bytes) -> list[Any]:
         reader, writer = await self._opened()

@@ -15,6 +15,7 @@ import contextlib
 import os
 import signal
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,8 @@ from .fault_net import Mesh
 from .fault_schedule import PARTITIONS, Fault
 from .localcluster import KEY_FILE
 
-READY_TIMEOUT = 60.0
+READY_TIMEOUT = 120.0
+"""Seconds a node may take to start: 32 starting at once on two cores take tens of seconds."""
 SERF_PORT = 7946
 SERF_RPC_PORT = 7373
 SYNC_PORT = 7400
@@ -106,6 +108,36 @@ class FaultNode:
         """One control request, given up after `CALL_TIMEOUT` (a paused node answers none)."""
         return await asyncio.wait_for(call(self.data_dir, request), CALL_TIMEOUT)
 
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.returncode is None
+
+    def pids(self) -> list[int]:
+        """The node's process and its children (its Serf agent)."""
+        if not self.running:
+            return []
+        assert self.process is not None
+        pid = self.process.pid
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        return [pid, *map(int, children)]
+
+    def resident(self) -> list[int]:
+        """Resident memory in bytes of the node and of its Serf agent (`pids` order)."""
+        sizes = []
+        for pid in self.pids():
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    sizes.append(int(line.split()[1]) * 1024)
+        return sizes
+
+    def cpu_seconds(self) -> float:
+        """CPU time used so far by the node and its Serf agent."""
+        ticks = 0
+        for pid in self.pids():
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+        return ticks / os.sysconf("SC_CLK_TCK")
+
 
 @dataclass
 class FaultCluster:
@@ -117,25 +149,39 @@ class FaultCluster:
     resync_interval: float = 30.0
     mesh: Mesh = field(init=False)
     nodes: list[FaultNode] = field(default_factory=list)
+    key: ClusterKey = field(default_factory=ClusterKey.generate)
 
     def __post_init__(self) -> None:
         self.mesh = Mesh(self.size)
 
-    async def start(self) -> None:
-        """Create the namespaces and start every node; on failure, undo it all."""
-        private_dir(self.base_dir)
-        key_file = self.base_dir / KEY_FILE
-        write_cluster_key(key_file, ClusterKey.generate())
-        self.mesh.create()
+    async def start(self, count: int | None = None) -> None:
+        """Create the namespaces and start the first `count` nodes (default: all), at once;
+        on failure, undo it all."""
+        self.prepare()
         try:
-            for i in range(self.size):
-                data_dir = self.base_dir / f"n{i}"
-                private_dir(data_dir)
-                self.nodes.append(FaultNode(i, data_dir, self._argv(i, key_file)))
-            await asyncio.gather(*(node.start() for node in self.nodes))
+            await self.launch(range(self.size if count is None else count))
         except BaseException:
             await self.close()
             raise
+
+    def prepare(self) -> None:
+        """Create the namespaces and every node's data directory, starting none."""
+        private_dir(self.base_dir)
+        key_file = self.base_dir / KEY_FILE
+        write_cluster_key(key_file, self.key)
+        self.mesh.create()
+        for i in range(self.size):
+            data_dir = self.base_dir / f"n{i}"
+            private_dir(data_dir)
+            self.nodes.append(FaultNode(i, data_dir, self._argv(i, key_file)))
+
+    async def launch(self, indices: Iterable[int]) -> None:
+        """Start these nodes at once and wait until each is ready."""
+        await asyncio.gather(*(self.nodes[i].start() for i in indices))
+
+    @property
+    def running(self) -> list[FaultNode]:
+        return [node for node in self.nodes if node.running]
 
     def _argv(self, i: int, key_file: Path) -> list[str]:
         joins = [
@@ -195,6 +241,6 @@ class FaultCluster:
     async def close(self) -> None:
         """Stop every node and remove the namespaces."""
         try:
-            await asyncio.gather(*(node.stop() for node in self.nodes), return_exceptions=True)
+            await asyncio.gather(*(node.stop() for node in self.running), return_exceptions=True)
         finally:
             self.mesh.destroy()

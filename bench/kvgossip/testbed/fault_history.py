@@ -38,6 +38,8 @@ class Op:
     start: float
     end: float
     outcome: str
+    size: int = 0
+    """Bytes of the record written (writes only)."""
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,9 @@ from pathlib import Path
 from swarmconf.reference.kvgossip.control import ControlError
 
 from .fault_cluster import FaultCluster, FaultNode
-from .fault_history import FORGED, GRANTED, WRITE, Final, History, lost_writes, violations
+from .fault_history import FORGED, GRANTED, WRITE, Final, History, Op, lost_writes, violations
 from .fault_schedule import KINDS, Fault, draw
-from .fault_workload import Workload
+from .fault_workload import PACE, Workload
 
 
 @dataclass
@@ -49,6 +49,11 @@ class ScheduleResult:
     forged_refused: int = 0
     reads: int = 0
     findings: list[str] = field(default_factory=list)
+    heal_bytes: int | None = None
+    """Bytes every node sent from the heal until it converged (read off the links)."""
+    crossing_bytes: int = 0
+    """Bytes of the records acknowledged during a partition times the nodes on the other side
+    of the cut: what the heal has to move at the least."""
 
 
 @dataclass
@@ -64,6 +69,11 @@ class RunSettings:
     resync_interval: float = 30.0
     plan: tuple[Fault, ...] = ()
     """Faults every schedule applies, instead of drawn ones."""
+    quiet_heal: bool = False
+    """Stop the clients before the last fault ends: the convergence and the bytes after the
+    heal are then the heal's alone."""
+    pace: float = PACE
+    """Seconds between one client's operations."""
 
 
 async def run(
@@ -83,7 +93,7 @@ async def run(
 
     history, results = History(), []
     try:
-        await _linked(cluster, settings.bound)
+        await linked(cluster, settings.bound)
         for index in range(settings.schedules):
             result = await _schedule(cluster, history, index, settings, clock)
             results.append(result)
@@ -102,14 +112,14 @@ async def _schedule(
 ) -> ScheduleResult:
     rng = random.Random(settings.seed * 100_003 + index)
     faults = list(settings.plan) or draw(rng, settings.size, settings.length, settings.kinds)
-    workload = Workload(cluster, history, index, rng, clock)
+    workload = Workload(cluster, history, index, rng, clock, settings.pace)
     first_op = len(history.ops)
     result = ScheduleResult(index, clock())
     clients = [
         asyncio.create_task(task)
         for task in workload.tasks(rng.uniform(0.2, 0.8) * settings.length)
     ]
-    for fault in faults:
+    for n, fault in enumerate(faults, start=1):
         await asyncio.sleep(max(0.0, result.began + fault.start - clock()))
         began = clock()
         try:
@@ -118,6 +128,9 @@ async def _schedule(
         except Exception as exc:  # a finding, not a crash of the run
             result.findings.append(f"could not apply {fault.describe(settings.size)}: {exc!r}")
         finally:
+            if settings.quiet_heal and n == len(faults):
+                workload.stop.set()
+                await asyncio.gather(*clients)
             try:
                 await cluster.end(fault)
             except Exception as exc:
@@ -126,9 +139,12 @@ async def _schedule(
     workload.stop.set()
     await asyncio.gather(*clients)
     result.healed = clock()
+    before = [cluster.mesh.traffic(i).sent for i in range(cluster.size)]
     finals = await _settled(cluster, history, settings.bound)
     if finals is not None:
         result.converged = clock() - result.healed
+        after = [cluster.mesh.traffic(i).sent for i in range(cluster.size)]
+        result.heal_bytes = sum(after) - sum(before)
     else:
         finals = await _finals(cluster) or {}
         result.findings.append(f"not converged within {settings.bound} s of the heal")
@@ -138,18 +154,36 @@ async def _schedule(
     result.unanswered = sum(op.kind in (WRITE, GRANTED) and op.outcome == "unknown" for op in ops)
     result.forged_refused = sum(op.kind == FORGED and op.outcome == "fail" for op in ops)
     result.reads = sum(op.kind == "read" for op in ops)
+    result.crossing_bytes = _crossing(ops, result.faults, cluster.size)
     return result
 
 
-async def _linked(cluster: FaultCluster, timeout: float) -> None:
-    """Wait until every node pushes to every other one: the Serf membership is complete."""
+def _crossing(ops: list[Op], faults: list[Applied], size: int) -> int:
+    """Bytes of the writes acknowledged during a partition, each times the nodes on the other
+    side of the cut."""
+    total = 0
+    for applied in faults:
+        if applied.fault.kind != "majority":
+            continue
+        side = set(applied.fault.nodes)
+        for op in ops:
+            acknowledged = op.kind in (WRITE, GRANTED) and op.outcome == "ok"
+            if acknowledged and applied.began <= op.start and op.end <= applied.ended:
+                total += op.size * (size - len(side) if op.node in side else len(side))
+    return total
+
+
+async def linked(cluster: FaultCluster, timeout: float) -> None:
+    """Wait until every running node sees every other one alive in Serf (and so pushes to its
+    nearest): the membership is complete."""
+    nodes = cluster.running
     async with asyncio.timeout(timeout):
         while True:
             try:
-                statuses = [(await n.call({"op": "status"}))["status"] for n in cluster.nodes]
+                statuses = [(await n.call({"op": "status"}))["status"] for n in nodes]
             except (ControlError, TimeoutError, OSError):
                 statuses = []
-            if statuses and all(len(s["push_peers"]) == cluster.size - 1 for s in statuses):
+            if statuses and all(s["peers_alive"] == len(nodes) - 1 for s in statuses):
                 return
             await asyncio.sleep(0.2)
 

@@ -33,7 +33,10 @@ from .fault_cluster import FaultCluster
 from .fault_history import FORGED, GRANTED, READ, REVOKE, WRITE, History, Op, Sample
 
 PACE = 0.15
-"""Seconds between one client's operations."""
+"""Seconds between one client's operations (at five nodes: a larger cluster is given more, so
+that the cluster's whole load stays within what the machine does)."""
+MONITOR_PACE = 0.05
+"""Seconds between the monitor's polls, per node."""
 
 
 def now_ms() -> int:
@@ -50,9 +53,10 @@ class Workload:
         schedule: int,
         rng: random.Random,
         clock: Callable[[], float],
+        pace: float = PACE,
     ) -> None:
         self.cluster, self.history, self.schedule, self.rng = cluster, history, schedule, rng
-        self.clock = clock
+        self.clock, self.pace = clock, pace
         self.writer_seed = hashlib.sha256(b"fault writer %d" % schedule).digest()
         self.prefix = f"/g/{schedule}/"
         self.grant: Grant = issue_grant(
@@ -75,7 +79,13 @@ class Workload:
         ]
 
     async def _op(
-        self, kind: str, node: int, key: str, value: bytes | None, request: dict[str, Any]
+        self,
+        kind: str,
+        node: int,
+        key: str,
+        value: bytes | None,
+        request: dict[str, Any],
+        size: int = 0,
     ) -> Op:
         start = self.clock()
         try:
@@ -85,7 +95,7 @@ class Workload:
             outcome = "unknown" if exc.reason == "NODE_NOT_RUNNING" else "fail"
         except (TimeoutError, OSError):
             outcome = "unknown"
-        op = Op(self.schedule, kind, node, key, value, start, self.clock(), outcome)
+        op = Op(self.schedule, kind, node, key, value, start, self.clock(), outcome, size)
         self.history.ops.append(op)
         return op
 
@@ -94,14 +104,15 @@ class Workload:
         while not self.stop.is_set():
             await step(n)
             n += 1
-            await asyncio.sleep(PACE * self.rng.uniform(0.5, 1.5))
+            await asyncio.sleep(self.pace * self.rng.uniform(0.5, 1.5))
 
     async def _writer(self, node: int) -> None:
         async def step(n: int) -> None:
             key, value = f"/f/{self.schedule}/{node}/{n}", os.urandom(12)
             record = make_record(ROOT.seed, key, now_ms(), value)
             self.written.append(key)
-            await self._op(WRITE, node, key, value, {"op": "put", "record": record.encode()})
+            data = record.encode()
+            await self._op(WRITE, node, key, value, {"op": "put", "record": data}, len(data))
 
         await self._paced(step)
 
@@ -110,8 +121,8 @@ class Workload:
             key, value = f"{self.prefix}{n}", os.urandom(12)
             record = make_record(self.writer_seed, key, now_ms(), value, [self.grant])
             self.written.append(key)
-            node = self.rng.randrange(self.cluster.size)
-            await self._op(GRANTED, node, key, value, {"op": "put", "record": record.encode()})
+            node, data = self.rng.randrange(self.cluster.size), record.encode()
+            await self._op(GRANTED, node, key, value, {"op": "put", "record": data}, len(data))
 
         await self._paced(step)
 
@@ -157,7 +168,7 @@ class Workload:
                 self.history.samples.append(
                     Sample(node.index, self.clock(), int(status["revocations"]))
                 )
-            await asyncio.sleep(0.25)
+            await asyncio.sleep(MONITOR_PACE * self.cluster.size)
 
     async def _revoker(self, at: float) -> None:
         await asyncio.sleep(at)
@@ -169,4 +180,4 @@ class Workload:
             )
             if op.outcome == "ok":
                 return
-            await asyncio.sleep(PACE)
+            await asyncio.sleep(self.pace)

@@ -23,7 +23,7 @@ from swarmconf.reference.kvgossip import gossip
 from swarmconf.reference.kvgossip.control import MAX_CONTROL_CONNECTIONS, ControlError
 from swarmconf.reference.kvgossip.frames import read_frame
 from swarmconf.reference.kvgossip.identity import Identity
-from swarmconf.reference.kvgossip.limits import MAX_SESSIONS_PER_PEER
+from swarmconf.reference.kvgossip.limits import MAX_SESSIONS_PER_PEER, MAX_SYNCS
 from swarmconf.reference.kvgossip.membership import ClusterKey, connect_member
 from swarmconf.reference.kvgossip.notices import FETCH_LIMIT, NOTICE_BURST, NOTICE_RATE
 from swarmconf.reference.kvgossip.reasons import NodeReason
@@ -109,7 +109,7 @@ def test_squatters_and_storms_do_not_starve_honest_writes(tmp_path: Path) -> Non
         stop = asyncio.Event()
         storm = asyncio.create_task(attacks.reconnect_storm(port, 40, stop))
         try:
-            assert len(squatters) == MAX_SESSIONS_PER_PEER  # one member, its share of slots
+            assert len(squatters) == MAX_SYNCS  # its other slots had their HELLO refused
             for i in range(3):  # honest writes both ways while the attack holds
                 await honest_write(b, a, f"/honest/to-a/{i}")
                 await honest_write(a, b, f"/honest/to-b/{i}")

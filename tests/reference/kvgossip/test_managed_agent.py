@@ -10,6 +10,7 @@ from pathlib import Path
 
 from swarmconf.reference.kvgossip.control import ControlError, call
 from swarmconf.reference.kvgossip.membership import ClusterKey, write_cluster_key
+from swarmconf.reference.kvgossip.node import serf_profile
 from swarmconf.spec.kvgossip.fixtures import ROOT
 from swarmconf.spec.kvgossip.records import make_record
 
@@ -77,3 +78,10 @@ def test_sigkilled_node_takes_its_agent_along_and_restarts(tmp_path: Path) -> No
         assert again.returncode == 0 and not alive(serf)  # a clean stop stops the agent too
 
     asyncio.run(scenario())
+
+
+def test_a_managed_agent_off_loopback_runs_serf_s_lan_timing() -> None:
+    """At 32 nodes on two busy cores, `local`'s 200 ms probe timeout declared members failed."""
+    assert serf_profile("127.0.0.1") == "local" and serf_profile("localhost") == "local"
+    assert serf_profile("::1") == "local"
+    assert serf_profile("10.77.20.3") == "lan"

@@ -25,11 +25,13 @@ from swarmconf.reference.kvgossip.sync import (
     drive,
     initiate,
 )
+from swarmconf.reference.kvgossip.sync import serve as sync_serve
 from swarmconf.spec.kvgossip import crypto
 from swarmconf.spec.kvgossip import messages as m
 from swarmconf.spec.kvgossip.encoding import encode
 from swarmconf.spec.kvgossip.fixtures import ALICE, ROOT
 from swarmconf.spec.kvgossip.grants import issue_grant, revoke_grant
+from swarmconf.spec.kvgossip.push import answer
 from swarmconf.spec.kvgossip.reasons import KvError, KvReason
 from swarmconf.spec.kvgossip.records import Record, decode_record, make_record, record_body
 from swarmconf.spec.kvgossip.session import Role
@@ -176,7 +178,7 @@ def test_a_running_session_names_its_peer_on_both_sides(tmp_path: Path) -> None:
     assert not mine.in_session and not theirs.in_session
 
 
-def test_a_node_opens_no_second_session_with_a_peer_it_is_syncing_with(tmp_path: Path) -> None:
+def test_a_node_opens_no_second_session_with_a_peer_or_past_its_limit(tmp_path: Path) -> None:
     node = Node(NodeConfig(tmp_path / "n", ROOT.pk, "n", insecure=True))
     with socket.socket() as closed:  # bound, never listening: connections are refused
         closed.bind(("127.0.0.1", 0))
@@ -184,16 +186,24 @@ def test_a_node_opens_no_second_session_with_a_peer_it_is_syncing_with(tmp_path:
         node.settings.in_session[peer.node_id] += 1
         assert asyncio.run(node._session(peer)) is None
         del node.settings.in_session[peer.node_id]
+        node.settings.running = node.settings.max_syncs  # busy with other peers
+        assert asyncio.run(node._session(peer)) is None
+        node.settings.running = 0
         outcome = asyncio.run(node._session(peer))
+        assert node.settings.running == 0
     node.store.close()
     assert outcome is not None and outcome.error is not None
     assert outcome.error.startswith(NodeReason.CONNECT_FAILED)
 
 
 def test_a_push_link_opened_ahead_serves_the_first_request() -> None:
+    firsts: list[list[object]] = []
+
     async def scenario() -> None:
         async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             with contextlib.suppress(FrameError):
+                firsts.append(m.decode_message(await read_frame(reader)))
+                await write_frame(writer, m.message(m.RECORDS, []))
                 while await read_frame(reader):
                     await write_frame(writer, m.message(m.RECORDS, []))
 
@@ -223,6 +233,9 @@ def test_a_push_link_opened_ahead_serves_the_first_request() -> None:
         server.close()
 
     asyncio.run(scenario())
+    # Each connection says first that it carries pushes, so the peer keeps it open as long as
+    # a push connection (not the seconds a session's HELLO may take).
+    assert firsts == [[m.PUSH, []], [m.PUSH, []]]
 
 
 def test_a_node_renews_push_links_that_near_the_session_deadline(tmp_path: Path) -> None:
@@ -271,3 +284,62 @@ def test_a_node_checkpoints_its_store_off_the_write_path(
 
     asyncio.run(scenario())
     node.store.close()
+
+
+def test_a_node_in_as_many_sessions_as_it_runs_refuses_another_hello(tmp_path: Path) -> None:
+    """A fresh node among 31 holders is sent a session by each: past `max_syncs`, or from a
+    peer it is in a session with already, they are refused, not run to move the same records
+    again."""
+    store = filled(tmp_path / "s", [make_record(ROOT.seed, "/x", 5, b"v")])
+    shared = settings(store, b"busy")
+    peer = b"p" * 16
+
+    async def outcome_with(running: int, busy_with_peer: bool) -> SessionOutcome | None:
+        shared.running = running
+        shared.in_session.clear()
+        if busy_with_peer:
+            shared.in_session[peer] += 1
+        outcomes: asyncio.Queue[SessionOutcome | None] = asyncio.Queue()
+
+        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            outcomes.put_nowait(
+                await sync_serve(shared, reader, writer, lambda got, sender: None, peer)
+            )
+
+        server = await asyncio.start_server(handle, "127.0.0.1", 0)
+        port = int(server.sockets[0].getsockname()[1])
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+        await write_frame(writer, encode(["HELLO", 1]))
+        outcome = await outcomes.get()
+        writer.close()
+        server.close()
+        return outcome
+
+    def error(running: int, busy_with_peer: bool) -> str:
+        outcome = asyncio.run(outcome_with(running, busy_with_peer))
+        assert outcome is not None
+        return outcome.error or ""
+
+    assert error(shared.max_syncs, False).startswith(NodeReason.SESSION_LIMIT)
+    assert error(0, True).startswith(NodeReason.PEER_LIMIT)
+    admitted = error(shared.max_syncs - 1, False)
+    assert not admitted.startswith((NodeReason.SESSION_LIMIT, NodeReason.PEER_LIMIT))
+
+
+def test_a_node_that_fetched_a_record_relays_it_when_the_push_comes(tmp_path: Path) -> None:
+    # At 1,000 simulated members, members that fetched a write after its change event relayed
+    # nothing when the push came, cutting their span of the push tree off.
+    node = Node(NodeConfig(tmp_path / "n", ROOT.pk, "n", insecure=True))
+    record = make_record(ALICE.seed, "/a/x", NOW - 1, b"v", [GRANT])
+    with node.store.transaction():  # fetched (K10) before the push arrived
+        receive_record(node.store, record.encode(), ROOT.pk, NOW)
+    relayed: list[list[Record]] = []
+    node._push = lambda records, sender=None: relayed.append(records)  # type: ignore[method-assign]
+    push = m.message(m.PUSH, [record.encode()])
+    for _ in range(2):
+        node._relay(answer(node.store, push, ROOT.pk, NOW), b"writer")
+    node.store.close()
+    assert [[(r.ts, r.entry_hash) for r in records] for records in relayed] == [
+        [(record.ts, record.entry_hash)],
+        [],
+    ]
