@@ -226,7 +226,10 @@ class Interleaving:
         ledger.episodes[after.message] = (bit, start)
         known = ledger.knowledge.get(start, Knowledge(0, 0, 0))
         knows, safe = known.known | bit, known.safe | bit
-        resolution = ledger.resolutions.get(start) if before.state == "dirty" else None
+        # Edits of the resolution itself, never pushed: no increment came between them
+        start_info = engine.info(start)
+        in_place = start_info is not None and start_info.seqno == after_info.seqno
+        resolution = ledger.resolutions.get(start) if in_place else None
         if resolution is not None:
             # The resolution's `=` is pushed with the edits: every key of the edited data, and
             # none of what the edits removed. The message's own data shows a removal, a later
