@@ -197,8 +197,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--metrics", type=_address, metavar="HOST:PORT", help="serve Prometheus metrics there"
     )
-    p.add_argument("--query-timeout", type=float, default=1.0, help="state query timeout (s)")
-    p.add_argument("--resync", type=float, default=30.0, help="periodic state query (s)")
+    p.add_argument(
+        "--query-timeout",
+        type=float,
+        default=1.0,
+        help="state query timeout per decade of members (s)",
+    )
+    p.add_argument(
+        "--resync",
+        type=float,
+        default=30.0,
+        help="periodic state query up to 32 members, longer past (s)",
+    )
     p.add_argument(
         "--synchronous",
         choices=("NORMAL", "FULL"),
