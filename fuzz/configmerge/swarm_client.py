@@ -2,10 +2,10 @@
 
 The adapter protocol's `client` operation plays a script of steps on a client it starts from a
 stored message, and answers each step (what it pushed and deleted, its current hashes, whether
-it needs a push). It holds no state between requests, so a swarm client through an adapter
-keeps its script: each step it takes sends the whole script again and reads the last answer.
-Its state key (`swarm.Key`) therefore names its script: two scripts are two states, even where
-the client would be in one.
+it needs a push). It holds no state between requests, so a client through an adapter keeps its
+script: each step it takes sends the whole script again and reads the last answer. Its state
+key (`world.Key`) is what its answers say (needs a push, its current hash) beside what the
+shadow holds: scripts that lead there are one state.
 
 What an edit changes is the data the client holds, which no answer tells: a reference client of
 the same profile, fed the same steps, holds it (`shadow`); the edit sends that data with the
@@ -64,8 +64,10 @@ class AdapterClient:
 
     @property
     def to_delete(self) -> set[bytes]:
-        """Unknown until it pushes: the script's digest stands in, so the key names it."""
-        return {hashlib.blake2b("".join(self.steps).encode(), digest_size=16).digest()}
+        """Unknown until it pushes: the shadow's, which took the same steps, stands in. Two
+        scripts whose answers agree and whose shadows agree are one state of the checker's
+        search (the client's twin judges every answer, C1)."""
+        return set(self.shadow.to_delete)
 
     def needs_push(self) -> bool:
         return self.pushing
