@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .edits import Data
-from .oracle import ABSENT, UNKNOWN, Update, Verdict, check_survival, writes_of
+from .oracle import ABSENT, UNKNOWN, Update, Verdict, check_survival, wiped_of, writes_of
 from .schedule import Event, Schedule
 from .swarm_client import AdapterError
 from .world import Key, Step, World, swarm_hash
@@ -241,7 +241,8 @@ class Interleaving:
                 atom: UNKNOWN if value is ABSENT else value
                 for atom, value in writes_of(old, new).items()
             }
-            ledger.expressed[bit] = Update(bit, after_info.rank, written)
+            wiped = wiped_of(old, new)
+            ledger.expressed[bit] = Update(bit, after_info.rank, written, wiped, uncertain=True)
         self.learn(after.message, Knowledge(knows, safe, known.depth))
 
     def resolution_update(self, message: bytes, rank: tuple[int, bytes], data: Data) -> int:

@@ -128,6 +128,9 @@ class Update:
     rank: tuple[int, bytes]
     writes: dict[Atom, object]
     wiped: frozenset[Path] = frozenset()
+    uncertain: bool = False
+    """Whether what it wiped may show or not, depending on the merges on the way (an edit
+    of a resolution listing every key in `=`, whose `=` cannot say what was removed, X17)."""
 
     @functools.cached_property
     def touched(self) -> frozenset[tuple[str, Path]]:
@@ -223,8 +226,9 @@ def check_survival(final: Data, updates: list[Update], safe: int) -> Verdict:
         position, top, expected = top_effect(atom, ranked)
         if isinstance(expected, tuple):
             # A wipe removes the atom unless a higher-ranked update wrote inside the container
-            # again: then it depends on whether that update saw the wipe (unknown here)
-            wiped = any(u.recreates(expected) for u in ranked[:position])
+            # again (then it depends on whether that update saw the wipe), or the wipe itself
+            # may not show (an uncertain update): unknown here
+            wiped = top.uncertain or any(u.recreates(expected) for u in ranked[:position])
             expected = UNKNOWN if wiped else ABSENT
         if expected is UNKNOWN or contested(atom, top, updates):
             continue
