@@ -14,6 +14,7 @@ later version knows (D9), one that goes offline and comes back.
 from __future__ import annotations
 
 import contextlib
+import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -150,6 +151,18 @@ class ReferenceClient(reference_client.Client):
         )
 
 
+def copied(client: Any) -> Any:
+    """A client object of its own: its sets copied, its messages shared (see `World.copy`),
+    and the reference client an adapter's client keeps beside it copied the same way."""
+    made = copy.copy(client)
+    for name in ("to_delete", "old_hashes", "fired"):
+        if name in vars(made):
+            setattr(made, name, set(getattr(made, name)))
+    if "shadow" in vars(made):
+        made.shadow = copied(made.shadow)
+    return made
+
+
 class Mutated:
     """A client whose every step runs with a mutant of the spec in place (`mutants`)."""
 
@@ -162,8 +175,6 @@ class Mutated:
         return getattr(self.inner, name)
 
     def __copy__(self) -> Mutated:
-        from .world import copied
-
         return Mutated(copied(self.inner), self.mutant)
 
     def receive(self, messages: list[bytes]) -> None:

@@ -26,7 +26,7 @@ from swarmconf.spec.configmerge import bt
 from swarmconf.spec.configmerge.message import ConfigMessage as SpecMessage
 from swarmconf.spec.configmerge.reasons import ConfigError
 
-from .behaviours import Behaviours, Setting, behaviour, check_names
+from .behaviours import Behaviours, Setting, behaviour, check_names, copied
 from .edits import Data, apply_batch
 from .engine import UNKNOWN_KEY, Engine, prune, sampled
 from .impl import choose
@@ -71,18 +71,6 @@ class Step(NamedTuple):
 def swarm_hash(blob: bytes) -> bytes:
     """The hash the swarm stores a blob under: BLAKE2b-256 of its bytes (D1)."""
     return hashlib.blake2b(blob, digest_size=32).digest()
-
-
-def copied(client: Any) -> Any:
-    """A client object of its own: its sets copied, its messages shared (see `World.copy`),
-    and the reference client an adapter's client keeps beside it copied the same way."""
-    made = copy.copy(client)
-    for name in ("to_delete", "old_hashes", "fired"):
-        if name in vars(made):
-            setattr(made, name, set(getattr(made, name)))
-    if "shadow" in vars(made):
-        made.shadow = copied(made.shadow)
-    return made
 
 
 def editable_copy(message: Any) -> Any:
