@@ -87,6 +87,14 @@ class Parses:
             raise found.kind(found.reason, found.detail)
         return found
 
+    def valid(self, messages: list[bytes], lag: int, verify: bytes | None) -> list[Any]:
+        """The messages that parse, in order; the others are ignored (D14)."""
+        found = []
+        for raw in messages:
+            with contextlib.suppress(ConfigError):
+                found.append(self(raw, lag, verify))
+        return found
+
 
 class Merges:
     """A library's merges and deletions, once per inputs: by the identities of the parsed
@@ -128,11 +136,7 @@ class ReferenceClient(reference_client.Client):
     merges: Merges
 
     def _parsed(self, messages: list[bytes]) -> list[Any]:
-        found = []
-        for raw in messages:
-            with contextlib.suppress(ConfigError):
-                found.append(self.parses(raw, self.lag, self.verify_key))
-        return found
+        return self.parses.valid(messages, self.lag, self.verify_key)
 
     def _parse_own(self, raw: bytes) -> Any:
         return self.parses(raw, self.lag, self.verify_key)
@@ -200,11 +204,7 @@ class SpecClient(spec_client.Client):
     parses: Parses
 
     def parse_polled(self, messages: list[bytes]) -> list[Any]:
-        found = []
-        for raw in messages:
-            with contextlib.suppress(ConfigError):
-                found.append(self.parses(raw, self.lag, self.verify_key))
-        return found
+        return self.parses.valid(messages, self.lag, self.verify_key)
 
     def parse_own(self, data: bytes) -> Any:
         return self.parses(data, self.lag, self.verify_key)
