@@ -253,6 +253,12 @@ def started_client(command: str, timeout: float) -> PooledClient:
         raise CommandError(CliReason.CLIENT_FAILED, str(failure), Exit.USAGE) from failure
 
 
+def unwritable(error: OSError, output: object) -> CommandError:
+    """OUTPUT_UNWRITABLE for an output a command could not write."""
+    detail = f"cannot write {error.filename or output}: {error.strerror or error}"
+    return CommandError(CliReason.OUTPUT_UNWRITABLE, detail, Exit.USAGE)
+
+
 def bad_case(detail: str) -> CommandError:
     return CommandError(CliReason.BAD_CASE, detail, Exit.USAGE)
 
@@ -320,9 +326,10 @@ def vectors_command(args: argparse.Namespace) -> int:
         raise bad_case(f"--system {chosen.system} writes no vectors of its cases")
     try:
         written = chosen.cases.export(case, options)
+    except ValueError as error:
+        raise bad_case(str(error)) from error
     except OSError as error:
-        detail = f"cannot write {error.filename or options.output}: {error.strerror or error}"
-        raise CommandError(CliReason.OUTPUT_UNWRITABLE, detail, Exit.USAGE) from error
+        raise unwritable(error, options.output) from error
     for line in written.lines:
         print(line)
     print(f"run: {written.replay}")
@@ -343,8 +350,7 @@ def shrink_command(args: argparse.Namespace) -> int:
     except (ValueError, KeyError) as error:
         raise bad_case(str(error)) from error
     except OSError as error:
-        detail = f"cannot write {error.filename or options.output}: {error.strerror or error}"
-        raise CommandError(CliReason.OUTPUT_UNWRITABLE, detail, Exit.USAGE) from error
+        raise unwritable(error, options.output) from error
     for line in shrunk.lines:
         print(line)
     print(f"replay: {shrunk.replay}")

@@ -22,7 +22,6 @@ from swarmconf.conformance.vectors import bundled_vectors, schema_file_name
 from .behaviours import Setting, behaviour
 from .case import Case
 from .interleaving import Interleaving
-from .swarm_client import AdapterError
 from .world import World
 
 SUITE = "client_steps"
@@ -86,7 +85,8 @@ def request_of(case: Case, client: int, steps: list[dict[bytes, Any]]) -> dict[s
 
 
 def export(case: Case, out: Path) -> Path:
-    """Write the case's clients' scripts as a vector file (with its schema) under `out`."""
+    """Write the case's clients' scripts as a vector file (with its schema) under `out`;
+    ValueError when the spec refuses one (the case is not one the spec's clients can play)."""
     spec = builtin_adapter("spec")
     groups: dict[tuple[int, str], list[dict[str, Any]]] = {}
     for client, steps in enumerate(scripts(case)):
@@ -95,7 +95,7 @@ def export(case: Case, out: Path) -> Path:
         request = request_of(case, client, steps)
         answer = spec.handle(request)
         if "result" not in answer:
-            raise AdapterError(f"the spec refused client {client}'s script: {answer}")
+            raise ValueError(f"the spec refused client {client}'s script: {answer}")
         keys = ("msg", "steps", "sign_key", "verify_key")
         inputs = {key: request[key] for key in keys if key in request}
         groups.setdefault((request["lag"], request["profile"]), []).append(
