@@ -36,6 +36,11 @@ def unit_cost(task: object) -> int:
     return 1
 
 
+def no_opening(config: Config) -> list[str]:
+    """Nothing to say before the progress."""
+    return []
+
+
 @dataclass(frozen=True)
 class CaseOptions:
     """What `swarmconf fuzz replay` or `shrink` was told besides the case."""
@@ -130,7 +135,9 @@ class Campaign:
     - `behaviours`: the client behaviours `--swarm` may give it, each to a line saying what it
       is (empty: it takes no `--swarm`); a behaviour named `client` is the adapter `--client`
       names;
-    - `aliases`: other `system` names its case files may carry.
+    - `aliases`: other `system` names its case files may carry;
+    - `unit`: what `--interleavings` counts, in the plural (interleavings, inputs);
+    - `opening(config)`: the lines a run prints before its progress, saying what it runs.
     """
 
     system: str
@@ -150,6 +157,8 @@ class Campaign:
     behaviours: Mapping[str, str] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
     """Other `system` names its case files may carry (a campaign it took over)."""
+    unit: str = "cases"
+    opening: Callable[[Config], list[str]] = no_opening
 
     def takes(self, client: bool) -> bool:
         """Whether it runs with a client (`client`) or without one."""

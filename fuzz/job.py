@@ -14,13 +14,13 @@ from __future__ import annotations
 import heapq
 import os
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .campaigns import Campaign, campaign_for, campaign_of, unit_cost
 from .config import Config
+from .progress import Address, Display, Tally, reported
 from .storage import Destination, publish
 
 __all__ = ["balanced", "extract", "load", "partitions", "run", "transform", "unit_cost"]
@@ -123,12 +123,16 @@ def balanced(tasks: list[Any], count: int, cost: Callable[[Any], int]) -> list[l
     return groups
 
 
-def transform(tasks: RDD[Any], campaign: Campaign | str | None = None) -> RDD[Any]:
+def transform(
+    tasks: RDD[Any], campaign: Campaign | str | None = None, progress: Address | None = None
+) -> RDD[Any]:
     """Every partition's tasks turned into rows by the campaign's `run`; the campaign is given,
-    or named by its system (run without a client; None: the default campaign)."""
+    or named by its system (run without a client; None: the default campaign). Each partition
+    reports its finished tasks to `progress` (see `progress.reported`)."""
     if not isinstance(campaign, Campaign):
         campaign = campaign_for(campaign)
-    return tasks.mapPartitions(campaign.run)
+    run = campaign.run
+    return tasks.mapPartitions(lambda partition: run(reported(partition, progress)))
 
 
 def load(spark: SparkSession, rows: RDD[Any], config: Config) -> DataFrame:
@@ -142,39 +146,34 @@ def load(spark: SparkSession, rows: RDD[Any], config: Config) -> DataFrame:
 
 
 class Progress:
-    """Prints finished scenarios and the rate while the job runs."""
+    """The campaign's progress while the job runs (`progress.Display`), counted from the
+    partitions' reports (`progress.Tally`) or, where none arrives, from the partitions Spark
+    says have finished."""
 
     def __init__(self, spark: SparkSession, config: Config) -> None:
         self.tracker = spark.sparkContext.statusTracker()
-        self.total = partitions(extract_count(config), spark.sparkContext.defaultParallelism)
-        self.per_partition = config.interleavings / max(1, self.total)
-        self.started = time.monotonic()
-        self.done = threading.Event()
-        self.thread = threading.Thread(target=self.loop, daemon=True)
+        self.tasks = extract_count(config)
+        self.partitions = partitions(self.tasks, spark.sparkContext.defaultParallelism)
+        self.tally = Tally(spark.sparkContext.getConf().get("spark.driver.host", "127.0.0.1"))
+        unit = campaign_of(config).unit
+        self.display = Display(self.finished, self.tasks, config.interleavings, unit)
+
+    @property
+    def address(self) -> Address:
+        return self.tally.address
 
     def __enter__(self) -> Progress:
-        self.thread.start()
+        self.display.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.done.set()
-        self.thread.join()
+        self.display.__exit__(*exc)
+        self.tally.close()
 
-    def finished_tasks(self) -> int:
+    def finished(self) -> int:
         stages = (self.tracker.getStageInfo(i) for i in self.tracker.getActiveStageIds())
-        return sum(stage.numCompletedTasks for stage in stages if stage is not None)
-
-    def loop(self) -> None:
-        finished = 0
-        while not self.done.wait(5.0):
-            finished = max(finished, min(self.total, self.finished_tasks()))
-            elapsed = time.monotonic() - self.started
-            cases = round(finished * self.per_partition)
-            print(
-                f"  {finished}/{self.total} tasks, ~{cases} interleavings, "
-                f"{elapsed:.0f} s, ~{cases / max(elapsed, 1e-9):.0f} interleavings/s",
-                flush=True,
-            )
+        ended = sum(stage.numCompletedTasks for stage in stages if stage is not None)
+        return max(self.tally.finished(), ended * self.tasks // max(1, self.partitions))
 
 
 def run(config: Config) -> dict[str, object]:
@@ -183,13 +182,15 @@ def run(config: Config) -> dict[str, object]:
     spark = start_spark(config)
     try:
         print(
-            f"fuzz: {config.interleavings} interleavings, seed {config.seed}, "
-            f"{spark.sparkContext.master}",
+            f"fuzz: {config.interleavings:,} {campaign.unit}, seed {config.seed}, "
+            f"Spark {spark.sparkContext.master}",
+            *(f"  {text}" for text in campaign.opening(config)),
+            sep="\n",
             flush=True,
         )
         started = time.monotonic()
-        with Progress(spark, config):
-            rows = transform(extract(spark, config), campaign)
+        with Progress(spark, config) as progress:
+            rows = transform(extract(spark, config), campaign, progress.address)
             cases = load(spark, rows, config)
         seconds = time.monotonic() - started
         summary = campaign.write(cases, config, seconds, str(spark.sparkContext.master))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .campaigns import Closing, campaign_of
@@ -21,12 +21,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "bar_chart",
+    "cases_closing",
     "cause_label",
     "client_hello",
     "counts",
     "failure_groups",
     "hostile_closing",
-    "interleavings_closing",
     "lenient_facts",
     "quirk_totals",
     "reason_pair_totals",
@@ -233,15 +233,34 @@ def write_hostile_outputs(
     return summary
 
 
-def interleavings_closing(summary: dict[str, Any]) -> Closing:
-    """A campaign of cases: their count, time, rate, violations and failing cases."""
-    failing = summary["failing_cases"]
-    violations = f"; violations {summary['violations']}" if "violations" in summary else ""
-    line = (
-        f"fuzz: {summary['cases']} cases in {summary['seconds']} s "
-        f"({summary['interleavings_per_second']}/s){violations}; {failing} failing cases"
-    )
-    return Closing([line], f"{failing} failing cases (see the report)" if failing else None)
+def cases_closing(unit: str) -> Callable[[dict[str, Any]], Closing]:
+    """The closing sentence of a campaign of cases called `unit` (interleavings, runs): how
+    many, how fast, which properties failed in how many, and what declared quirks explained."""
+
+    def closing(summary: dict[str, Any]) -> Closing:
+        total, failing = summary["cases"], summary["failing_cases"]
+        timing = (
+            f"in {duration(summary['seconds'])} ({number(summary['interleavings_per_second'])}/s)"
+        )
+        violations = summary.get("violations", {})
+        judged = ", ".join(violations)
+        if failing:
+            broken = ", ".join(
+                f"{name} in {number(count)}" for name, count in violations.items() if count
+            )
+            line = f"fuzz: {number(failing)} of {number(total)} {unit} failed {timing}: {broken}."
+        else:
+            line = f"fuzz: {number(total)} {unit} {timing}, and no property failed in any"
+            line += f" ({judged} judged)." if judged else "."
+        acceptable = summary.get("acceptable") or {}
+        if acceptable:
+            quirks = ", ".join(f"{quirk} {number(count)}" for quirk, count in acceptable.items())
+            line += f" Findings a declared quirk explains (acceptable): {quirks}."
+        return Closing(
+            [line], f"{number(failing)} failing {unit} (see the report)" if failing else None
+        )
+
+    return closing
 
 
 def hostile_closing(summary: dict[str, Any]) -> Closing:

@@ -22,7 +22,7 @@ from swarmconf.spec import configmerge as spec
 
 from ..campaigns import Campaign, Cases
 from ..hostile import hostile_schema
-from ..report import hostile_closing, interleavings_closing, write_hostile_outputs
+from ..report import cases_closing, hostile_closing, write_hostile_outputs
 from . import cases
 from .behaviours import descriptions
 from .campaign import Row, Task, estimated_cost, given_behaviours, plan, run_task
@@ -31,7 +31,7 @@ from .hostile import PROPERTIES as HOSTILE_PROPERTIES
 from .hostile import HostileTask, plan_hostile, run_hostile_task
 from .impl import late, mutated
 from .mutants import MUTANTS
-from .report import PROPERTIES, write_outputs
+from .report import PROPERTIES, opening, write_outputs
 from .schema import row_schema
 
 if TYPE_CHECKING:
@@ -103,7 +103,9 @@ INTERLEAVINGS = Campaign(
     run=run_tasks,
     schema=row_schema,
     write=write_outputs,
-    closing=interleavings_closing,
+    closing=cases_closing("interleavings"),
+    unit="interleavings",
+    opening=opening,
     mutants=mutants,
     clients="optional",
     cases=Cases(
@@ -127,6 +129,7 @@ HOSTILE = Campaign(
     schema=hostile_schema,
     write=write_hostile_outputs,
     closing=hostile_closing,
+    unit="inputs",
     mutants=mutants,
     clients="optional",
 )

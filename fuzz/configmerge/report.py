@@ -63,12 +63,47 @@ PROPERTIES = {
 }
 """What every interleaving is judged on (P2, P3, P6 where a step is taken, P7 at each push,
 P1, P4, P5 after the lockstep rounds)."""
+TITLES = {
+    "P1": "convergence",
+    "P2": "determinism",
+    "P3": "agreement with the twin",
+    "P4": "no lost update",
+    "P5": "termination",
+    "P6": "validity",
+    "P7": "no deletion of the unparseable",
+    "C1": "the adapter agrees",
+    "C2": "the adapter answers",
+}
+"""Each property in a few words, for the console."""
+THROUGH_ADAPTER = ("C1", "C2")
+"""The properties judged only of a client played through an adapter (`--client`)."""
 PER_PROPERTY = 5
 
 
 def properties_of(config: Config) -> Mapping[str, str]:
-    """The properties the campaign of `config` checks."""
-    return campaign_of(config).properties
+    """The properties the campaign of `config` judges: C1 and C2 only through an adapter."""
+    properties = campaign_of(config).properties
+    if config.client is not None:
+        return properties
+    return {name: text for name, text in properties.items() if name not in THROUGH_ADAPTER}
+
+
+def opening(config: Config) -> list[str]:
+    """What a run prints before its progress: which clients run and what is judged."""
+    given = clients_given(config)
+    if given:
+        clients = (
+            f"clients: {', '.join(dict.fromkeys(given))}, given to each scenario's clients in turn"
+        )
+    else:
+        mixes = ", ".join(mix.name for mix in MIXES.values() if mix.settles)
+        clients = f"clients: each scenario a mix of behaviours its seed draws: {mixes}"
+    judged = ", ".join(f"{name} {TITLES[name]}" for name in properties_of(config))
+    return [
+        clients,
+        f"modifiers its seed draws per client: {', '.join(MODIFIERS)}",
+        f"judged: {judged} (the report says what each means)",
+    ]
 
 
 def summarize(cases: DataFrame, names: list[str]) -> dict[str, Any]:
@@ -195,11 +230,15 @@ def behaviours_of(config: Config) -> tuple[str, ...] | None:
     return given_behaviours(config.swarm, config.client)
 
 
+def clients_given(config: Config) -> tuple[str, ...] | None:
+    """The behaviours given to the scenarios' clients in turn (a mutant's: `spec`), or None
+    where each scenario's seed draws a mix."""
+    return behaviours_of(config) or (("spec",) if config.mutant is not None else None)
+
+
 def clients_ran(config: Config) -> list[tuple[str, str]]:
     """The facts that say which clients ran: the mixes drawn, or the behaviours given."""
-    given = behaviours_of(config)
-    if config.mutant is not None and not given:
-        given = ("spec",)
+    given = clients_given(config)
     if given:
         names = dict.fromkeys(given)
         return [

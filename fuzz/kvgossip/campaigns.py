@@ -19,7 +19,7 @@ from swarmconf.conformance.adapter import Adapter, builtin_adapter
 
 from ..campaigns import Campaign, Cases
 from ..hostile import HostileRow, hostile_schema
-from ..report import hostile_closing, interleavings_closing, write_hostile_outputs
+from ..report import cases_closing, hostile_closing, write_hostile_outputs
 from . import cases
 from .campaign import KvRow, KvTask, kv_schema, plan_kv, run_kv_task
 from .case import SYSTEM
@@ -68,7 +68,8 @@ SIMULATION = Campaign(
     run=run_tasks,
     schema=kv_schema,
     write=write_kv_outputs,
-    closing=interleavings_closing,
+    closing=cases_closing("simulated runs"),
+    unit="simulated runs",
     mutants=lambda: sorted(MUTANTS),
     cases=Cases(load=cases.load, parse=cases.parse, replay=cases.replay, shrink=cases.shrink),
     mutant_adapter=mutant_adapter,
@@ -82,6 +83,7 @@ HOSTILE = Campaign(
     schema=hostile_schema,
     write=write_hostile_outputs,
     closing=hostile_closing,
+    unit="inputs",
     mutants=lambda: sorted(DECODER_MUTANTS),
 )
 CAMPAIGNS = (SIMULATION, HOSTILE)
