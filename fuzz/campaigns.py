@@ -53,7 +53,7 @@ class CaseOptions:
     output: Path | None = None
     """Where `shrink` writes the smaller case (None: beside the working directory)."""
     swarm: tuple[str, ...] | None = None
-    """The behaviours of a case id's clients (a campaign that takes `--swarm`)."""
+    """The behaviours of a case id's clients (a campaign that takes `--behaviours`)."""
 
 
 @dataclass(frozen=True)
@@ -132,8 +132,8 @@ class Campaign:
     - `mutant_adapter(name)`: a context holding a conformance adapter that answers with mutant
       `name` in place (`python -m swarmconf.fuzz.mutant_adapter NAME` serves it), or None;
     - `default`: the campaign run without `--system` (one record says so);
-    - `behaviours`: the client behaviours `--swarm` may give it, each to a line saying what it
-      is (empty: it takes no `--swarm`); a behaviour named `client` is the adapter `--client`
+    - `behaviours`: the client behaviours `--behaviours` may give it, each to a line saying what it
+      is (empty: it takes no `--behaviours`); a behaviour named `client` is the adapter `--client`
       names;
     - `aliases`: other `system` names its case files may carry;
     - `unit`: what `--interleavings` counts, in the plural (interleavings, inputs);

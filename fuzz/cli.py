@@ -41,7 +41,7 @@ CAMPAIGN_EXAMPLES = (
     "swarmconf fuzz --interleavings 2000 -o fuzz-out",
     "swarmconf fuzz --mutant ties --interleavings 2000",
     "swarmconf fuzz --system NAME --mutant MUTANT --interleavings 500 -o fuzz-out",
-    "swarmconf fuzz --swarm libsession,deployed --interleavings 20000 -o swarm-out",
+    "swarmconf fuzz --behaviours libsession,deployed --interleavings 20000 -o mix-out",
     "swarmconf fuzz replay fuzz-out/counterexamples/case-1-0-0.json",
 )
 CASE_EXAMPLES = {
@@ -76,8 +76,13 @@ def register(subparsers: Any) -> None:
         "'swarmconf[fuzz]').",
         **examples(*CAMPAIGN_EXAMPLES),
     )
-    fuzz.add_argument("--interleavings", type=positive, default=200_000)
-    fuzz.add_argument("--seed", type=int, default=1, help="campaign seed")
+    fuzz.add_argument(
+        "--interleavings",
+        type=positive,
+        default=200_000,
+        help="interleavings to run (the cases or inputs of another --system; default: 200,000)",
+    )
+    fuzz.add_argument("--seed", type=int, default=1, help="campaign seed (default: 1)")
     fuzz.add_argument("--master", help="Spark master URL (default: local[*])")
     fuzz.add_argument(
         "-o",
@@ -85,13 +90,14 @@ def register(subparsers: Any) -> None:
         dest="out",
         default="fuzz-out",
         metavar="DIR|URI",
-        help="output directory, or a Hadoop URI (file:///..., hdfs://..., s3a://...)",
+        help="output directory, or a Hadoop URI (file:///..., hdfs://..., s3a://...; default: "
+        "fuzz-out)",
     )
     fuzz.add_argument(
         "--mutant", help="run a broken variant of the design (an unknown name lists them)"
     )
     fuzz.add_argument("--system", metavar="NAME", help=SYSTEM_HELP)
-    fuzz.add_argument("--swarm", metavar="BEHAVIOURS", help=SWARM_HELP)
+    fuzz.add_argument("--behaviours", "--swarm", dest="swarm", metavar="NAMES", help=SWARM_HELP)
     fuzz.add_argument(
         "--client",
         metavar="CMD",
@@ -102,7 +108,7 @@ def register(subparsers: Any) -> None:
         "--client-timeout",
         type=float,
         default=10.0,
-        help="seconds the adapter may take on one request before it counts as hung",
+        help="seconds the adapter may take on one request before it counts as hung (default: 10)",
     )
     fuzz.add_argument(
         "--lenient-reasons",
@@ -112,7 +118,11 @@ def register(subparsers: Any) -> None:
         "without the spec's reason codes",
     )
     fuzz.add_argument(
-        "--per-scenario", type=positive, default=DEFAULT_PER_SCENARIO, help="schedules per scenario"
+        "--per-scenario",
+        type=positive,
+        default=DEFAULT_PER_SCENARIO,
+        help=f"interleavings per scenario, which share its clients' memoized steps (default: "
+        f"{DEFAULT_PER_SCENARIO})",
     )
     fuzz.set_defaults(handler=guarded(run_campaign))
     commands = fuzz.add_subparsers(dest="fuzz_command", metavar="{replay,shrink,vectors}")
@@ -130,15 +140,32 @@ def register(subparsers: Any) -> None:
         command.add_argument(
             "--system", metavar="NAME", dest="case_system", help="the campaign of a case id"
         )
-        command.add_argument("--mutant", dest="case_mutant", help="replay under this mutant")
         command.add_argument(
-            "--swarm", metavar="BEHAVIOURS", dest="case_swarm", help="a case id's behaviours"
+            "--mutant", dest="case_mutant", help="replay under this mutant (default: the case's)"
+        )
+        command.add_argument(
+            "--behaviours",
+            "--swarm",
+            metavar="NAMES",
+            dest="case_swarm",
+            help="a case id's behaviours (default: those its seed draws)",
         )
         command.add_argument("--client", metavar="CMD", dest="case_client", help="through it")
-        command.add_argument("--client-timeout", type=float, default=10.0, dest="case_timeout")
+        command.add_argument(
+            "--client-timeout",
+            type=float,
+            default=10.0,
+            dest="case_timeout",
+            help="seconds the adapter may take on one request (default: 10)",
+        )
         command.set_defaults(handler=guarded(handler))
     commands.choices["shrink"].add_argument(
-        "-o", "--output", type=Path, metavar="FILE", help="where to write it"
+        "-o",
+        "--output",
+        type=Path,
+        metavar="FILE",
+        help="where to write it (default: NAME-shrunk.json in the working directory, NAME the "
+        "case's)",
     )
     commands.choices["vectors"].add_argument(
         "-o",
@@ -164,7 +191,7 @@ def campaign(system: str | None, client: str | None) -> Campaign:
 
 
 def swarm_campaign(system: str | None, swarm: str | None, client: str | None) -> Campaign:
-    """The campaign to run: `--system`'s, or with `--swarm` alone the one that takes it."""
+    """The campaign to run: `--system`'s, or with `--behaviours` alone the one that takes it."""
     from .campaigns import campaigns
 
     if system is None and swarm is not None:
@@ -177,8 +204,8 @@ def swarm_campaign(system: str | None, swarm: str | None, client: str | None) ->
 def behaviours(
     chosen: Campaign, text: str | None, client: str | None = None
 ) -> tuple[str, ...] | None:
-    """`--swarm`'s behaviours, checked against what the campaign takes, or USAGE (None
-    without `--swarm`: the campaign draws them). The behaviour `client` is the adapter
+    """`--behaviours`'s behaviours, checked against what the campaign takes, or USAGE (None
+    without `--behaviours`: the campaign draws them). The behaviour `client` is the adapter
     `--client` names: it needs one."""
     known = list(chosen.behaviours)
     if text is None:
@@ -186,7 +213,7 @@ def behaviours(
     names = tuple(name.strip() for name in text.split(",") if name.strip())
     if not known:
         raise CommandError(
-            CliReason.USAGE, f"--system {chosen.system} takes no --swarm", Exit.USAGE
+            CliReason.USAGE, f"--system {chosen.system} takes no --behaviours", Exit.USAGE
         )
     unknown = [name for name in names if name not in known] or ([] if names else [text])
     if unknown:

@@ -78,7 +78,7 @@ def case_to_json(case: Case, outcome: Outcome, path: Path) -> dict[str, object]:
     mutant = f" --mutant {case.mutant}" if case.mutant else ""
     behaviours = case.scenario.behaviours
     if case.scenario.mix not in MIXES or mutant:
-        mutant += f" --swarm {','.join(dict.fromkeys(behaviours))}"
+        mutant += f" --behaviours {','.join(dict.fromkeys(behaviours))}"
     return {
         "system": SYSTEM,
         "campaign_seed": case.campaign_seed,

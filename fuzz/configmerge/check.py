@@ -16,7 +16,7 @@ from .report import PROPERTIES
 from .scenario import with_behaviours
 
 DEFAULT_BEHAVIOURS = ("spec", "reference")
-"""The clients a check searches unless `--swarm` names others: a spec client beside a
+"""The clients a check searches unless `--behaviours` names others: a spec client beside a
 reference client, which its twin checks step by step (P3)."""
 
 _MODELS: dict[Bound, Model] = {}
@@ -117,7 +117,7 @@ class Bound:
         if not self.future and not self.shared:
             options.append("--no-future")
         if self.swarm:
-            options.append(f"--swarm {','.join(self.swarm)}")
+            options.append(f"--behaviours {','.join(self.swarm)}")
         if self.client:
             options.append(f"--client {shlex.quote(self.client)}")
         if self.mutant:

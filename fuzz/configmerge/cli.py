@@ -20,7 +20,7 @@ EXAMPLES = (
     "swarmconf check --clients 3 --edits 2 --master 'local[2]'",
     "swarmconf check --clients 2 --edits 2 --mutant ties",
     "swarmconf check --clients 3 --edits 2 --lag 2 --scripts overlap --mutant replay-lowest",
-    "swarmconf check --clients 2 --edits 1 --swarm spec,deployed",
+    "swarmconf check --clients 2 --edits 1 --behaviours spec,deployed",
     "swarmconf fuzz replay check-out/counterexamples/P3-ties.json",
 )
 IN_PROCESS = "none"
@@ -68,7 +68,8 @@ def register(subparsers: Any) -> None:
         dest="out",
         default="check-out",
         metavar="DIR|URI",
-        help="output directory, or a Hadoop URI (file:///..., hdfs://..., s3a://...)",
+        help="output directory, or a Hadoop URI (file:///..., hdfs://..., s3a://...; default: "
+        "check-out)",
     )
     check.add_argument(
         "--scripts",
@@ -76,7 +77,7 @@ def register(subparsers: Any) -> None:
         default="plain",
         help="the edit-script family: plain (each client its own keys and the contested `a`) or "
         "overlap (the clients remove and write inside one nested dict; with --lag 2 or more "
-        "this makes the replay order of lagged diffs observable)",
+        "this makes the replay order of lagged diffs observable; default: plain)",
     )
     check.add_argument(
         "--blob",
@@ -103,10 +104,14 @@ def register(subparsers: Any) -> None:
     check.add_argument(
         "--exhaust", action="store_true", help="search on after the first violating level"
     )
-    check.add_argument("--max-depth", type=bounded(0, 1000), help="stop after this depth")
     check.add_argument(
+        "--max-depth", type=bounded(0, 1000), help="stop after this depth (default: no limit)"
+    )
+    check.add_argument(
+        "--behaviours",
         "--swarm",
-        metavar="BEHAVIOURS",
+        dest="swarm",
+        metavar="NAMES",
         help="the clients' behaviours, comma-separated, given to the clients in turn (default: "
         "spec,reference; spec under --mutant; an unknown name lists them)",
     )
@@ -131,7 +136,7 @@ def run_check(args: argparse.Namespace) -> int:
         swarm = tuple(name.strip() for name in args.swarm.split(",") if name.strip())
         unknown = [name for name in swarm if name not in BEHAVIOURS] or ([] if swarm else [""])
         if unknown:
-            detail = f"--swarm takes {', '.join(BEHAVIOURS)}, not {args.swarm!r}"
+            detail = f"--behaviours takes {', '.join(BEHAVIOURS)}, not {args.swarm!r}"
             raise CommandError(CliReason.USAGE, detail, Exit.USAGE)
     if ("client" in (swarm or ())) != (args.client is not None):
         detail = "the behaviour `client` is the adapter --client names: give both or neither"

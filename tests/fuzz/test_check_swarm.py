@@ -26,7 +26,7 @@ JOINED = ("libsession", "deployed")
 
 def test_the_race_is_found_at_the_smallest_bound_and_replays(tmp_path: Path) -> None:
     """Two clients, one edit each: both edit, and the lockstep rounds from there never end."""
-    args = command("check", "--clients", "2", "--edits", "1", "--swarm", "spec,deployed")
+    args = command("check", "--clients", "2", "--edits", "1", "--behaviours", "spec,deployed")
     args.out = str(tmp_path)
     with pytest.raises(CommandError) as failure:
         check_cli.run_check(args)
@@ -40,7 +40,7 @@ def test_the_race_is_found_at_the_smallest_bound_and_replays(tmp_path: Path) -> 
     case = read_case(Path(written["path"]))
     assert [event.kind for event in case.schedule.events] == ["edit", "edit"]
     assert case.scenario.behaviours == RACE and "P5" in replay(case).properties
-    assert "--swarm spec,deployed" in json.loads(Path(written["path"]).read_text())["regenerate"]
+    assert "--behaviours spec,deployed" in json.loads(Path(written["path"]).read_text())["regenerate"]
     with pytest.raises(CommandError):
         fuzz_cli.replay_command(command("fuzz", "replay", written["path"]))
 

@@ -152,7 +152,7 @@ def test_swarm_cases_round_trip_and_replay(tmp_path: Path) -> None:
     assert {event.kind for event in case.schedule.events} >= {"edit", "push"}
     outcome = replay(case)
     obj = case_to_json(case, outcome, tmp_path / "case.json")
-    assert obj["system"] == "config" and "--swarm spec,deployed" in str(obj["regenerate"])
+    assert obj["system"] == "config" and "--behaviours spec,deployed" in str(obj["regenerate"])
     again = case_from_json(json.loads(json.dumps(obj)))
     assert again == case and replay(again) == outcome
     obj["trace"]["scenario"]["clients"][0]["behaviour"] = "nobody"  # type: ignore[index]
