@@ -30,7 +30,7 @@ def described(case: Case) -> str:
     scenario = case.scenario
     return (
         f"{case.name}: {len(scenario.clients)} clients ({', '.join(scenario.behaviours)}), "
-        f"{scenario.edit_count} edits, {len(case.schedule.events)} events, lag {scenario.lag}"
+        f"{scenario.edits_described}, {len(case.schedule.events)} events, lag {scenario.lag}"
     )
 
 
@@ -46,7 +46,8 @@ def replay(case: Case, options: CaseOptions) -> Replayed:
 def sizes(case: Case, small: Case) -> str:
     return (
         f"{case.name}: {len(case.scenario.clients)} -> {len(small.scenario.clients)} clients, "
-        f"{case.scenario.edit_count} -> {small.scenario.edit_count} edits, "
+        f"{case.scenario.edit_count} -> {small.scenario.edit_count} edits "
+        f"({case.scenario.change_count} -> {small.scenario.change_count} changes), "
         f"{len(case.schedule.events)} -> {len(small.schedule.events)} events"
     )
 

@@ -65,7 +65,23 @@ class Scenario:
 
     @property
     def edit_count(self) -> int:
+        """Edits: one a batch of changes a client makes at once (one `edit` step, D29), as
+        `swarmconf check --edits` counts them per client."""
+        return sum(len(client.batches) for client in self.clients)
+
+    @property
+    def change_count(self) -> int:
+        """The changes (assignments, removals, set additions) of all edits."""
         return sum(len(batch) for client in self.clients for batch in client.batches)
+
+    @property
+    def edits_described(self) -> str:
+        """`2 edits per client (12 changes)`, or `edits per client 2, 1 (9 changes)`."""
+        per_client = [len(client.batches) for client in self.clients]
+        changes = f"({self.change_count} changes)"
+        if len(set(per_client)) == 1:
+            return f"{per_client[0]} edit{'s' * (per_client[0] != 1)} per client {changes}"
+        return f"edits per client {', '.join(map(str, per_client))} {changes}"
 
 
 def generate_scenario(
