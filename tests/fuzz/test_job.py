@@ -115,6 +115,8 @@ def test_partitions_hold_tasks_of_about_equal_cost(spark: SparkSession, tmp_path
     assert max(loads) - min(loads) <= max(costs.values())
     in_plan_order = [sum(costs[task] for task in tasks[i::8]) for i in range(8)]
     assert max(loads) - min(loads) < max(in_plan_order) - min(in_plan_order)
+    for group in held:
+        assert [costs[task] for task in group] == sorted(costs[task] for task in group)
 
 
 def test_without_costs_tasks_are_dealt_evenly() -> None:
