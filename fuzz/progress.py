@@ -109,7 +109,10 @@ class Tally:
 
 
 def line(done: float, total: int, unit: str, elapsed: float) -> str:
-    """`  41,500/200,000 interleavings (21%), 12 s, 3,458/s`."""
+    """`  41,500/200,000 interleavings (21%), 12 s, 3,458/s`; before any task has finished,
+    what the job waits for."""
+    if not done:
+        return f"  0/{total:,} {unit}, {elapsed:.0f} s: Spark is starting the first tasks"
     rate = done / elapsed if elapsed > 0 else 0.0
     share = 100 * done / total if total else 100.0
     return f"  {round(done):,}/{total:,} {unit} ({share:.0f}%), {elapsed:.0f} s, {rate:,.0f}/s"

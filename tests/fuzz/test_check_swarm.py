@@ -40,7 +40,9 @@ def test_the_race_is_found_at_the_smallest_bound_and_replays(tmp_path: Path) -> 
     case = read_case(Path(written["path"]))
     assert [event.kind for event in case.schedule.events] == ["edit", "edit"]
     assert case.scenario.behaviours == RACE and "P5" in replay(case).properties
-    assert "--behaviours spec,deployed" in json.loads(Path(written["path"]).read_text())["regenerate"]
+    assert (
+        "--behaviours spec,deployed" in json.loads(Path(written["path"]).read_text())["regenerate"]
+    )
     with pytest.raises(CommandError):
         fuzz_cli.replay_command(command("fuzz", "replay", written["path"]))
 

@@ -66,6 +66,7 @@ def test_the_display_shows_the_share_of_units_of_the_finished_tasks() -> None:
         finished[0] = 3
         assert shown.done() == 1500
     assert line(1500, 2000, "interleavings", 2.0) == "  1,500/2,000 interleavings (75%), 2 s, 750/s"
+    assert "starting" in line(0, 2000, "interleavings", 2.0)
 
 
 def summary(failing: int, violations: dict[str, int], acceptable: dict[str, int]) -> dict:
