@@ -279,7 +279,7 @@ def write_report(summary: dict[str, Any], config: Config) -> None:
         headline.append(f"Mutant: {config.mutant} (the spec with one rule broken).")
     facts = [
         ("seed", str(summary["campaign_seed"])),
-        ("schedules per scenario", number(summary["per_scenario"])),
+        ("interleavings per scenario", number(summary["per_scenario"])),
         ("Spark master", summary["master"]),
         *clients_ran(config),
         *((f"modifier {name}", modifier.description) for name, modifier in MODIFIERS.items()),
@@ -320,7 +320,10 @@ def write_report(summary: dict[str, Any], config: Config) -> None:
         campaign_of(config).title,
         summary["failing_cases"] == 0,
         headline,
-        [Property(name, text, violations.get(name, 0)) for name, text in names.items()],
+        [
+            Property(name, f"{TITLES[name]}: {text}", violations.get(name, 0))
+            for name, text in names.items()
+        ],
         facts,
         examples,
         [
