@@ -233,42 +233,49 @@ def write_hostile_outputs(
     return summary
 
 
+def verdict(what: str, failing: int, violations: dict[str, int]) -> str:
+    """`fuzz: 20,000 interleavings in 52 s (3,846/s), and no property failed in any (P1, P2
+    judged).` or `fuzz: 3 of 20,000 interleavings in 52 s (...) failed: P1 in 1, P4 in 2.`;
+    `what` is the run's count, unit and timing."""
+    if failing:
+        broken = ", ".join(
+            f"{name} in {number(count)}" for name, count in violations.items() if count
+        )
+        return f"fuzz: {number(failing)} of {what} failed: {broken}."
+    judged = f" ({', '.join(violations)} judged)" if violations else ""
+    return f"fuzz: {what}, and no property failed in any{judged}."
+
+
+def timing(summary: dict[str, Any], rate: str) -> str:
+    return f"in {duration(summary['seconds'])} ({number(summary[rate])}/s)"
+
+
 def cases_closing(unit: str) -> Callable[[dict[str, Any]], Closing]:
     """The closing sentence of a campaign of cases called `unit` (interleavings, runs): how
     many, how fast, which properties failed in how many, and what declared quirks explained."""
 
     def closing(summary: dict[str, Any]) -> Closing:
-        total, failing = summary["cases"], summary["failing_cases"]
-        timing = (
-            f"in {duration(summary['seconds'])} ({number(summary['interleavings_per_second'])}/s)"
-        )
-        violations = summary.get("violations", {})
-        judged = ", ".join(violations)
-        if failing:
-            broken = ", ".join(
-                f"{name} in {number(count)}" for name, count in violations.items() if count
-            )
-            line = f"fuzz: {number(failing)} of {number(total)} {unit} failed {timing}: {broken}."
-        else:
-            line = f"fuzz: {number(total)} {unit} {timing}, and no property failed in any"
-            line += f" ({judged} judged)." if judged else "."
+        failing = summary["failing_cases"]
+        what = f"{number(summary['cases'])} {unit} {timing(summary, 'interleavings_per_second')}"
+        line = verdict(what, failing, summary.get("violations", {}))
         acceptable = summary.get("acceptable") or {}
         if acceptable:
             quirks = ", ".join(f"{quirk} {number(count)}" for quirk, count in acceptable.items())
             line += f" Findings a declared quirk explains (acceptable): {quirks}."
-        return Closing(
-            [line], f"{number(failing)} failing {unit} (see the report)" if failing else None
-        )
+        failure = f"{number(failing)} failing {unit} (see the report)" if failing else None
+        return Closing([line], failure)
 
     return closing
 
 
 def hostile_closing(summary: dict[str, Any]) -> Closing:
-    """A campaign of hostile inputs: their count, distinct inputs, time, rate, violations."""
-    violations = ", ".join(f"{name} {count}" for name, count in summary["violations"].items())
-    line = (
-        f"fuzz: {summary['inputs']:,} inputs ({summary['distinct_inputs']:,} distinct) in "
-        f"{summary['seconds']} s ({summary['inputs_per_second']:,}/s); violations {violations}"
-    )
+    """The closing sentence of a campaign of hostile inputs: their count, distinct inputs,
+    time, rate and the properties failed."""
     failing = summary["failing_inputs"]
-    return Closing([line], f"{failing} failing inputs (see the report)" if failing else None)
+    what = (
+        f"{number(summary['inputs'])} inputs ({number(summary['distinct_inputs'])} distinct) "
+        f"{timing(summary, 'inputs_per_second')}"
+    )
+    line = verdict(what, failing, summary["violations"])
+    failure = f"{number(failing)} failing inputs (see the report)" if failing else None
+    return Closing([line], failure)

@@ -1,4 +1,5 @@
-"""A campaign's progress: partitions report finished tasks over UDP, the driver sums them."""
+"""What a campaign prints: its progress (partitions report finished tasks over UDP, the driver
+sums them) and the sentence it ends with."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import time
 from collections.abc import Callable
 
 from swarmconf.fuzz.progress import DATAGRAM, Display, Tally, line, reported
-from swarmconf.fuzz.report import cases_closing
+from swarmconf.fuzz.report import cases_closing, hostile_closing
 
 
 def eventually(condition: Callable[[], bool], deadline: float = 10.0) -> bool:
@@ -92,6 +93,23 @@ def test_a_clean_run_ends_with_a_sentence_naming_what_was_judged() -> None:
 def test_a_failing_run_says_which_properties_failed_in_how_many() -> None:
     closing = cases_closing("interleavings")(summary(3, {"P1": 1, "P4": 2, "P5": 0}, {}))
     [sentence] = closing.lines
-    assert sentence.startswith("fuzz: 3 of 200,000 interleavings failed in ")
-    assert sentence.endswith(": P1 in 1, P4 in 2.")
+    assert sentence.startswith("fuzz: 3 of 200,000 interleavings in ")
+    assert sentence.endswith(" failed: P1 in 1, P4 in 2.")
     assert closing.failure == "3 failing interleavings (see the report)"
+
+
+def test_a_hostile_run_ends_with_a_sentence_too() -> None:
+    closing = hostile_closing(
+        {
+            "inputs": 5000,
+            "distinct_inputs": 4693,
+            "seconds": 11.1,
+            "inputs_per_second": 449.2,
+            "failing_inputs": 0,
+            "violations": {"H1": 0, "C1": 0},
+        }
+    )
+    [sentence] = closing.lines
+    assert sentence.startswith("fuzz: 5,000 inputs (4,693 distinct) in ")
+    assert sentence.endswith("and no property failed in any (H1, C1 judged).")
+    assert closing.failure is None
