@@ -13,6 +13,7 @@ from typing import Any
 
 from ..campaigns import CaseOptions, Replayed, Shrunk
 from ..report import replay_command
+from .behaviours import Setting
 from .case import Case, case_from_json, parse_case_id, write_case
 from .case import replay as replay_in_process
 
@@ -68,7 +69,7 @@ def vectors(case: Case, options: CaseOptions) -> Shrunk:
     from .export import export
 
     folder = options.output or Path("case-vectors")
-    path = export(case, folder)
+    path = export(case, folder, Setting(options.client, options.client_timeout))
     return Shrunk(
         [f"{case.name}: wrote {path}"],
         f"swarmconf conformance run --client CMD --vectors {folder}",

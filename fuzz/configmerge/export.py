@@ -1,10 +1,13 @@
 """A counterexample as conformance vectors: each client's steps of the case as one `client`
 operation case, its expected answers the spec's client of the behaviour's profile.
 
-The case is played on a fresh world; each client's steps (the polls it merged with what they
+The case is played on a fresh world (its `client` clients through the adapter they were played
+through); each client's steps (the polls it merged with what they
 returned, its edits with the data they left, its pushes, each confirmed at once as the world's
 swarm confirms them) become the script of a `client_steps` case that starts from the stored
-message the client started from. Any client's adapter runs the file with `swarmconf
+message the client started from. Where a quirk makes the deployed client answer a script
+otherwise, the case carries the quirk's flag and `deployed` (as every vector does). Any client's
+adapter runs the file with `swarmconf
 conformance run --vectors DIR`: a client that took a step otherwise than the spec fails there,
 as its twin's verdict failed the campaign (P3, C1).
 """
@@ -12,11 +15,14 @@ as its twin's verdict failed the campaign (P3, C1).
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from swarmconf.conformance import btcodec
-from swarmconf.conformance.adapter import builtin_adapter
+from swarmconf.conformance.configmerge import vocabulary
+from swarmconf.conformance.configmerge.flags import FLAGS
+from swarmconf.conformance.configmerge.vocabulary import rule_order
 from swarmconf.conformance.vectors import bundled_vectors, schema_file_name
 
 from .behaviours import Setting, behaviour
@@ -56,20 +62,22 @@ class Recording(Interleaving):
         return pushed
 
 
-def scripts(case: Case) -> list[list[dict[bytes, Any]]]:
-    """Each client's steps in the case, the lockstep rounds included."""
-    run = Recording(World(case.scenario, Setting(mutant=None)))
+def scripts(case: Case, setting: Setting) -> list[list[dict[bytes, Any]]]:
+    """Each client's steps in the case, the lockstep rounds included; `client` clients are
+    played through `setting`'s adapter, so that their script is the one the case gave them."""
+    run = Recording(World(case.scenario, replace(setting, twins=False)))
     for event in case.schedule.events:
         run.apply(event)
     run.settle(case.schedule.rotation)
     return run.steps
 
 
-def request_of(case: Case, client: int, steps: list[dict[bytes, Any]]) -> dict[str, Any]:
+def request_of(
+    case: Case, client: int, steps: list[dict[bytes, Any]], setting: Setting
+) -> dict[str, Any]:
     """The `client` request of one client's script."""
     scenario = case.scenario
-    world = World(scenario)
-    engine = world.engine
+    engine = World(scenario, replace(setting, twins=False)).engine
     request: dict[str, Any] = {
         "op": "client",
         "lag": scenario.lag,
@@ -84,32 +92,35 @@ def request_of(case: Case, client: int, steps: list[dict[bytes, Any]]) -> dict[s
     return request
 
 
-def export(case: Case, out: Path) -> Path:
+def export(case: Case, out: Path, setting: Setting | None = None) -> Path:
     """Write the case's clients' scripts as a vector file (with its schema) under `out`;
-    ValueError when the spec refuses one (the case is not one the spec's clients can play)."""
-    spec = builtin_adapter("spec")
+    ValueError when the spec refuses one (the case is not one the spec's clients can play).
+    `setting` gives the adapter a case's `client` clients were played through."""
+    setting = setting or Setting()
     groups: dict[tuple[int, str], list[dict[str, Any]]] = {}
-    for client, steps in enumerate(scripts(case)):
+    for client, steps in enumerate(scripts(case, setting)):
         if not steps:
             continue
-        request = request_of(case, client, steps)
-        answer = spec.handle(request)
-        if "result" not in answer:
-            raise ValueError(f"the spec refused client {client}'s script: {answer}")
+        request = request_of(case, client, steps, setting)
+        answer = vocabulary.answer(request, [])
+        if answer.expected is None:
+            raise ValueError(f"the spec refused client {client}'s script: {answer.reason}")
         keys = ("msg", "steps", "sign_key", "verify_key")
         inputs = {key: request[key] for key in keys if key in request}
-        groups.setdefault((request["lag"], request["profile"]), []).append(
-            {
-                "name": f"{case.name}-client-{client}",
-                "comment": f"client {client} ({case.scenario.behaviours[client]}) of "
-                f"{case.name}: its {len(steps)} steps in the case, the lockstep rounds included",
-                "input": inputs,
-                "expected": answer["result"],
-                "flags": ["ClientSteps"],
-                "result": "valid",
-                "rules": ["D28", "D29", "D30", "D31"],
-            }
-        )
+        test = {
+            "name": f"{case.name}-client-{client}",
+            "comment": f"client {client} ({case.scenario.behaviours[client]}) of "
+            f"{case.name}: its {len(steps)} steps in the case, the lockstep rounds included",
+            "input": inputs,
+            "expected": answer.expected,
+            "flags": sorted({"ClientSteps", *answer.flags}),
+            "result": "valid",
+            "rules": sorted({"D28", "D29", "D30", "D31", *answer.rules}, key=rule_order),
+        }
+        if answer.deployed is not None:
+            test["deployed"] = answer.deployed
+        groups.setdefault((request["lag"], request["profile"]), []).append(test)
+    used = {flag for tests in groups.values() for test in tests for flag in test["flags"]}
     number = 0
     test_groups = []
     for (lag, profile), tests in sorted(groups.items()):
@@ -125,13 +136,7 @@ def export(case: Case, out: Path) -> Path:
             "schemaVersion": 2,
             "suite": SUITE,
         },
-        "notes": {
-            "ClientSteps": {
-                "bugType": "FUNCTIONALITY",
-                "description": "A script of client steps (poll, edit, push, confirm) on one "
-                "client: its state, what it pushes and deletes and when (D28..D32).",
-            }
-        },
+        "notes": {flag: FLAGS[flag].as_json() for flag in sorted(used)},
         "numberOfTests": number,
         "schema": schema_file_name(SUITE),
         "source": {"name": "swarmconf fuzz vectors", "case": case.name},

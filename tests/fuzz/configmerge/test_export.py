@@ -46,3 +46,20 @@ def test_the_command_writes_vectors_the_runner_takes(tmp_path: Path) -> None:
     assert main(["fuzz", "vectors", "1:0:0", "--swarm", "reference", "-o", str(out)]) == Exit.OK
     args = ["conformance", "run", "--client", "builtin:spec", "--vectors", str(out)]
     assert main(args) == Exit.OK
+
+
+def test_a_case_through_an_adapter_exports_with_the_deployed_clients_answers(
+    tmp_path: Path,
+) -> None:
+    import sys
+
+    emulation = f"{sys.executable} -m swarmconf.conformance.configmerge.deployed"
+    out = tmp_path / "vectors"
+    args = ["fuzz", "vectors", "1:0:0", "--behaviours", "libsession,client", "--client"]
+    assert main([*args, emulation, "-o", str(out)]) == Exit.OK
+    document = json.loads((out / "client_steps_test.json").read_text())
+    assert set(document["notes"]) >= {
+        flag for group in document["testGroups"] for t in group["tests"] for flag in t["flags"]
+    }
+    run = ["conformance", "run", "--client", emulation, "--vectors", str(out)]
+    assert main(run) == Exit.OK
