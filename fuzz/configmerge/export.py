@@ -107,7 +107,7 @@ def export(case: Case, out: Path, setting: Setting | None = None) -> Path:
             raise ValueError(f"the spec refused client {client}'s script: {answer.reason}")
         keys = ("msg", "steps", "sign_key", "verify_key")
         inputs = {key: request[key] for key in keys if key in request}
-        test = {
+        test: dict[str, Any] = {
             "name": f"{case.name}-client-{client}",
             "comment": f"client {client} ({case.scenario.behaviours[client]}) of "
             f"{case.name}: its {len(steps)} steps in the case, the lockstep rounds included",
