@@ -13,7 +13,6 @@ later version knows (D9), one that goes offline and comes back.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -73,6 +72,7 @@ class Parses:
     def __init__(self, parse: Callable[[bytes, int, bytes | None], Any]) -> None:
         self.parse = parse
         self.found: dict[tuple[bytes, int, bytes | None], Any] = {}
+        self.polls: dict[tuple[tuple[bytes, ...], int, bytes | None], list[Any]] = {}
 
     def __call__(self, raw: bytes, lag: int, verify: bytes | None) -> Any:
         key = (raw, lag, verify)
@@ -88,12 +88,19 @@ class Parses:
         return found
 
     def valid(self, messages: list[bytes], lag: int, verify: bytes | None) -> list[Any]:
-        """The messages that parse, in order; the others are ignored (D14)."""
-        found = []
-        for raw in messages:
-            with contextlib.suppress(ConfigError):
-                found.append(self(raw, lag, verify))
-        return found
+        """The messages that parse, in order; the others are ignored (D14). Once per poll:
+        a new list each time, which the caller may extend."""
+        key = (tuple(messages), lag, verify)
+        found = self.polls.get(key)
+        if found is None:
+            found = []
+            for raw in messages:
+                try:
+                    found.append(self(raw, lag, verify))
+                except ConfigError:
+                    continue
+            self.polls[key] = found
+        return list(found)
 
 
 class Merges:
@@ -128,6 +135,22 @@ class Merges:
         return found[1]
 
 
+class Serializations:
+    """A client library's serializations of the messages its clients hold, once per message
+    and signing key (kept alive with their bytes, so that an identity stays its own): a step
+    replaces a client's message rather than change it (the world edits a copy)."""
+
+    def __init__(self) -> None:
+        self.found: dict[tuple[int, bytes | None], tuple[Any, bytes]] = {}
+
+    def __call__(self, message: Any, sign_key: bytes | None) -> bytes:
+        key = (id(message), sign_key)
+        found = self.found.get(key)
+        if found is None or found[0] is not message:
+            found = self.found[key] = (message, bytes(message.serialize(sign_key)))
+        return found[1]
+
+
 class ReferenceClient(reference_client.Client):
     """The reference's client, its parses, merges and deletions shared through a world's
     `Parses` and `Merges`."""
@@ -158,13 +181,29 @@ class ReferenceClient(reference_client.Client):
 def copied(client: Any) -> Any:
     """A client object of its own: its sets copied, its messages shared (see `World.copy`),
     and the reference client an adapter's client keeps beside it copied the same way."""
-    made = copy.copy(client)
+    kind: type = type(client)
+    made: Any
+    if plainly_copied(kind):
+        made = object.__new__(kind)
+        made.__dict__.update(client.__dict__)
+    else:
+        made = copy.copy(client)
     for name in ("to_delete", "old_hashes", "fired"):
         if name in vars(made):
             setattr(made, name, set(getattr(made, name)))
     if "shadow" in vars(made):
         made.shadow = copied(made.shadow)
     return made
+
+
+@cache
+def plainly_copied(kind: type) -> bool:
+    """Whether `copy.copy` of a `kind` object makes a new object of its attributes and no
+    more (no copy or pickling hooks of its own, no slots): then that is done directly."""
+    hooks = ("__new__", "__copy__", "__reduce_ex__", "__reduce__", "__getstate__", "__setstate__")
+    plain = all(getattr(kind, name, None) is getattr(object, name, None) for name in hooks)
+    slots = any("__slots__" in vars(base) for base in kind.__mro__[:-1])
+    return plain and not slots and "__dict__" in dir(kind)
 
 
 class Mutated:
@@ -198,16 +237,30 @@ class Mutated:
 
 
 class SpecClient(spec_client.Client):
-    """The spec's client, its parses shared through a world's `Parses` (a parse and a merge
-    never change the messages they read)."""
+    """The spec's client, its parses, merges, deletions and serializations shared through a
+    world's `Parses`, `Merges` and `Serializations` (a parse and a merge never change the
+    messages they read)."""
 
     parses: Parses
+    merges: Merges
+    serializations: Serializations
 
     def parse_polled(self, messages: list[bytes]) -> list[Any]:
         return self.parses.valid(messages, self.lag, self.verify_key)
 
     def parse_own(self, data: bytes) -> Any:
         return self.parses(data, self.lag, self.verify_key)
+
+    def merged(self, valid: list[Any]) -> Any:
+        inner = super().merged
+        return self.merges.merge(valid, self.sign_key, lambda: inner(valid))
+
+    def obsolete(self, messages: list[bytes], result: Any, valid: list[Any]) -> list[bytes]:
+        inner = super().obsolete
+        return self.merges.deleted(messages, result, valid, lambda: inner(messages, result, valid))
+
+    def serialized(self, message: Any) -> bytes:
+        return self.serializations(message, self.sign_key)
 
 
 def spec_factory(profile: str) -> Callable[[Setting], Factory]:
@@ -216,6 +269,8 @@ def spec_factory(profile: str) -> Callable[[Setting], Factory]:
 
     def make(setting: Setting) -> Factory:
         parses = Parses(lambda raw, lag, verify: spec_parse(raw, lag=lag, verify_key=verify))
+        merges = Merges()
+        serializations = Serializations()
 
         def made(lag: int, sign: bytes | None, verify: bytes | None, raw: bytes) -> Any:
             client = SpecClient(
@@ -226,6 +281,8 @@ def spec_factory(profile: str) -> Callable[[Setting], Factory]:
                 current=parses(raw, lag, verify),
             )
             client.parses = parses
+            client.merges = merges
+            client.serializations = serializations
             return client if setting.mutant is None else Mutated(client, setting.mutant)
 
         return made

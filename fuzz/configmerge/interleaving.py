@@ -25,7 +25,7 @@ from .edits import Data
 from .oracle import ABSENT, UNKNOWN, Update, Verdict, check_survival, wiped_of, writes_of
 from .schedule import Event, Schedule
 from .swarm_client import AdapterError
-from .world import Key, Step, World, swarm_hash
+from .world import Key, Step, World
 
 MAX_EXTRA_ROUNDS = 3
 """Quiescence must come within (clients + this) lockstep rounds (P5)."""
@@ -108,10 +108,8 @@ class Interleaving:
         count = len(scenario.clients)
         engine = world.engine
         base = engine.base
-        self.swarm: dict[bytes, bytes] = {
-            swarm_hash(blob): blob for blob in (base, *scenario.blobs)
-        }
-        self.history: list[tuple[bytes, ...]] = [self.held()]
+        self.swarm: dict[bytes, bytes] = dict(world.starting_swarm)
+        self.history: list[tuple[bytes, ...]] = [tuple(self.swarm.values())]
         self.clients = [world.start(client) for client in range(count)]
         self.online = [True] * count
         self.next_batch = [0] * count
@@ -122,12 +120,16 @@ class Interleaving:
         self.seen: set[str] = set()
 
     def held(self) -> tuple[bytes, ...]:
-        return tuple(self.swarm.values())
+        """The swarm's blobs in the order it stores them: the last entry of the history, which
+        every push appends to."""
+        return self.history[-1]
 
     def noted(self, step: Step) -> Step:
         """A step's violations noted, and the findings its quirks explain."""
-        self.note(step.violations)
-        self.outcome.acceptable.extend(step.acceptable)
+        if step.violations:
+            self.note(step.violations)
+        if step.acceptable:
+            self.outcome.acceptable.extend(step.acceptable)
         return step
 
     def note(self, violations: tuple[str, ...] | list[str]) -> None:
@@ -160,11 +162,10 @@ class Interleaving:
     def sync(self, client: int, view: tuple[bytes, ...]) -> None:
         if not self.online[client]:
             return
-        before = self.clients[client]
-        step = self.noted(self.world.poll(before, view))
-        after = self.clients[client] = step.key
-        if after.message != before.message:
-            self.learn_merge(before, after, view)
+        step = self.noted(self.world.poll(self.clients[client], view))
+        self.clients[client] = step.key
+        if step.merged is not None:
+            self.learn_merge(step.key, step.merged)
 
     def push(self, client: int) -> bool:
         """The client pushes if it needs to and is online: the swarm stores the message and
@@ -188,7 +189,7 @@ class Interleaving:
                 else:
                     self.note([finding])
         self.swarm[pushed.hash] = pushed.message
-        self.history.append(self.held())
+        self.history.append(tuple(self.swarm.values()))
         return True
 
     def toggle(self, client: int, online: bool) -> None:
@@ -221,7 +222,6 @@ class Interleaving:
         if after_info is None:
             return
         bit = engine.bits[(client, batch)]
-        old, new = self.world.pruned(start), self.world.pruned(after.message)
         ledger.rank(bit, self.world.update(bit, start, after.message))
         ledger.episodes[after.message] = (bit, start)
         known = ledger.knowledge.get(start, Knowledge(0, 0, 0))
@@ -235,6 +235,7 @@ class Interleaving:
             # none of what the edits removed. The message's own data shows a removal, a later
             # merge replaying its `=` does not: the oracle leaves the removed atoms unknown
             knows, safe = knows & ~resolution, safe & ~resolution
+            old, new = self.world.pruned(start), self.world.pruned(after.message)
             added = self.resolution_update(after.message, after_info.rank, new)
             knows, safe = knows | added, safe | added
             written = {
@@ -252,14 +253,10 @@ class Interleaving:
         self.ledger.resolutions[message] = bit
         return bit
 
-    def learn_merge(self, before: Key, after: Key, view: tuple[bytes, ...]) -> None:
-        """A poll that changed the client's message: it adopted a stored message (known
-        already), or made a new one from the inputs the ignore rules kept (D14)."""
-        inputs = {*view, before.message} if before.message else set(view)
-        if after.message in inputs:
-            return
+    def learn_merge(self, after: Key, remaining: tuple[bytes, ...]) -> None:
+        """A poll that made a new message from the inputs the ignore rules kept (D14; one
+        that adopted a stored message learns nothing: that message is known already)."""
         engine = self.world.engine
-        remaining = self.world.remaining(inputs)
         self.outcome.merges += 1
         self.outcome.max_width = max(self.outcome.max_width, len(remaining))
         knowledge = self.merged_knowledge(remaining)
@@ -320,7 +317,7 @@ class Interleaving:
             self.note([self.unsettled()])
 
     def current_messages(self) -> tuple[bytes, ...]:
-        return self.world.engine.remaining(list(self.held()))
+        return self.world.current(self.held())
 
     def check_final(self) -> None:
         """P1: the swarm's current messages collapse to one, whose data every client holds (a

@@ -17,6 +17,7 @@ handed back with the step each time it is taken:
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -26,7 +27,7 @@ from swarmconf.spec.configmerge import bt
 from swarmconf.spec.configmerge.message import ConfigMessage as SpecMessage
 from swarmconf.spec.configmerge.reasons import ConfigError
 
-from .behaviours import Behaviours, Setting, behaviour, check_names, copied
+from .behaviours import Behaviours, Serializations, Setting, behaviour, check_names, copied
 from .edits import Data, apply_batch
 from .engine import UNKNOWN_KEY, Engine, prune, sampled
 from .impl import choose
@@ -66,6 +67,9 @@ class Step(NamedTuple):
     pushed: Pushed | None
     violations: tuple[str, ...]
     acceptable: tuple[str, ...] = ()
+    merged: tuple[bytes, ...] | None = None
+    """A poll that made a message none of its inputs is: the inputs the ignore rules kept
+    (D14), whose knowledge the P4 oracle merges (see `interleaving`)."""
 
 
 def swarm_hash(blob: bytes) -> bytes:
@@ -121,12 +125,15 @@ class World:
     """The resolutions among them that list every data key in `=` (D30, X17)."""
     resolution_bits: dict[bytes, int] = field(default_factory=dict)
     """The P4 oracle's bit of each such resolution (see `interleaving`)."""
-    serializations: dict[tuple[int, bytes | None], tuple[Any, bytes]] = field(default_factory=dict)
+    serializations: Serializations = field(default_factory=Serializations)
     prunes: dict[bytes, Data] = field(default_factory=dict)
     updates: dict[tuple[int, bytes, bytes], Update] = field(default_factory=dict)
     survivors: dict[frozenset[bytes], tuple[bytes, ...]] = field(default_factory=dict)
     verdicts: dict[tuple[Any, ...], Verdict] = field(default_factory=dict)
     """P4 verdicts by (final message, safe updates, replayed or made, known bits and ranks)."""
+    starts: dict[int, Key] = field(default_factory=dict)
+    """Each client's key at the start of every interleaving."""
+    currents: dict[tuple[bytes, ...], tuple[bytes, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         behaviours = self.scenario.behaviours
@@ -139,8 +146,22 @@ class World:
     def declares(self, name: str, quirk: str) -> bool:
         return self.records.declares(name, quirk)
 
+    @functools.cached_property
+    def starting_swarm(self) -> dict[bytes, bytes]:
+        """The swarm every interleaving starts from: the starting message and the scenario's
+        blobs, by hash."""
+        blobs = (self.engine.base, *self.scenario.blobs)
+        return {swarm_hash(blob): blob for blob in blobs}
+
     def start(self, client: int) -> Key:
-        """Client `client` holding the swarm's starting message, clean."""
+        """Client `client` holding the swarm's starting message, clean (made once per world:
+        every interleaving starts from the same clients)."""
+        found = self.starts.get(client)
+        if found is None:
+            found = self.starts[client] = self.started(client)
+        return found
+
+    def started(self, client: int) -> Key:
         engine = self.engine
         signer = self.scenario.clients[client].signer
         name = self.behaviours[client]
@@ -177,19 +198,14 @@ class World:
 
     def serialized(self, made: Any) -> bytes:
         """The client's message as it would push it, once per message object (a step that
-        keeps the message shares the object; an edit works on a copy, `editable_copy`)."""
+        keeps the message shares the object; an edit works on a copy, `editable_copy`): through
+        the serializations the client's library keeps for its own pushes, if it keeps them and
+        no mutant is in place (a mutated client serializes under its mutant)."""
         message = made.message
         if message is None:
             return b""
-        key = (id(message), made.sign_key)
-        found = self.serializations.get(key)
-        if found is None or found[0] is not message:
-            # The message is kept alive with its bytes, so that its id stays its own
-            found = self.serializations[key] = (
-                message,
-                bytes(message.serialize(made.sign_key)),
-            )
-        return found[1]
+        kept = vars(holder(made)).get("serializations") if self.setting.mutant is None else None
+        return (kept or self.serializations)(message, made.sign_key)
 
     def copy(self, key: Key) -> Any:
         """A client in state `key` of its own: the representative's messages are shared (a
@@ -229,8 +245,13 @@ class World:
         found = self.polls.get((key, view))
         if found is None:
             found = self.stepped(key, "poll", lambda made: made.receive(list(view)))
-            if found.key.message != key.message and found.key.state == "dirty":
-                self.resolved(found.key.message)
+            after = found.key.message
+            if after != key.message:
+                if found.key.state == "dirty":
+                    self.resolved(after)
+                inputs = {*view, key.message} if key.message else set(view)
+                if after not in inputs:
+                    found = found._replace(merged=self.remaining(inputs))
             if view and sampled(b"".join(view), CHECK_SAMPLE):
                 found = self.p2(key, view, found)
             self.polls[(key, view)] = found
@@ -366,6 +387,13 @@ class World:
         found = self.survivors.get(key)
         if found is None:
             found = self.survivors[key] = self.engine.remaining(sorted(key))
+        return found
+
+    def current(self, held: tuple[bytes, ...]) -> tuple[bytes, ...]:
+        """The swarm's current messages: the blobs it holds that the ignore rules keep (D14)."""
+        found = self.currents.get(held)
+        if found is None:
+            found = self.currents[held] = self.engine.remaining(list(held))
         return found
 
     def parses(self, blob: bytes) -> bool:

@@ -111,11 +111,9 @@ class Client:
         valid = own + polled
         if not valid:
             return
-        result = merge_parsed(
-            valid, lag=self.lag, verify_key=self.verify_key, sign_key=self.sign_key
-        )
+        result = self.merged(valid)
         stored = {message_hash(message) for message in messages} | set(self.current_hashes())
-        obsolete = obsolete_after_merge(messages, result, lag=self.lag, valid=valid)
+        obsolete = self.obsolete(messages, result, valid)
         self.to_delete |= stored & set(obsolete)
         if all(result is not message for message in valid):
             self.message = self.resolution(result)
@@ -133,7 +131,7 @@ class Client:
         it signs. A `libsession` signer's stored message enters signed too (X20)."""
         if not message.editable and (self.profile == "spec" or self.sign_key is None):
             return message
-        return self.parse_own(message.serialize(self.sign_key))
+        return self.parse_own(self.serialized(message))
 
     def parse_polled(self, messages: list[bytes]) -> list[ConfigMessage]:
         """The messages of a poll that parse; the others are ignored (D14)."""
@@ -142,6 +140,20 @@ class Client:
     def parse_own(self, data: bytes) -> ConfigMessage:
         """The client's own message, serialized, parsed again (D29)."""
         return parse(data, lag=self.lag, verify_key=self.verify_key)
+
+    def merged(self, valid: list[ConfigMessage]) -> ConfigMessage:
+        """The merge of a poll's valid inputs, the current message first (D14, D15)."""
+        return merge_parsed(valid, lag=self.lag, verify_key=self.verify_key, sign_key=self.sign_key)
+
+    def obsolete(
+        self, messages: list[bytes], result: ConfigMessage, valid: list[ConfigMessage]
+    ) -> list[bytes]:
+        """The hashes of the inputs `result` makes obsolete (D27)."""
+        return obsolete_after_merge(messages, result, lag=self.lag, valid=valid)
+
+    def serialized(self, message: ConfigMessage) -> bytes:
+        """`message` as the client pushes it: signed if it signs (D17)."""
+        return message.serialize(self.sign_key)
 
     def resolution(self, merged: ConfigMessage) -> ConfigMessage:
         """The conflict resolution the client will push (D30): rule 8's (`=` empty), except a
@@ -197,7 +209,7 @@ class Client:
         if not self.needs_push():
             return None
         assert self.message is not None
-        serialized = self.message.serialize(self.sign_key)
+        serialized = self.serialized(self.message)
         deleted = [] if self.read_only else sorted(self.to_delete)
         self.to_delete = set()
         self.state = State.WAITING
