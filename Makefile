@@ -137,7 +137,7 @@ bench-kvsim-scale: $(READY)
 # The fuzz campaign (README): FUZZ_INTERLEAVINGS interleavings on local Spark, then the report's
 # path. Needs Java 17 for Spark.
 FUZZ_INTERLEAVINGS ?= 200000
-.PHONY: fuzz fuzz-cluster bench-fuzz bench-check
+.PHONY: fuzz fuzz-cluster bench-fuzz bench-fuzz-hangs bench-check
 fuzz: $(READY)
 	$(BIN)/swarmconf fuzz --interleavings $(FUZZ_INTERLEAVINGS) -o fuzz-out
 
@@ -148,6 +148,11 @@ fuzz-cluster: $(READY)
 # Campaign throughput on local[2] and how the core's rate scales with clients and edits.
 bench-fuzz: $(READY)
 	$(BIN)/python -m bench.fuzz.campaign --interleavings $(FUZZ_INTERLEAVINGS)
+
+# The hostile campaign through a client hanging where it declared no hang, against the same
+# campaign through the emulation of the deployed client (docs/pages/fuzz-clients.md).
+bench-fuzz-hangs: $(READY)
+	$(BIN)/python -m bench.fuzz.hangs
 
 # The bounded check's distinct states a second in one process (medians, wall and CPU time).
 bench-check: $(READY)

@@ -15,6 +15,15 @@ request that triggers it, and each such hang would cost the whole timeout. The c
 name those requests (`send(..., hangs=...)`, asked only of an answer that is late): one on
 which the client has burnt `HANG_CPU` seconds of CPU without answering (it spins), or that is
 `HANG_GRACE` seconds late, then counts as the hang it declared.
+
+Any other hang is cut too, within a bound taken from the client's own answer times: the pool
+keeps the time it waited for each of the client's last `LATENCY_WINDOW` answers, and a request
+with no answer after `SPIN_FACTOR` times their median (`SPIN_FLOOR` at least; `SPIN_UNKNOWN`
+while fewer than `SPIN_SAMPLES` answers were timed) on which the client has burnt `SPIN_CPU`
+seconds of CPU since it was `SPIN_FLOOR` late fails as `SPINNING` (C2 by that cause where no
+declared quirk says the client hangs there). The process is killed and replaced as after any
+failure. A client that is slow without spinning (sleeping, waiting on I/O) burns no CPU and
+has the whole timeout.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ import json
 import os
 import queue
 import shlex
+import statistics
 import subprocess
 import threading
 import time
@@ -58,6 +68,25 @@ EXIT_WAIT = 1.0
 """Seconds a client whose output ended may take to exit, for its status in the failure."""
 HANG_POLL = 0.01
 """Seconds between two looks at a late client's CPU time."""
+SPIN_FACTOR = 100
+"""A request is late once not answered within this many times the client's median answer time."""
+SPIN_FLOOR = 0.02
+"""Seconds a request may always take, and from which the CPU a late client burns is counted (a
+client answering in microseconds pauses too: its collector, a page fault, a core another job
+holds)."""
+SPIN_UNKNOWN = 1.0
+"""Seconds a request may take while the client's answer times are not known yet."""
+SPIN_SAMPLES = 16
+"""Answers timed before their median bounds a request."""
+SPIN_CPU = 0.05
+"""CPU seconds a late client burns without answering before it counts as spinning: a client
+that is slow but not spinning (sleeping, waiting on I/O) never does, a loaded machine only
+makes it take longer, and no answer that takes less CPU is ever cut (the emulation's slowest
+hostile inputs take under 40 ms)."""
+LATENCY_WINDOW = 256
+"""The client's last answers whose times bound a request."""
+SPINNING = "spinning"
+"""The kind of failure of a request a client spun on without answering, no hang declared."""
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 """/proc's unit of CPU time, per second."""
 Answer = Message | ClientFailure
@@ -91,6 +120,17 @@ class PooledClient:
     )
     """Processes started ahead (`SPARES_AHEAD`, once one has failed), oldest first, to replace
     the next ones that fail."""
+    latencies: collections.deque[float] = field(
+        default_factory=lambda: collections.deque(maxlen=LATENCY_WINDOW)
+    )
+    """Seconds waited for each of the client's last answers, across its processes (near
+    nothing for an answer already there when it is read)."""
+
+    def late(self) -> float:
+        """Seconds after which a request the client spins on counts as `SPINNING`."""
+        if len(self.latencies) < SPIN_SAMPLES:
+            return SPIN_UNKNOWN
+        return max(SPIN_FACTOR * statistics.median(self.latencies), SPIN_FLOOR)
 
     @property
     def ops(self) -> frozenset[str] | None:
@@ -141,9 +181,9 @@ class PooledClient:
                             f"not sent: the client failed {self.in_a_row} times in a row",
                         )
                     break
-                late = None if hangs is None else functools.partial(declared, requests, todo, hangs)
+                said = None if hangs is None else functools.partial(declared, requests, todo, hangs)
                 count = min(window, len(todo))
-                done, failure = self.read(first, count, late)
+                done, failure = self.read(first, count, said)
                 for index, answer in zip(todo, done, strict=False):
                     answers[index] = answer
                 if done:
@@ -178,15 +218,18 @@ class PooledClient:
     ) -> tuple[list[Message], ClientFailure | None]:
         """Answers to ids first.. in order, and the failure that ended them early (or None);
         `hangs(n)` says whether the n-th may count as a declared hang once `HANG_GRACE` late."""
-        started = time.perf_counter()
+        started = last = time.perf_counter()
         answers: list[Message] = []
         try:
             for number, expected_id in enumerate(range(first, first + count)):
-                late = None if hangs is None else functools.partial(hangs, number)
-                answer = read_answer(self.client, expected_id, late)
+                declares = None if hangs is None else functools.partial(hangs, number)
+                answer = read_answer(self.client, expected_id, declares, self.late)
                 if isinstance(answer, ClientFailure):
                     return answers, answer
                 answers.append(answer)
+                now = time.perf_counter()
+                self.latencies.append(now - last)
+                last = now
             return answers, None
         finally:
             self.waiting += time.perf_counter() - started
@@ -257,16 +300,21 @@ def declared(
 
 
 def read_answer(
-    client: ProcessClient, expected_id: int, hangs: Callable[[], bool] | None = None
+    client: ProcessClient,
+    expected_id: int,
+    hangs: Callable[[], bool] | None = None,
+    late: Callable[[], float] | None = None,
 ) -> Message | ClientFailure:
-    """The next answer line, judged as `ProcessClient.request` judges it; a hang the client
-    declared (`hangs()`, asked once the answer is `HANG_GRACE` late) ends the wait early."""
+    """The next answer line, judged as `ProcessClient.request` judges it; a hang ends the wait
+    early (see `next_line`)."""
     try:
-        line = next_line(client, hangs)
+        line = next_line(client, hangs, late)
     except queue.Empty:
         return ClientFailure("timeout", f"no answer within {client.timeout:g} s")
     except Declared as how:
         return ClientFailure("timeout", f"{how}, a declared hang")
+    except Spinning as how:
+        return ClientFailure(SPINNING, str(how))
     if line is None:
         process = client.process
         code = exit_status(process) if process is not None else None
@@ -296,18 +344,46 @@ class Declared(Exception):
     hang showed."""
 
 
-def next_line(client: ProcessClient, hangs: Callable[[], bool] | None) -> str | None:
-    """The next line (None at the end of the output), within the timeout (`queue.Empty`), or
-    `Declared` on a declared hang: once the client has spent `HANG_CPU` seconds of CPU on it
-    without answering (it spins), or once it is `HANG_GRACE` late."""
-    if hangs is None or client.timeout <= HANG_GRACE:
-        return client.lines.get(timeout=client.timeout)
+class Spinning(Exception):
+    """A client that spins on a request it declared no hang for; the message says how long."""
+
+
+def next_line(
+    client: ProcessClient,
+    hangs: Callable[[], bool] | None,
+    late: Callable[[], float] | None = None,
+) -> str | None:
+    """The next line (None at the end of the output), within the timeout (`queue.Empty`). A
+    hang ends the wait sooner: `Declared` on a request `hangs()` says the client declared it
+    loops on, once the client has spent `HANG_CPU` seconds of CPU on it without answering (it
+    spins) or once it is `HANG_GRACE` late; `Spinning` on any other once it is `late()` seconds
+    late and the client has burnt `SPIN_CPU` seconds of CPU since it was `SPIN_FLOOR` late."""
+    timeout = client.timeout
+    first = HANG_POLL if hangs is not None else SPIN_FLOOR
+    if (hangs is None and late is None) or timeout <= first:
+        return client.lines.get(timeout=timeout)
     started = time.monotonic()
     try:
-        return client.lines.get(timeout=HANG_POLL)
+        return client.lines.get(timeout=first)
     except queue.Empty:
-        if not hangs():
-            return client.lines.get(timeout=client.timeout - HANG_POLL)
+        pass
+    if hangs is not None and hangs():
+        if timeout <= HANG_GRACE:
+            return client.lines.get(timeout=left(started, timeout))
+        return declared_wait(client, started)
+    if late is None:
+        return client.lines.get(timeout=left(started, timeout))
+    return spin_wait(client, started, late())
+
+
+def left(started: float, seconds: float) -> float:
+    """Seconds left of `seconds` from `started` (none, when they are over)."""
+    return max(0.0, started + seconds - time.monotonic())
+
+
+def declared_wait(client: ProcessClient, started: float) -> str | None:
+    """The next line, or `Declared` once the client has spent `HANG_CPU` seconds of CPU
+    without answering or once `HANG_GRACE` has passed since `started`."""
     process = client.process
     before = cpu_seconds(process.pid) if process is not None else None
     while (waited := time.monotonic() - started) < HANG_GRACE:
@@ -318,6 +394,31 @@ def next_line(client: ProcessClient, hangs: Callable[[], bool] | None) -> str | 
             if before is not None and now is not None and now - before >= HANG_CPU:
                 raise Declared(f"spinning: {now - before:.2f} s of CPU and no answer") from None
     raise Declared(f"no answer within {HANG_GRACE:g} s")
+
+
+def spin_wait(client: ProcessClient, started: float, late: float) -> str | None:
+    """The next line within the timeout from `started`, or `Spinning` once `late` seconds have
+    passed and the client has burnt `SPIN_CPU` seconds of CPU since `SPIN_FLOOR` had (where
+    /proc does not say, only the timeout ends the wait)."""
+    timeout = client.timeout
+    process = client.process
+    if process is None or late >= timeout:
+        return client.lines.get(timeout=left(started, timeout))
+    with contextlib.suppress(queue.Empty):
+        return client.lines.get(timeout=left(started, SPIN_FLOOR))
+    before = cpu_seconds(process.pid)
+    if before is None:
+        return client.lines.get(timeout=left(started, timeout))
+    with contextlib.suppress(queue.Empty):
+        return client.lines.get(timeout=left(started, late))
+    while (remaining := left(started, timeout)) > 0:
+        now = cpu_seconds(process.pid)
+        if now is not None and now - before >= SPIN_CPU:
+            waited = time.monotonic() - started
+            raise Spinning(f"no answer after {waited:.2f} s, {now - before:.2f} s of CPU burnt")
+        with contextlib.suppress(queue.Empty):
+            return client.lines.get(timeout=min(HANG_POLL, remaining))
+    raise queue.Empty
 
 
 def cpu_seconds(pid: int) -> float | None:
