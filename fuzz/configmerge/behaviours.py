@@ -14,7 +14,7 @@ later version knows (D9), one that goes offline and comes back.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, NamedTuple
@@ -567,4 +567,8 @@ class Behaviours:
         return self.twins[name]
 
     def declares(self, name: str, quirk: str) -> bool:
-        return quirk in behaviour(name).declares(self.setting)
+        return quirk in self.declared(name)
+
+    def declared(self, name: str) -> Collection[str]:
+        """The quirks behaviour `name` declares (an adapter's: its `hello`'s)."""
+        return behaviour(name).declares(self.setting)

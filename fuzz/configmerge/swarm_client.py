@@ -41,6 +41,8 @@ class AdapterClient:
             hashlib.blake2b(bytes.fromhex(request["msg"]), digest_size=32).digest()
         ]
         self.pushing = False
+        self.answer: dict[str, Any] = {}
+        """The adapter's reply to the whole script so far."""
 
     @property
     def message(self) -> Any:
@@ -69,6 +71,11 @@ class AdapterClient:
         search (the client's twin judges every answer, C1)."""
         return set(self.shadow.to_delete)
 
+    @property
+    def script(self) -> dict[str, Any]:
+        """The `client` request of every step taken so far."""
+        return {**self.request, "steps": list(self.steps)}
+
     def needs_push(self) -> bool:
         return self.pushing
 
@@ -81,6 +88,7 @@ class AdapterClient:
         )
         if isinstance(answer, ClientFailure) or "result" not in answer:
             raise AdapterError(f"the adapter did not answer a client script: {answer}")
+        self.answer = answer
         try:
             last = btcodec.decode(bytes.fromhex(answer["result"]["answers"][-1]))
             self.current = list(last[b"current"])

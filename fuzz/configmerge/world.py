@@ -30,6 +30,7 @@ from swarmconf.spec.configmerge.reasons import ConfigError
 from .behaviours import Behaviours, Serializations, Setting, behaviour, check_names, copied
 from .edits import Data, apply_batch
 from .engine import UNKNOWN_KEY, Engine, prune, sampled
+from .grading import deployed_quirks
 from .impl import choose
 from .oracle import Update, Verdict, wiped_of, writes_of
 from .scenario import Scenario
@@ -334,6 +335,10 @@ class World:
             finding = f"C1 the client's answer to a {name} differs from the spec's"
             if self.declares(key.behaviour, "X12") and x12_only(made, twin, pushed, twin_pushed):
                 return Step(after, pushed, (), (f"X12 {finding} (the hashes it deletes)",))
+            declared = self.records.declared(key.behaviour)
+            quirks = deployed_quirks(made.script, made.answer, declared)
+            if quirks:
+                return Step(after, pushed, (), tuple(f"{quirk} {finding}" for quirk in quirks))
             return Step(after, pushed, (finding,))
         if self.key_of(key.behaviour, key.signer, twin) == after and twin_pushed == pushed:
             return Step(after, pushed, ())
