@@ -43,6 +43,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from swarmconf.conformance.client import ClientFailure, Message, ProcessClient, make_client
 from swarmconf.conformance.runner import MAX_CONSECUTIVE_CLIENT_FAILURES
@@ -90,6 +91,7 @@ SPINNING = "spinning"
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 """/proc's unit of CPU time, per second."""
 Answer = Message | ClientFailure
+T = TypeVar("T")
 GIVEN_UP = "given up"
 """The kind of failure of a request left unsent after too many failures in a row."""
 
@@ -143,17 +145,25 @@ class PooledClient:
         return frozenset(quirks) if isinstance(quirks, list) else frozenset()
 
     def exchange(self, requests: list[Message]) -> list[Answer]:
-        """Every request's answer, in order (see `send`)."""
-        return self.send(requests)()
+        """Every request's answer, in order, read on this thread (see `sending`)."""
+        return self.sending(requests)()
 
     def send(
         self, requests: list[Message], hangs: Callable[[Message], bool] | None = None
     ) -> Callable[[], list[Answer]]:
+        """Start sending `requests` and reading their answers on a reader thread; the returned
+        call waits for every answer, in order (see `sending`). The caller works meanwhile (the
+        campaign asks the oracle), and a hang is cut and its process replaced as it happens,
+        not once the caller comes to its answer."""
+        return in_background(self.sending(requests, hangs))
+
+    def sending(
+        self, requests: list[Message], hangs: Callable[[Message], bool] | None = None
+    ) -> Callable[[], list[Answer]]:
         """Start sending `requests`; the returned call collects every answer, in order.
 
-        Unsupported ops are answered `skipped` unsent. The caller may work while the adapter
-        answers (the campaign asks the oracle meanwhile). `hangs` says of a late request
-        whether the client declared it loops on it (see `HANG_GRACE`).
+        Unsupported ops are answered `skipped` unsent. `hangs` says of a late request whether
+        the client declared it loops on it (see `HANG_GRACE`).
         """
         if not self.dead:
             self.in_a_row = 0  # a new batch tries again
@@ -270,6 +280,21 @@ SPARES = concurrent.futures.ThreadPoolExecutor(
     max_workers=SPARES_AHEAD, thread_name_prefix="spare-adapter"
 )
 """Starts spare adapter processes in the background."""
+
+
+def in_background(work: Callable[[], T]) -> Callable[[], T]:
+    """`work()` started on a thread; the returned call waits for its result (or raises what it
+    raised)."""
+    future: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+    def run() -> None:
+        try:
+            future.set_result(work())
+        except BaseException as error:
+            future.set_exception(error)
+
+    threading.Thread(target=run, name="adapter-reader", daemon=True).start()
+    return future.result
 
 
 def stop(client: ProcessClient) -> None:
