@@ -70,7 +70,9 @@ def replace_data(message: Any, data: dict[bytes, Any]) -> None:
 
 def play(client: Any, steps: list[str]) -> list[str]:
     """The `client` operation's answers: each step (a bt dict) played on `client`, which has the
-    API of `swarmconf.spec.configmerge.client.Client`, answered as a bt dict (D28..D32)."""
+    API of `swarmconf.spec.configmerge.client.Client`, answered as a bt dict (D28..D32): what
+    the step pushed and deleted, and the client's state after it (its current hashes, whether
+    it needs a push, its message as it would push it, the hashes its next push deletes)."""
     answers = []
     for text in steps:
         step = btcodec.decode(bytes.fromhex(text))
@@ -86,10 +88,13 @@ def play(client: Any, steps: list[str]) -> list[str]:
             client.confirm()
         else:
             raise UsageError(Reason.BAD_VALUE_TYPE, f"no client step {action!r}")
+        message = client.message
         answer: dict[bytes, Any] = {
             b"current": client.current_hashes(),
             b"deleted": [] if pushed is None else pushed.deleted,
+            b"msg": b"" if message is None else bytes(message.serialize(client.sign_key)),
             b"needs_push": int(client.needs_push()),
+            b"to_delete": [] if client.read_only else sorted(client.to_delete),
         }
         if pushed is not None:
             answer[b"pushed"], answer[b"hash"] = pushed.message, pushed.hash

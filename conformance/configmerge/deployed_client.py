@@ -94,6 +94,11 @@ class DeployedClient:
     def read_only(self) -> bool:
         return self.verify_key is not None and self.sign_key is None
 
+    @property
+    def to_delete(self) -> set[bytes]:
+        """The hashes its next push deletes (`_old_hashes`), as the spec's client names them."""
+        return self.old_hashes
+
     def current_hashes(self) -> list[bytes]:
         return [] if self.current_hash is None else [self.current_hash]
 

@@ -130,9 +130,10 @@ OPS: dict[str, Op] = {
             "client",
             "Play `steps` (bt dicts: `do` is `receive` with `msgs`, `edit` with `data`, `push`"
             " or `confirm`) on one client of `profile`, starting from the stored message `msg`"
-            " (clean) or from nothing; per step, a bt dict of its `current` hashes, the hashes"
-            " `deleted` by the step, `needs_push`, and the message `pushed` and its `hash` when"
-            " it pushes.",
+            " (clean) or from nothing; per step, a bt dict of its state after the step (its"
+            " `current` hashes, `needs_push`, its message `msg` as it would push it, the hashes"
+            " `to_delete` with its next push), the hashes `deleted` by the step, and the"
+            " message `pushed` and its `hash` when it pushes.",
             {"steps": "btlist", "lag": "int", "profile": "str"},
             {"msg": "bt", "verify_key": "hex", "sign_key": "hex"},
             {"answers": "btlist"},

@@ -143,7 +143,8 @@ def op_merge(request: Request) -> Result:
 
 def play_step(swarm_client: Client, step: dict[bytes, Any]) -> dict[bytes, Any]:
     """One client step (`receive`, `edit`, `push` or `confirm`) and what the client says after
-    it: its current hashes, what the step pushes and deletes, whether it needs a push."""
+    it: what the step pushes and deletes, its current hashes, whether it needs a push, its
+    message as it would push it and the hashes its next push deletes."""
     pushed = None
     if step[b"do"] == b"receive":
         swarm_client.receive(list(step[b"msgs"]))
@@ -155,10 +156,14 @@ def play_step(swarm_client: Client, step: dict[bytes, Any]) -> dict[bytes, Any]:
         swarm_client.confirm()
     else:
         raise client.UsageError(client.Reason.BAD_VALUE_TYPE, "unknown step")
+    message = swarm_client.message
     answer = {
         b"current": swarm_client.current_hashes(),
         b"deleted": pushed.deleted if pushed is not None else [],
+        b"msg": message.serialize(swarm_client.sign_key) if message is not None else b"",
         b"needs_push": int(swarm_client.needs_push()),
+        # A read-only client deletes nothing (D32)
+        b"to_delete": [] if swarm_client.read_only else sorted(swarm_client.to_delete),
     }
     if pushed is not None:
         answer[b"hash"], answer[b"pushed"] = pushed.hash, pushed.message

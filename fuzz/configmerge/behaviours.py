@@ -179,8 +179,7 @@ class ReferenceClient(reference_client.Client):
 
 
 def copied(client: Any) -> Any:
-    """A client object of its own: its sets copied, its messages shared (see `World.copy`),
-    and the reference client an adapter's client keeps beside it copied the same way."""
+    """A client object of its own: its sets copied, its messages shared (see `World.copy`)."""
     kind: type = type(client)
     made: Any
     if plainly_copied(kind):
@@ -191,8 +190,6 @@ def copied(client: Any) -> Any:
     for name in ("to_delete", "old_hashes", "fired"):
         if name in vars(made):
             setattr(made, name, set(getattr(made, name)))
-    if "shadow" in vars(made):
-        made.shadow = copied(made.shadow)
     return made
 
 
@@ -360,14 +357,14 @@ def adapter_profile(setting: Setting) -> str:
 
 
 def adapter_factory(setting: Setting) -> Factory:
-    """Clients played through the adapter `setting.command` (`swarm_client`), beside a
-    reference client of the same profile that holds the data an edit changes."""
+    """Clients played through the adapter `setting.command` (`swarm_client`), each what its
+    answers say."""
     from .swarm_client import AdapterClient
 
     assert setting.command is not None
     command, timeout = setting.command, setting.timeout
     profile = adapter_profile(setting)
-    shadow = reference_factory(profile)(setting)
+    quirks = adapter_quirks(setting)
 
     def made(lag: int, sign: bytes | None, verify: bytes | None, raw: bytes) -> Any:
         request: dict[str, Any] = {"op": "client", "lag": lag, "profile": profile, "msg": raw.hex()}
@@ -375,7 +372,7 @@ def adapter_factory(setting: Setting) -> Factory:
             request["sign_key"] = sign.hex()
         if verify is not None:
             request["verify_key"] = verify.hex()
-        return AdapterClient(command, timeout, request, shadow(lag, sign, verify, raw))
+        return AdapterClient(command, timeout, request, quirks)
 
     return made
 

@@ -396,5 +396,5 @@ def play(world: World, schedule: Schedule) -> Outcome:
             run.apply(event)
         run.settle_and_judge(schedule.rotation)
     except AdapterError as error:
-        outcome.violations.append(f"C2 {error}")
+        (outcome.violations if error.quirk is None else outcome.acceptable).append(error.finding)
     return outcome

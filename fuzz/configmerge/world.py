@@ -30,11 +30,10 @@ from swarmconf.spec.configmerge.reasons import ConfigError
 from .behaviours import Behaviours, Serializations, Setting, behaviour, check_names, copied
 from .edits import Data, apply_batch
 from .engine import UNKNOWN_KEY, Engine, prune, sampled
-from .grading import deployed_quirks
 from .impl import choose
 from .oracle import Update, Verdict, wiped_of, writes_of
 from .scenario import Scenario
-from .swarm_client import AdapterError
+from .swarm_client import AdapterClient, AdapterError
 
 CHECK_SAMPLE = 4
 """P2 merges one distinct poll in CHECK_SAMPLE again in another order."""
@@ -101,10 +100,10 @@ def editable_copy(message: Any) -> Any:
 
 
 def holder(client: Any) -> Any:
-    """The object that holds the client's message: an adapter's client's shadow, a mutated
-    client's inner client, else the client."""
+    """The object that holds the client's message: a mutated client's inner client, else the
+    client."""
     inner = vars(client).get("inner")
-    return holder(inner) if inner is not None else vars(client).get("shadow", client)
+    return holder(inner) if inner is not None else client
 
 
 @dataclass
@@ -229,7 +228,8 @@ class World:
         if made.read_only:
             return
         message_holder = holder(made)
-        if message_holder.state.value == "dirty":
+        # An adapter's client holds no message an edit changes: it sends the edited data
+        if message_holder.state.value == "dirty" and not isinstance(made, AdapterClient):
             message_holder.message = editable_copy(message_holder.message)
         data = copy.deepcopy(made.message.data)
         spec = self.scenario.clients[client]
@@ -281,6 +281,10 @@ class World:
         finding = f"P2 a {key.behaviour} client's merge of a poll depends on its order"
         try:
             made.receive(self.engine.shuffled(list(view)))
+        except AdapterError as error:
+            if error.quirk is None:
+                raise
+            return found._replace(acceptable=(*found.acceptable, f"{error.quirk} {finding}"))
         except Exception as error:  # what a client raises is a finding
             return found._replace(violations=(*found.violations, f"{finding}: {raised(error)}"))
         again = self.key_of(key.behaviour, key.signer, made)
@@ -335,10 +339,9 @@ class World:
             finding = f"C1 the client's answer to a {name} differs from the spec's"
             if self.declares(key.behaviour, "X12") and x12_only(made, twin, pushed, twin_pushed):
                 return Step(after, pushed, (), (f"X12 {finding} (the hashes it deletes)",))
-            declared = self.records.declared(key.behaviour)
-            quirks = deployed_quirks(made.script, made.answer, declared)
-            if quirks:
-                return Step(after, pushed, (), tuple(f"{quirk} {finding}" for quirk in quirks))
+            explained = made.as_deployed(finding)
+            if explained:
+                return Step(after, pushed, (), explained)
             return Step(after, pushed, (finding,))
         if self.key_of(key.behaviour, key.signer, twin) == after and twin_pushed == pushed:
             return Step(after, pushed, ())
