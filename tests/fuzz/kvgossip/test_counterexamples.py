@@ -25,7 +25,7 @@ def test_a_mutant_campaign_writes_counterexamples_that_replay_and_shrink(tmp_pat
         [*command, *options, "-o", str(out)], capture_output=True, text=True, timeout=900
     )
     assert result.returncode == Exit.FAILED, result.stderr
-    assert "FUZZ_FAILED" in result.stderr and "failing cases" in result.stdout
+    assert "FUZZ_FAILED" in result.stderr and "failed: K" in result.stdout
     summary = json.loads((out / "summary.json").read_text())
     assert summary["violations"]["K1"] > 0 and summary["failing_cases"] > 0
     written = [Path(path) for path in summary["counterexample_files"]]
