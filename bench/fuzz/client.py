@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKED = f"{sys.executable} {ROOT / 'docs/examples/conformance_adapter.py'}"
@@ -38,8 +39,8 @@ EMULATION = f"{sys.executable} -m swarmconf.conformance.configmerge.deployed"
 ABORTING = f"{sys.executable} -m swarmconf.fuzz.configmerge.aborting_adapter"
 
 
-def campaign_rate(arguments: list[str], master: str, key: str) -> float:
-    """`swarmconf fuzz ARGUMENTS` on `master`: its summary's rate (`key`)."""
+def campaign_summary(arguments: list[str], master: str) -> dict[str, Any]:
+    """`swarmconf fuzz ARGUMENTS` on `master`: its summary.json."""
     with tempfile.TemporaryDirectory() as out:
         command = [sys.executable, "-m", "swarmconf", "fuzz", *arguments]
         command += ["--master", master, "-o", out]
@@ -47,7 +48,12 @@ def campaign_rate(arguments: list[str], master: str, key: str) -> float:
         summary = Path(out) / "summary.json"
         if not summary.exists():
             raise RuntimeError(f"no summary from {' '.join(command)}")
-        return float(json.loads(summary.read_text())[key])
+        return json.loads(summary.read_text())  # type: ignore[no-any-return]
+
+
+def campaign_rate(arguments: list[str], master: str, key: str) -> float:
+    """`swarmconf fuzz ARGUMENTS` on `master`: its summary's rate (`key`)."""
+    return float(campaign_summary(arguments, master)[key])
 
 
 def alternated(

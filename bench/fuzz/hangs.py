@@ -22,16 +22,11 @@ one.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
-import sys
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 
-from bench.fuzz.client import ABORTING, EMULATION, ROOT
+from bench.fuzz.client import ABORTING, EMULATION, campaign_summary
 
 UNDECLARED = f"{ABORTING} --undeclared X3"
 CLIENTS = {
@@ -52,14 +47,7 @@ class Run:
 
 def run(arguments: list[str], master: str) -> Run:
     """`swarmconf fuzz ARGUMENTS` on `master`: its summary's rate and C2 failures."""
-    with tempfile.TemporaryDirectory() as out:
-        command = [sys.executable, "-m", "swarmconf", "fuzz", *arguments]
-        command += ["--master", master, "-o", out]
-        subprocess.run(command, cwd=ROOT, capture_output=True, check=False)
-        path = Path(out) / "summary.json"
-        if not path.exists():
-            raise RuntimeError(f"no summary from {' '.join(command)}")
-        summary = json.loads(path.read_text())
+    summary = campaign_summary(arguments, master)
     groups = summary["client_failures_by_cause"]
     return Run(
         float(summary["inputs_per_second"]),
