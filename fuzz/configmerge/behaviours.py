@@ -526,7 +526,8 @@ MIXES: dict[str, Mix] = {
         ),
     )
 }
-"""The mixes of behaviours a campaign draws from, by name (`--mix` takes these)."""
+"""The mixes of behaviours a campaign draws from, by name (the report counts interleavings
+per mix under these)."""
 
 
 def drawn_mixes() -> tuple[Mix, ...]:

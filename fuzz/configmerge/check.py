@@ -12,7 +12,7 @@ from ..explore import Found
 from .behaviours import Setting
 from .case import case_to_json, replay
 from .model import DECLARED, LOSS, SOMETIMES, Model, case_of, check_scenario
-from .report import PROPERTIES
+from .report import PROPERTIES, THROUGH_ADAPTER
 from .scenario import with_behaviours
 
 DEFAULT_BEHAVIOURS = ("spec", "reference")
@@ -70,8 +70,11 @@ class Bound:
 
     @property
     def properties(self) -> dict[str, str]:
-        """What the check judges: the campaign's properties."""
-        return dict(PROPERTIES)
+        """What the check judges: the campaign's properties, C1 and C2 only of a client
+        played through an adapter."""
+        if "client" in self.behaviours:
+            return dict(PROPERTIES)
+        return {name: text for name, text in PROPERTIES.items() if name not in THROUGH_ADAPTER}
 
     @property
     def size(self) -> str:
