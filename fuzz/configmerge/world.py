@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import functools
 import hashlib
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -178,16 +179,13 @@ class World:
         return key
 
     def key_of(self, name: str, signer: bool, made: Any) -> Key:
-        to_delete = getattr(made, "to_delete", None)
-        if to_delete is None:
-            to_delete = made.old_hashes
         return Key(
             name,
             signer,
             made.state.value,
             self.serialized(made),
             made.current_hash,
-            frozenset(to_delete),
+            frozenset(to_delete_of(made)),
         )
 
     def kept(self, name: str, signer: bool, made: Any) -> Key:
@@ -334,10 +332,12 @@ class World:
         twin_pushed = None if twin_result is None else as_pushed(twin_result)
         self.twins.setdefault(after, twin)
         if behaviour(key.behaviour).needs_command:
-            if answered(made) == answered(twin) and twin_pushed == pushed:
+            answer, expected = self.answered(made), self.answered(twin)
+            if answer == expected and twin_pushed == pushed:
                 return Step(after, pushed, ())
-            finding = f"C1 the client's answer to a {name} differs from the spec's"
-            if self.declares(key.behaviour, "X12") and x12_only(made, twin, pushed, twin_pushed):
+            finding = f"C1 the client's answer to its {name} differs from the spec's"
+            x12 = x12_only(answer, expected, pushed, twin_pushed)
+            if self.declares(key.behaviour, "X12") and x12:
                 return Step(after, pushed, (), (f"X12 {finding} (the hashes it deletes)",))
             explained = made.as_deployed(finding)
             if explained:
@@ -346,6 +346,16 @@ class World:
         if self.key_of(key.behaviour, key.signer, twin) == after and twin_pushed == pushed:
             return Step(after, pushed, ())
         return Step(after, pushed, (f"P3 a {key.behaviour} client's {name} differs from its twin",))
+
+    def answered(self, client: Any) -> Answered:
+        """A client's answer to a step: its current hash, whether it needs a push, its
+        message as it would push it, the hashes its next push deletes."""
+        return Answered(
+            client.current_hash,
+            client.needs_push(),
+            self.serialized(client),
+            frozenset(to_delete_of(client)),
+        )
 
     def p6(self, key: Key, pushed: Pushed) -> tuple[str, ...]:
         """P6: what a client pushed parses and is in normal form; a conflict resolution carries
@@ -409,16 +419,28 @@ class World:
         return self.engine.info(blob) is not None
 
 
-def answered(client: Any) -> tuple[bytes | None, bool]:
-    """What a client's answer to a step says besides a push: its current hash and whether it
-    needs a push."""
-    return client.current_hash, client.needs_push()
+def to_delete_of(client: Any) -> Collection[bytes]:
+    """The hashes a client's next push deletes (the emulation names them `old_hashes`)."""
+    found = getattr(client, "to_delete", None)
+    return client.old_hashes if found is None else found
 
 
-def x12_only(made: Any, twin: Any, pushed: Pushed | None, twin_pushed: Pushed | None) -> bool:
+class Answered(NamedTuple):
+    """What a client's answer to a step says besides a push (the `client` operation's)."""
+
+    current: bytes | None
+    needs_push: bool
+    message: bytes
+    """Its message as it would push it."""
+    to_delete: frozenset[bytes]
+
+
+def x12_only(
+    answer: Answered, expected: Answered, pushed: Pushed | None, twin_pushed: Pushed | None
+) -> bool:
     """Whether two answers differ only where X12 says the deployed client's do: the hashes a
     push deletes, or the current hash a merge reports."""
-    if made.needs_push() != twin.needs_push() or (pushed is None) != (twin_pushed is None):
+    if answer[1:3] != expected[1:3] or (pushed is None) != (twin_pushed is None):
         return False
     return pushed is None or twin_pushed is None or pushed[:2] == twin_pushed[:2]
 

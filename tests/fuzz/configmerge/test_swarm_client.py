@@ -49,6 +49,16 @@ def test_p1_reads_the_message_the_adapter_answers() -> None:
     assert honest.violations == [] and honest.merges >= 1
 
 
+def test_c1_compares_the_message_a_client_answers_before_it_pushes() -> None:
+    """The stale adapter's edit answers its starting message where the spec's client holds
+    the edited one: C1 at that edit, not only once a push shows it."""
+    world = World(beside_libsession(), Setting(STALE))
+    step = world.edit(world.start(1), 1, 0)
+    assert step.violations == ("C1 the client's answer to its edit differs from the spec's",)
+    honest = World(beside_libsession(), Setting(EXAMPLE))
+    assert honest.edit(honest.start(1), 1, 0).violations == ()
+
+
 def test_a_clients_state_is_its_last_answer() -> None:
     """A poll that changes nothing leads to the state it started in, whatever the script; an
     edit leads to the state the deployed client's emulation holds in process."""
@@ -75,7 +85,7 @@ def test_a_check_through_the_emulation_ends_with_the_states_of_the_emulation_in_
 
 @pytest.mark.parametrize(
     ("seed", "scenario", "schedule", "explained"),
-    [(1, 1, 7, "X17 C1 the client's answer to a poll differs"), (0, 3, 0, "X19 C2")],
+    [(1, 1, 7, "X17 C1 the client's answer to its poll differs"), (0, 3, 0, "X19 C2")],
 )
 def test_a_campaign_through_the_emulation_fails_nothing_its_quirks_explain(
     seed: int, scenario: int, schedule: int, explained: str
