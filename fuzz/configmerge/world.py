@@ -421,8 +421,10 @@ class World:
 
 def to_delete_of(client: Any) -> Collection[bytes]:
     """The hashes a client's next push deletes (the emulation names them `old_hashes`)."""
-    found = getattr(client, "to_delete", None)
-    return client.old_hashes if found is None else found
+    found: Collection[bytes] | None = getattr(client, "to_delete", None)
+    if found is None:
+        found = client.old_hashes
+    return found
 
 
 class Answered(NamedTuple):
