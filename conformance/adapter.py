@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import traceback
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -79,6 +78,8 @@ class Adapter:
             reason = getattr(error, "reason", None)
             if isinstance(reason, str):
                 return {"reason": str(reason)}
+            import traceback  # only on a bug: an adapter process starts without it
+
             return {"errored": "".join(traceback.format_exception(error))}
 
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 PROTOCOL_VERSION = 1
+HUNG = "hung"
+"""The answer of an adapter that knows its client never answers a request (PROTOCOL.md)."""
 
 FieldKinds = dict[str, str]
 

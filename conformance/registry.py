@@ -16,10 +16,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from swarmconf.conformance.protocol import Op
-from swarmconf.conformance.vectors import Suite
+
+if TYPE_CHECKING:
+    from swarmconf.conformance.vectors import Suite
 
 ENTRY_POINT_GROUP = "swarmconf.conformance"
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from swarmconf.conformance.client import Client, ClientFailure, Message
 from swarmconf.conformance.hello import Declarations, check_hello
+from swarmconf.conformance.protocol import HUNG
 from swarmconf.conformance.recipes import expand_fields, is_digest, matches_digest
 from swarmconf.conformance.registry import all_ops
 from swarmconf.conformance.vectors import Case
@@ -44,8 +45,6 @@ GRADES = (PASSED, ACCEPTABLE, FAILED, SKIPPED, NOT_APPLICABLE)
 MAX_CONSECUTIVE_CLIENT_FAILURES = 10
 FAILURE_BEHAVIOUR = {"timeout": "hang", "crashed": "abort"}
 """A client failure and the deployed behaviour it matches."""
-HUNG = "hung"
-"""The answer of an adapter that knows its client never answers a request (PROTOCOL.md)."""
 
 
 UNDECLARED = Declarations()

@@ -83,7 +83,8 @@ SPIN_CPU = 0.05
 """CPU seconds a late client burns without answering before it counts as spinning: a client
 that is slow but not spinning (sleeping, waiting on I/O) never does, a loaded machine only
 makes it take longer, and no answer that takes less CPU is ever cut (the emulation's slowest
-hostile inputs take under 40 ms)."""
+hostile inputs take 40 to 60 ms of CPU on a loaded machine: one of them is cut only if it
+burnt under 10 ms in its first `SPIN_FLOOR`)."""
 LATENCY_WINDOW = 256
 """The client's last answers whose times bound a request."""
 SPINNING = "spinning"

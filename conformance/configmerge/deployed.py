@@ -41,10 +41,9 @@ from swarmconf.conformance.configmerge.adapter import (
     play,
     replace_data,
 )
-from swarmconf.conformance.configmerge.deployed_client import Abort, DeployedClient
 from swarmconf.conformance.configmerge.deployed_payload import deployed_unwrap, deployed_wrap
+from swarmconf.conformance.protocol import HUNG
 from swarmconf.conformance.registry import Request, Result
-from swarmconf.conformance.runner import HUNG
 from swarmconf.reference.configmerge import crypto
 from swarmconf.reference.configmerge import message as reference_message
 from swarmconf.reference.configmerge.merge import _survivors as survivors
@@ -561,6 +560,9 @@ class DeployedAdapter(ApiAdapter):
             if request["profile"] == "spec":
                 self.fired.add("X20")
             raise UsageError(Reason.BAD_KEY, "secret key and pubkey do not match")
+        # Imported here: a process answering other operations starts without the state machine
+        from swarmconf.conformance.configmerge.deployed_client import Abort, DeployedClient
+
         client = DeployedClient(
             lag=lag,
             profile=request["profile"],

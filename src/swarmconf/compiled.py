@@ -14,7 +14,6 @@ import importlib.util
 import os
 import sys
 from collections.abc import Sequence
-from importlib.abc import MetaPathFinder
 from importlib.machinery import ModuleSpec
 from pathlib import Path
 from types import ModuleType
@@ -68,11 +67,12 @@ def stale(repository: Path) -> list[str]:
     return [module for module in COMPILED_MODULES if is_stale(repository, module)]
 
 
-class _SourceWhenAsked(MetaPathFinder):
+class _SourceWhenAsked:
     """Loads the compiled modules from their sources when `SWARMCONF_PURE_PYTHON=1` asks for it,
     or when, in the source tree, any of their sources changed after they were compiled (saying
     so once on stderr: a stale build is never used). All of them, since compiled modules call
-    one another's compiled code directly."""
+    one another's compiled code directly. A meta path finder by its `find_spec` alone: the base
+    class `importlib.abc.MetaPathFinder` would import `importlib.resources` in every process."""
 
     def __init__(self) -> None:
         self.judged: dict[Path, bool] = {}
