@@ -21,7 +21,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from swarmconf.fuzz.config import Config
+from swarmconf.fuzz.config import DEFAULT_PER_SCENARIO, Config
 from swarmconf.fuzz.configmerge import campaign as today
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,7 +62,7 @@ def rates(commit: str, tasks: int, rounds: int) -> tuple[list[float], list[float
     seed = Config(1).seed
     with campaign_at(commit) as then:
         old_tasks = then.plan(seed, tasks * then.DEFAULT_PER_SCENARIO)
-        new_tasks = today.plan(seed, tasks * today.DEFAULT_PER_SCENARIO)
+        new_tasks = today.plan(seed, tasks * DEFAULT_PER_SCENARIO)
         old_rates, new_rates = [], []
         for _ in range(rounds):
             old = new = 0.0
