@@ -27,16 +27,12 @@ from swarmconf.fuzz.configmerge import campaign as today
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def package_name(commit: str) -> str:
-    """The name the commit's `fuzz/` is imported under."""
-    return f"fuzz_at_{commit}"
-
-
 @contextmanager
 def campaign_at(commit: str) -> Iterator[ModuleType]:
-    """The commit's `fuzz.configmerge.campaign`, imported from its sources."""
+    """The commit's `fuzz.configmerge.campaign`, imported from its sources as `fuzz_at_COMMIT`."""
+    package = f"fuzz_at_{commit}"
     archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", f"--prefix={package_name(commit)}/", f"{commit}:fuzz"],
+        ["git", "-C", str(ROOT), "archive", f"--prefix={package}/", f"{commit}:fuzz"],
         check=True,
         capture_output=True,
     ).stdout
@@ -45,9 +41,11 @@ def campaign_at(commit: str) -> Iterator[ModuleType]:
             tar.extractall(folder, filter="data")
         sys.path.insert(0, folder)
         try:
-            yield importlib.import_module(f"{package_name(commit)}.configmerge.campaign")
+            yield importlib.import_module(f"{package}.configmerge.campaign")
         finally:
             sys.path.remove(folder)
+            for name in [name for name in sys.modules if name.split(".")[0] == package]:
+                del sys.modules[name]
 
 
 def cpu_seconds(run_task: Callable[[Any], list[Any]], task: Any) -> float:
