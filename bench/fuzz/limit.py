@@ -4,9 +4,10 @@ The first tasks of the default campaign's plan, as it draws them, are played in 
 Each world's memos then say what was computed: its edit, poll and push steps, the library
 merges its clients ran (each library's `Merges`; the deployed emulation's, one per computed
 poll), and the serializations, signed where the scenario signs (each library's
-`Serializations`). The compiled reference is then timed on the very merges and serializations
-its clients computed, and the limit is the rate of a campaign that did nothing but its computed
-merges and serializations, each at the reference's cost.
+`Serializations`). The compiled reference, and the spec, are then timed on the very merges and
+serializations their clients computed. The limit is the rate of a campaign that did nothing but
+its computed merges and serializations, each at the reference's cost; a second one takes the
+spec's clients' and twins' at the spec's own cost.
 """
 
 from __future__ import annotations
@@ -27,13 +28,20 @@ from swarmconf.fuzz.configmerge.interleaving import play
 from swarmconf.fuzz.configmerge.schedule import generate_schedule
 from swarmconf.fuzz.configmerge.world import CHECK_SAMPLE, World, editable_copy, holder
 from swarmconf.fuzz.heap import collector_paused
-from swarmconf.reference.configmerge import merge_parsed
+from swarmconf.reference import configmerge as reference
+from swarmconf.reference.configmerge.message import ConfigMessage as ReferenceMessage
+from swarmconf.spec import configmerge as spec
 
-LIBRARIES = ("reference", "spec", "twins", "deployed")
-"""Whose merges and serializations: the reference's clients, the spec's, the spec's clients
-standing beside others as twins (P3), the deployed client's emulation."""
+LIBRARY = {"reference": "reference", "spec": "spec", "twins": "spec", "deployed": "reference"}
+"""Whose merges and serializations (the reference's clients, the spec's, the spec's clients
+standing beside others as twins, P3, the deployed client's emulation), and the library whose
+code runs them."""
 TIMED = 2000
 """The recorded merges (and serializations) timed, evenly spread over those recorded."""
+MERGE: dict[str, Callable[..., Any]] = {
+    "reference": reference.merge_parsed,
+    "spec": spec.merge_parsed,
+}
 REPEATS = 5
 
 Item = TypeVar("Item")
@@ -69,14 +77,20 @@ class Work:
         return self.edits + self.polls + self.pushes
 
 
+Merge = tuple[list[Any], int, bytes | None, bytes | None]
+"""A merge's valid inputs, lag, verification key and signing key."""
+Serialization = tuple[Any, bytes | None]
+"""A message serialized and its signing key."""
+
+
 @dataclass
 class Recorded:
-    """The reference's merges and serializations as its clients computed them."""
+    """The merges and serializations each library's clients computed (`LIBRARY`)."""
 
-    merges: list[tuple[list[Any], int, bytes | None, bytes | None]] = field(default_factory=list)
-    """(valid inputs, lag, verification key, signing key) of each merge."""
-    serializations: list[tuple[Any, bytes | None]] = field(default_factory=list)
-    """(message, signing key) of each serialization."""
+    merges: dict[str, list[Merge]] = field(default_factory=lambda: {"reference": [], "spec": []})
+    serializations: dict[str, list[Serialization]] = field(
+        default_factory=lambda: {"reference": [], "spec": []}
+    )
 
 
 def clients(world: World) -> Iterable[tuple[Any, bool]]:
@@ -94,31 +108,31 @@ def library(client: Any, twin: bool) -> str:
 
 
 def computed(world: World, recorded: Recorded) -> Work:
-    """What the world computed (its memos, the libraries' merges and serializations), the
-    reference's merges and serializations recorded."""
+    """What the world computed (its memos, the libraries' merges and serializations), each
+    merge and serialization recorded."""
     work = Work(edits=len(world.edits), polls=len(world.polls), pushes=len(world.pushes))
+    # Only a read-only client verifies without signing, which a merge looks at
+    verify = world.engine.verify_key
     seen: set[int] = set()
     for client, twin in clients(world):
+        name = library(client, twin)
         merges: Merges | None = vars(client).get("merges")
         if merges is not None and id(merges) not in seen:
             seen.add(id(merges))
-            work.merges[library(client, twin)] += len(merges.merges)
-            if isinstance(client, ReferenceClient):
-                verify = world.engine.verify_key
-                recorded.merges.extend(
-                    (valid, valid[0].lag, verify if key[-1] is None else None, key[-1])
-                    for key, (valid, _) in merges.merges.items()
-                )
+            work.merges[name] += len(merges.merges)
+            recorded.merges[LIBRARY[name]].extend(
+                (valid, valid[0].lag, verify if key[-1] is None else None, key[-1])
+                for key, (valid, _) in merges.merges.items()
+            )
         serializations: Serializations | None = vars(client).get("serializations")
         if serializations is not None and id(serializations) not in seen:
             seen.add(id(serializations))
-            work.serializations[library(client, twin)] += len(serializations.found)
+            work.serializations[name] += len(serializations.found)
+            recorded.serializations[LIBRARY[name]].extend(found(serializations))
     # The world's serializations: of the clients whose library keeps none (the reference's
     # messages, the reference's and the emulation's clients)
     work.serializations["reference"] += len(world.serializations.found)
-    recorded.serializations.extend(
-        (message, key[1]) for key, (message, _) in world.serializations.found.items()
-    )
+    recorded.serializations["reference"].extend(found(world.serializations))
     # The emulation merges once a computed poll, and again where P2 merges it in another order
     work.merges["deployed"] += sum(
         1 + (bool(view) and sampled(b"".join(view), CHECK_SAMPLE))
@@ -126,6 +140,10 @@ def computed(world: World, recorded: Recorded) -> Work:
         if key.behaviour == "deployed"
     )
     return work
+
+
+def found(serializations: Serializations) -> list[Serialization]:
+    return [(message, key[1]) for key, (message, _) in serializations.found.items()]
 
 
 def played(task: Task, recorded: Recorded) -> Work:
@@ -147,7 +165,7 @@ def played(task: Task, recorded: Recorded) -> Work:
 
 def sample(interleavings: int, tasks: int) -> tuple[list[Task], Work, Work, Recorded]:
     """The first `tasks` tasks of the default campaign of `interleavings`: what those without
-    and those with twins took, and the reference's work recorded."""
+    and those with twins took, and their merges and serializations recorded."""
     recorded = Recorded()
     alone, beside = Work(), Work()
     chosen = planned(Config(interleavings))[:tasks]
@@ -179,33 +197,67 @@ def median_cost(batch: Callable[[], list[Item]], run: Callable[[Item], object]) 
     return statistics.median(costs)
 
 
-def merge_cost(recorded: Recorded) -> float:
-    """The compiled reference's CPU seconds per merge, on the recorded merges."""
-    merges = spread(recorded.merges, TIMED)
+def merge_cost(merges: list[Merge], merge: Callable[..., Any]) -> float:
+    """CPU seconds per merge of `merge` (a library's `merge_parsed`) on recorded merges."""
+    timed = spread(merges, TIMED)
     return median_cost(
-        lambda: merges,
-        lambda merge: merge_parsed(merge[0], lag=merge[1], verify_key=merge[2], sign_key=merge[3]),
+        lambda: timed,
+        lambda inputs: merge(inputs[0], lag=inputs[1], verify_key=inputs[2], sign_key=inputs[3]),
     )
 
 
-def serialization_cost(recorded: Recorded) -> float:
-    """The compiled reference's CPU seconds per serialization (signed where the scenario
-    signs), on the recorded messages: an editable one (edited, merged) made anew for each
-    repeat, as its first serialization found it (a message keeps its last serialization)."""
-    serializations = spread(recorded.serializations, TIMED)
+def fresh(message: Any) -> Any:
+    """The message as its first serialization found it: the reference's editable messages
+    (edited, merged) keep their last serialization, so one is made anew; the spec's keep none."""
+    if isinstance(message, ReferenceMessage) and message.editable:
+        return editable_copy(message)
+    return message
+
+
+def serialization_cost(serializations: list[Serialization]) -> float:
+    """CPU seconds per serialization (signed where the scenario signs) of recorded messages."""
+    timed = spread(serializations, TIMED)
     return median_cost(
-        lambda: [
-            (editable_copy(message) if message.editable else message, sign)
-            for message, sign in serializations
-        ],
+        lambda: [(fresh(message), sign) for message, sign in timed],
         lambda serialization: serialization[0].serialize(serialization[1]),
     )
 
 
-def limit(work: Work, merge: float, serialization: float) -> float:
+@dataclass(frozen=True)
+class Costs:
+    """CPU seconds per merge and per serialization, by library (`LIBRARY`)."""
+
+    merge: dict[str, float]
+    serialization: dict[str, float]
+
+    def of(self, name: str) -> Costs:
+        """Every merge and serialization at library `name`'s cost."""
+        return Costs(
+            dict.fromkeys(LIBRARY, self.merge[name]),
+            dict.fromkeys(LIBRARY, self.serialization[name]),
+        )
+
+    def own(self) -> Costs:
+        """Each one's merges and serializations at its library's cost."""
+        return Costs(
+            {name: self.merge[LIBRARY[name]] for name in LIBRARY},
+            {name: self.serialization[LIBRARY[name]] for name in LIBRARY},
+        )
+
+
+def costs(recorded: Recorded) -> Costs:
+    """Each library's costs on the merges and serializations its clients computed."""
+    return Costs(
+        {name: merge_cost(merges, MERGE[name]) for name, merges in recorded.merges.items()},
+        {name: serialization_cost(found) for name, found in recorded.serializations.items()},
+    )
+
+
+def limit(work: Work, costs: Costs) -> float:
     """Interleavings per CPU second of a campaign that computed only its merges and
-    serializations, each at these costs (seconds)."""
-    seconds = merge * sum(work.merges.values()) + serialization * sum(work.serializations.values())
+    serializations, at these costs."""
+    seconds = sum(costs.merge[name] * count for name, count in work.merges.items())
+    seconds += sum(costs.serialization[name] * count for name, count in work.serializations.items())
     return work.interleavings / seconds
 
 
@@ -214,7 +266,7 @@ def per_interleaving(work: Work) -> str:
     n = max(1, work.interleavings)
 
     def shares(counts: Counter[str]) -> str:
-        parts = ", ".join(f"{name} {counts[name] / n:.1f}" for name in LIBRARIES if counts[name])
+        parts = ", ".join(f"{name} {counts[name] / n:.1f}" for name in LIBRARY if counts[name])
         return f"{sum(counts.values()) / n:.1f} ({parts})"
 
     return (
@@ -232,10 +284,20 @@ def report(interleavings: int, tasks: int, local_rate: float | None) -> str:
     everything = Work()
     everything += alone
     everything += beside
-    merge, serialization = merge_cost(recorded), serialization_cost(recorded)
-    bound = limit(everything, merge, serialization)
+    measured = costs(recorded)
+    bound, own = limit(everything, measured.of("reference")), limit(everything, measured.own())
     rate = everything.interleavings / everything.seconds
     twin_merges = everything.merges["twins"] / max(1, sum(everything.merges.values()))
+
+    def timed(name: str) -> str:
+        merges, found = recorded.merges[name], recorded.serializations[name]
+        return (
+            f"{measured.merge[name] * 1e6:.0f} us per merge, "
+            f"{measured.serialization[name] * 1e6:.0f} us per serialization "
+            f"({min(TIMED, len(merges))} of {len(merges)} merges, "
+            f"{min(TIMED, len(found))} of {len(found)} serializations)"
+        )
+
     lines = [
         f"the default campaign's first {len(chosen)} tasks (seed {chosen[0].campaign_seed}, "
         f"{everything.interleavings} interleavings, {beside.interleavings} of them with twins), "
@@ -245,18 +307,18 @@ def report(interleavings: int, tasks: int, local_rate: float | None) -> str:
         f"  with twins: {per_interleaving(beside)}",
         f"  twins' share: {twin_merges:.0%} of the merges, "
         f"{beside.seconds / everything.seconds:.0%} of the CPU time",
-        f"the compiled reference on those scenarios' merges and serializations (median of "
-        f"{REPEATS}, {min(TIMED, len(recorded.merges))} of {len(recorded.merges)} merges, "
-        f"{min(TIMED, len(recorded.serializations))} of {len(recorded.serializations)} "
-        f"serializations): {merge * 1e6:.0f} us per merge, {serialization * 1e6:.0f} us per "
-        "serialization",
+        f"on those merges and serializations, median of {REPEATS}: the compiled reference "
+        f"{timed('reference')}; the spec {timed('spec')}",
         f"limit, every computed merge and serialization at the reference's cost and nothing "
         f"else: {bound:.0f} interleavings per CPU second; the sample's {rate:.0f} is "
         f"{rate / bound:.0%} of it",
+        f"limit, the spec's clients' and twins' at the spec's cost: {own:.0f}; the sample's "
+        f"{rate / own:.0%} of it",
     ]
     if local_rate is not None:
         lines.append(
             f"local[2]: the campaign's {local_rate:.0f}/s is {local_rate / (2 * bound):.0%} of "
-            f"twice the limit ({2 * bound:.0f}/s)"
+            f"twice the limit at the reference's cost ({2 * bound:.0f}/s), "
+            f"{local_rate / (2 * own):.0%} of twice the other ({2 * own:.0f}/s)"
         )
     return "\n".join(lines)

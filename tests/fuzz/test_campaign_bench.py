@@ -2,7 +2,7 @@
 
 from collections import Counter
 
-from bench.fuzz.limit import Recorded, Work, limit, per_interleaving, played, spread
+from bench.fuzz.limit import Costs, Recorded, Work, limit, per_interleaving, played, spread
 from swarmconf.fuzz.configmerge.campaign import Task
 
 
@@ -14,8 +14,11 @@ def test_spread_keeps_at_most_count_evenly_spaced() -> None:
 def test_the_limit_is_interleavings_over_the_merges_and_serializations_time() -> None:
     work = Work(interleavings=10, merges=Counter(reference=20, twins=10))
     work.serializations["reference"] = 5
+    measured = Costs({"reference": 1e-4, "spec": 1e-3}, {"reference": 2e-4, "spec": 5e-4})
     # 30 merges of 100 us and 5 serializations of 200 us: 4 ms for 10 interleavings
-    assert round(limit(work, 1e-4, 2e-4)) == 2500
+    assert round(limit(work, measured.of("reference"))) == 2500
+    # The twins' 10 merges at 1 ms instead: 13 ms
+    assert round(limit(work, measured.own())) == 769
 
 
 def test_works_add_up_and_read_per_interleaving() -> None:
@@ -34,5 +37,5 @@ def test_a_played_task_counts_the_merges_its_reference_clients_ran() -> None:
     work = played(Task(1, 1, 0, 20, None), recorded)
     assert work.interleavings == 20
     assert work.polls > 0
-    assert work.merges["reference"] == len(recorded.merges) > 0
-    assert work.serializations["reference"] == len(recorded.serializations) > 0
+    assert work.merges["reference"] == len(recorded.merges["reference"]) > 0
+    assert work.serializations["reference"] == len(recorded.serializations["reference"]) > 0
