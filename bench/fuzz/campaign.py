@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bench.fuzz import against, limit
-from swarmconf.fuzz.configmerge.campaign import Task, twinned, world_of
+from swarmconf.fuzz.configmerge.campaign import TWIN_EVERY, Task, twinned, world_of
 from swarmconf.fuzz.configmerge.interleaving import play
 from swarmconf.fuzz.configmerge.scenario import scenario_for
 from swarmconf.fuzz.configmerge.schedule import generate_schedule
@@ -53,7 +53,7 @@ def step_costs() -> str:
         steps = computed = interleavings = 0
         started = time.process_time()
         for index in range(SCENARIOS):
-            task = Task(99, index * 4 if twins else index * 4 + 1, 0, SCHEDULES, None)
+            task = Task(99, index * TWIN_EVERY + (0 if twins else 1), 0, SCHEDULES, None)
             assert twinned(task) == twins
             scenario = scenario_for(99, task.scenario)
             world = world_of(task, scenario)
