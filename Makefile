@@ -145,9 +145,13 @@ fuzz: $(READY)
 fuzz-cluster: $(READY)
 	$(BIN)/python -m swarmconf.fuzz.cluster --interleavings 2000 --out fuzz-cluster-out
 
-# Campaign throughput on local[2] and how the core's rate scales with clients and edits.
+# Campaign throughput on local[2] and how the core's rate scales with clients and edits; what
+# an interleaving computes and the rate the reference's cost of it bounds; and the message-layer
+# campaign of FUZZ_AGAINST beside today's in one process.
+FUZZ_AGAINST ?= 3a32d16
 bench-fuzz: $(READY)
-	$(BIN)/python -m bench.fuzz.campaign --interleavings $(FUZZ_INTERLEAVINGS)
+	$(BIN)/python -m bench.fuzz.campaign --interleavings $(FUZZ_INTERLEAVINGS) \
+		$(if $(FUZZ_AGAINST),--against $(FUZZ_AGAINST))
 
 # The hostile campaign through a client hanging where it declared no hang, against the same
 # campaign through the emulation of the deployed client (docs/pages/fuzz-clients.md).
