@@ -31,11 +31,14 @@ ROOT = Path(__file__).resolve().parents[2]
 def campaign_at(commit: str) -> Iterator[ModuleType]:
     """The commit's `fuzz.configmerge.campaign`, imported from its sources as `fuzz_at_COMMIT`."""
     package = f"fuzz_at_{commit}"
-    archive = subprocess.run(
+    found = subprocess.run(
         ["git", "-C", str(ROOT), "archive", f"--prefix={package}/", f"{commit}:fuzz"],
-        check=True,
         capture_output=True,
-    ).stdout
+    )
+    if found.returncode != 0:
+        reason = found.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no git"]
+        raise SystemExit(f"--against {commit}: its fuzz/ sources are not here ({reason[0]})")
+    archive = found.stdout
     with tempfile.TemporaryDirectory() as folder:
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(folder, filter="data")
