@@ -1,10 +1,12 @@
 """An adapter process over the spec that misbehaves on purpose, for the runner's tests.
 
-python wrong_adapter.py crash-after N     exit after answering N-1 cases (each process)
+python wrong_adapter.py crash-after N     die after answering N-1 cases (each process), at once
+                                          as a crash does, not through the interpreter's shutdown
 python wrong_adapter.py hang-on-inputs N  never answer a merge of exactly N messages
 """
 
 import json
+import os
 import sys
 import time
 
@@ -21,7 +23,7 @@ for line in sys.stdin:
         answered += 1
         if mode == "crash-after" and answered == number:
             print("simulated crash", file=sys.stderr, flush=True)
-            sys.exit(70)
+            os._exit(70)
         if mode == "hang-on-inputs" and len(request.get("msgs", [])) == number:
             time.sleep(3600)
     print(json.dumps({"id": request["id"], **adapter.handle(request)}), flush=True)
