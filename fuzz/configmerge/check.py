@@ -12,7 +12,7 @@ from ..explore import Found
 from .behaviours import Setting
 from .case import case_to_json, replay
 from .model import DECLARED, LOSS, SOMETIMES, Model, case_of, check_scenario
-from .report import PROPERTIES, THROUGH_ADAPTER
+from .report import PROPERTIES, judged
 from .scenario import with_behaviours
 
 DEFAULT_BEHAVIOURS = ("spec", "reference")
@@ -72,9 +72,7 @@ class Bound:
     def properties(self) -> dict[str, str]:
         """What the check judges: the campaign's properties, C1 and C2 only of a client
         played through an adapter."""
-        if "client" in self.behaviours:
-            return dict(PROPERTIES)
-        return {name: text for name, text in PROPERTIES.items() if name not in THROUGH_ADAPTER}
+        return judged(PROPERTIES, "client" in self.behaviours)
 
     @property
     def size(self) -> str:

@@ -80,12 +80,19 @@ THROUGH_ADAPTER = ("C1", "C2")
 PER_PROPERTY = 5
 
 
+def judged(properties: Mapping[str, str], through_adapter: bool) -> dict[str, str]:
+    """The properties judged of some clients: C1 and C2 only of a client played through an
+    adapter."""
+    return {
+        name: text
+        for name, text in properties.items()
+        if through_adapter or name not in THROUGH_ADAPTER
+    }
+
+
 def properties_of(config: Config) -> Mapping[str, str]:
-    """The properties the campaign of `config` judges: C1 and C2 only through an adapter."""
-    properties = campaign_of(config).properties
-    if config.client is not None:
-        return properties
-    return {name: text for name, text in properties.items() if name not in THROUGH_ADAPTER}
+    """The properties the campaign of `config` judges."""
+    return judged(campaign_of(config).properties, config.client is not None)
 
 
 def opening(config: Config) -> list[str]:

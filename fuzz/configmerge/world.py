@@ -19,7 +19,6 @@ from __future__ import annotations
 import copy
 import functools
 import hashlib
-from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -185,7 +184,7 @@ class World:
             made.state.value,
             self.serialized(made),
             made.current_hash,
-            frozenset(to_delete_of(made)),
+            frozenset(made.to_delete),
         )
 
     def kept(self, name: str, signer: bool, made: Any) -> Key:
@@ -354,7 +353,7 @@ class World:
             client.current_hash,
             client.needs_push(),
             self.serialized(client),
-            frozenset(to_delete_of(client)),
+            frozenset(client.to_delete),
         )
 
     def p6(self, key: Key, pushed: Pushed) -> tuple[str, ...]:
@@ -419,14 +418,6 @@ class World:
         return self.engine.info(blob) is not None
 
 
-def to_delete_of(client: Any) -> Collection[bytes]:
-    """The hashes a client's next push deletes (the emulation names them `old_hashes`)."""
-    found: Collection[bytes] | None = getattr(client, "to_delete", None)
-    if found is None:
-        found = client.old_hashes
-    return found
-
-
 class Answered(NamedTuple):
     """What a client's answer to a step says besides a push (the `client` operation's)."""
 
@@ -442,7 +433,8 @@ def x12_only(
 ) -> bool:
     """Whether two answers differ only where X12 says the deployed client's do: the hashes a
     push deletes, or the current hash a merge reports."""
-    if answer[1:3] != expected[1:3] or (pushed is None) != (twin_pushed is None):
+    same = (answer.needs_push, answer.message) == (expected.needs_push, expected.message)
+    if not same or (pushed is None) != (twin_pushed is None):
         return False
     return pushed is None or twin_pushed is None or pushed[:2] == twin_pushed[:2]
 
