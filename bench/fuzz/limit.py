@@ -3,15 +3,17 @@
 The first tasks of the default campaign's plan, as it draws them, are played in one process.
 Each world's memos then say what was computed: its edit, poll and push steps, the library
 merges its clients ran (each library's `Merges`; the deployed emulation's, one per computed
-poll), and the serializations, signed where the scenario signs (each library's
-`Serializations`). The compiled reference, and the spec, are then timed on the very merges and
-serializations their clients computed. The limit is the rate of a campaign that did nothing but
-its computed merges and serializations, each at the reference's cost; a second one takes the
-spec's clients' and twins' at the spec's own cost.
+poll), the serializations, signed where the scenario signs (each library's `Serializations`),
+and the distinct parses (each library's `Parses`). The compiled reference, and the spec, are
+then timed on the very merges, serializations and parses their clients computed. The limit is
+the rate of a campaign that did nothing but its computed merges and serializations, each at the
+reference's cost; a second one takes the spec's clients' and twins' at the spec's own cost; a
+third adds every parse at its library's cost: the work no world of these clients can skip.
 """
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 import time
 from collections import Counter
@@ -20,7 +22,12 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from swarmconf.fuzz.config import Config
-from swarmconf.fuzz.configmerge.behaviours import Merges, ReferenceClient, Serializations
+from swarmconf.fuzz.configmerge.behaviours import (
+    Merges,
+    Parses,
+    ReferenceClient,
+    Serializations,
+)
 from swarmconf.fuzz.configmerge.campaign import Task, task_scenario, twinned, world_of
 from swarmconf.fuzz.configmerge.campaigns import planned
 from swarmconf.fuzz.configmerge.engine import sampled
@@ -31,6 +38,7 @@ from swarmconf.fuzz.heap import collector_paused
 from swarmconf.reference import configmerge as reference
 from swarmconf.reference.configmerge.message import ConfigMessage as ReferenceMessage
 from swarmconf.spec import configmerge as spec
+from swarmconf.spec.configmerge.reasons import ConfigError
 
 LIBRARY = {"reference": "reference", "spec": "spec", "twins": "spec", "deployed": "reference"}
 """Whose merges and serializations (the reference's clients, the spec's, the spec's clients
@@ -42,6 +50,7 @@ MERGE: dict[str, Callable[..., Any]] = {
     "reference": reference.merge_parsed,
     "spec": spec.merge_parsed,
 }
+PARSE: dict[str, Callable[..., Any]] = {"reference": reference.parse, "spec": spec.parse}
 REPEATS = 5
 
 Item = TypeVar("Item")
@@ -60,6 +69,7 @@ class Work:
     pushes: int = 0
     merges: Counter[str] = field(default_factory=Counter)
     serializations: Counter[str] = field(default_factory=Counter)
+    parses: Counter[str] = field(default_factory=Counter)
 
     def __iadd__(self, other: Work) -> Work:
         self.interleavings += other.interleavings
@@ -70,6 +80,7 @@ class Work:
         self.pushes += other.pushes
         self.merges += other.merges
         self.serializations += other.serializations
+        self.parses += other.parses
         return self
 
     @property
@@ -81,16 +92,21 @@ Merge = tuple[list[Any], int, bytes | None, bytes | None]
 """A merge's valid inputs, lag, verification key and signing key."""
 Serialization = tuple[Any, bytes | None]
 """A message serialized and its signing key."""
+Parse = tuple[bytes, int, bytes | None]
+"""A blob parsed, its lag and verification key."""
+
+
+def by_library() -> dict[str, list[Any]]:
+    return {"reference": [], "spec": []}
 
 
 @dataclass
 class Recorded:
-    """The merges and serializations each library's clients computed (`LIBRARY`)."""
+    """The merges, serializations and parses each library's clients computed (`LIBRARY`)."""
 
-    merges: dict[str, list[Merge]] = field(default_factory=lambda: {"reference": [], "spec": []})
-    serializations: dict[str, list[Serialization]] = field(
-        default_factory=lambda: {"reference": [], "spec": []}
-    )
+    merges: dict[str, list[Merge]] = field(default_factory=by_library)
+    serializations: dict[str, list[Serialization]] = field(default_factory=by_library)
+    parses: dict[str, list[Parse]] = field(default_factory=by_library)
 
 
 def clients(world: World) -> Iterable[tuple[Any, bool]]:
@@ -129,6 +145,11 @@ def computed(world: World, recorded: Recorded) -> Work:
             seen.add(id(serializations))
             work.serializations[name] += len(serializations.found)
             recorded.serializations[LIBRARY[name]].extend(found(serializations))
+        parses: Parses | None = vars(client).get("parses")
+        if parses is not None and id(parses) not in seen:
+            seen.add(id(parses))
+            work.parses[name] += len(parses.found)
+            recorded.parses[LIBRARY[name]].extend(parses.found)
     # The world's serializations: of the clients whose library keeps none (the reference's
     # messages, the reference's and the emulation's clients)
     work.serializations["reference"] += len(world.serializations.found)
@@ -223,12 +244,25 @@ def serialization_cost(serializations: list[Serialization]) -> float:
     )
 
 
+def parse_cost(parses: list[Parse], parse: Callable[..., Any]) -> float:
+    """CPU seconds per parse of `parse` (a library's, refusals included) of recorded blobs."""
+    timed = spread(parses, TIMED)
+
+    def run(item: Parse) -> None:
+        with contextlib.suppress(ConfigError):
+            parse(item[0], lag=item[1], verify_key=item[2])
+
+    return median_cost(lambda: timed, run)
+
+
 @dataclass(frozen=True)
 class Costs:
-    """CPU seconds per merge and per serialization, by library (`LIBRARY`)."""
+    """CPU seconds per merge, per serialization and per parse, by library (`LIBRARY`); no
+    parse is counted where `parse` is empty."""
 
     merge: dict[str, float]
     serialization: dict[str, float]
+    parse: dict[str, float] = field(default_factory=dict)
 
     def of(self, name: str) -> Costs:
         """Every merge and serialization at library `name`'s cost."""
@@ -237,27 +271,31 @@ class Costs:
             dict.fromkeys(LIBRARY, self.serialization[name]),
         )
 
-    def own(self) -> Costs:
-        """Each one's merges and serializations at its library's cost."""
+    def own(self, parses: bool = False) -> Costs:
+        """Each one's merges and serializations (and, with `parses`, parses) at its library's
+        cost."""
         return Costs(
             {name: self.merge[LIBRARY[name]] for name in LIBRARY},
             {name: self.serialization[LIBRARY[name]] for name in LIBRARY},
+            {name: self.parse[LIBRARY[name]] for name in LIBRARY} if parses else {},
         )
 
 
 def costs(recorded: Recorded) -> Costs:
-    """Each library's costs on the merges and serializations its clients computed."""
+    """Each library's costs on the merges, serializations and parses its clients computed."""
     return Costs(
         {name: merge_cost(merges, MERGE[name]) for name, merges in recorded.merges.items()},
         {name: serialization_cost(found) for name, found in recorded.serializations.items()},
+        {name: parse_cost(parses, PARSE[name]) for name, parses in recorded.parses.items()},
     )
 
 
 def limit(work: Work, costs: Costs) -> float:
     """Interleavings per CPU second of a campaign that computed only its merges and
-    serializations, at these costs."""
+    serializations (and parses, where `costs` has them), at these costs."""
     seconds = sum(costs.merge[name] * count for name, count in work.merges.items())
     seconds += sum(costs.serialization[name] * count for name, count in work.serializations.items())
+    seconds += sum(costs.parse.get(name, 0.0) * count for name, count in work.parses.items())
     return work.interleavings / seconds
 
 
@@ -272,8 +310,9 @@ def per_interleaving(work: Work) -> str:
     return (
         f"{work.steps / n:.1f} steps, {work.computed / n:.1f} computed (edits "
         f"{work.edits / n:.1f}, polls {work.polls / n:.1f}, pushes {work.pushes / n:.1f}); merges "
-        f"{shares(work.merges)}; serializations {shares(work.serializations)}; "
-        f"{work.interleavings / work.seconds:.0f} interleavings per CPU second"
+        f"{shares(work.merges)}; serializations {shares(work.serializations)}; parses "
+        f"{shares(work.parses)}; {work.interleavings / work.seconds:.0f} interleavings per CPU "
+        "second"
     )
 
 
@@ -286,16 +325,20 @@ def report(interleavings: int, tasks: int, local_rate: float | None) -> str:
     everything += beside
     measured = costs(recorded)
     bound, own = limit(everything, measured.of("reference")), limit(everything, measured.own())
+    floor = limit(everything, measured.own(parses=True))
     rate = everything.interleavings / everything.seconds
     twin_merges = everything.merges["twins"] / max(1, sum(everything.merges.values()))
 
     def timed(name: str) -> str:
         merges, found = recorded.merges[name], recorded.serializations[name]
+        parses = recorded.parses[name]
         return (
             f"{measured.merge[name] * 1e6:.0f} us per merge, "
-            f"{measured.serialization[name] * 1e6:.0f} us per serialization "
+            f"{measured.serialization[name] * 1e6:.0f} us per serialization, "
+            f"{measured.parse[name] * 1e6:.0f} us per parse "
             f"({min(TIMED, len(merges))} of {len(merges)} merges, "
-            f"{min(TIMED, len(found))} of {len(found)} serializations)"
+            f"{min(TIMED, len(found))} of {len(found)} serializations, "
+            f"{min(TIMED, len(parses))} of {len(parses)} parses)"
         )
 
     lines = [
@@ -307,18 +350,21 @@ def report(interleavings: int, tasks: int, local_rate: float | None) -> str:
         f"  with twins: {per_interleaving(beside)}",
         f"  twins' share: {twin_merges:.0%} of the merges, "
         f"{beside.seconds / everything.seconds:.0%} of the CPU time",
-        f"on those merges and serializations, median of {REPEATS}: the compiled reference "
+        f"on those merges, serializations and parses, median of {REPEATS}: the compiled reference "
         f"{timed('reference')}; the spec {timed('spec')}",
         f"limit, every computed merge and serialization at the reference's cost and nothing "
         f"else: {bound:.0f} interleavings per CPU second; the sample's {rate:.0f} is "
         f"{rate / bound:.0%} of it",
         f"limit, the spec's clients' and twins' at the spec's cost: {own:.0f}; the sample's "
         f"{rate / own:.0%} of it",
+        f"limit, with every parse at its library's cost too: {floor:.0f}; the sample's "
+        f"{rate / floor:.0%} of it",
     ]
     if local_rate is not None:
         lines.append(
             f"local[2]: the campaign's {local_rate:.0f}/s is {local_rate / (2 * bound):.0%} of "
             f"twice the limit at the reference's cost ({2 * bound:.0f}/s), "
-            f"{local_rate / (2 * own):.0%} of twice the other ({2 * own:.0f}/s)"
+            f"{local_rate / (2 * own):.0%} of twice the second ({2 * own:.0f}/s), "
+            f"{local_rate / (2 * floor):.0%} of twice the third ({2 * floor:.0f}/s)"
         )
     return "\n".join(lines)
