@@ -5,7 +5,7 @@ a batch of hostile inputs), so every collection would traverse a heap that grows
 measured, a tenth of a config-merge task's CPU time and over a third of a hostile-input task's.
 The few reference cycles a task makes are collected after it. The block should drop the
 task's state before it ends: the first collection after it traverses whatever the block
-allocated that is still alive (measured, up to 80 ms for a config-merge task's engine).
+allocated that is still alive (measured, up to 80 ms for a config-merge task's worlds).
 """
 
 from __future__ import annotations

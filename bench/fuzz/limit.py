@@ -30,8 +30,8 @@ from swarmconf.fuzz.configmerge.behaviours import (
 )
 from swarmconf.fuzz.configmerge.campaign import Task, task_scenario, twinned, world_of
 from swarmconf.fuzz.configmerge.campaigns import planned
-from swarmconf.fuzz.configmerge.engine import sampled
 from swarmconf.fuzz.configmerge.interleaving import play
+from swarmconf.fuzz.configmerge.messages import sampled
 from swarmconf.fuzz.configmerge.schedule import generate_schedule
 from swarmconf.fuzz.configmerge.world import CHECK_SAMPLE, World, editable_copy, holder
 from swarmconf.fuzz.heap import collector_paused
@@ -128,7 +128,7 @@ def computed(world: World, recorded: Recorded) -> Work:
     merge and serialization recorded."""
     work = Work(edits=len(world.edits), polls=len(world.polls), pushes=len(world.pushes))
     # Only a read-only client verifies without signing, which a merge looks at
-    verify = world.engine.verify_key
+    verify = world.messages.verify_key
     seen: set[int] = set()
     for client, twin in clients(world):
         name = library(client, twin)

@@ -1,10 +1,10 @@
-"""A library (the spec or the reference) with every distinct parse done once, for the engine
-and the library's adapter alike.
+"""A library (the spec or the reference) with every distinct parse done once, for the hostile
+campaign's parsers and the library's adapter alike.
 
-A differential task asks its library the same messages many times: as the engine runs the
-interleavings and again as the oracle answers each adapter request. `CachedLibrary` keeps each
-parse (or the refusal) by (bytes, lag, verify key), and each merge by its inputs' bytes in order
-and its options, merging through the library's merge of already parsed messages, which gives its
+A hostile task asks its library the same messages many times: as it parses each input and again
+as the oracle answers the client's request for it. `CachedLibrary` keeps each parse (or the
+refusal) by (bytes, lag, verify key), and each merge by its inputs' bytes in order and its
+options, merging through the library's merge of already parsed messages, which gives its
 `merge` byte for byte. Parsed and merged messages are never edited in place (an increment or a
 merge makes a new message), so sharing them is safe. Both libraries share the API contract and
 its checks of the lag and keys (D14, D17), which the cache makes once per merge.
@@ -25,8 +25,6 @@ from swarmconf.spec import configmerge as spec
 from swarmconf.spec.configmerge.message import check_lag, message_hash
 from swarmconf.spec.configmerge.reasons import ConfigError, Reason, require
 from swarmconf.spec.configmerge.signing import check_verify_key, signing_key
-
-from .impl import Implementation
 
 Parsed = Any
 """A message of the cached library (the spec's or the reference's `ConfigMessage`)."""
@@ -120,8 +118,8 @@ class CachedLibrary:
         """`message.serialize(sign_key)` and `message.hash`.
 
         Parsed and merged messages from the cache never change, so their bytes are kept per key
-        (with the message, whose identity is the key): the engine's merge and the oracle's
-        answer to the same merge request serialize it once. Any other editable message (new or
+        (with the message, whose identity is the key): the oracle's answers to the same
+        merge request serialize it once. Any other editable message (new or
         incremented) is serialized each time; it is signed with the key it was last serialized
         with, so its hash is that of the bytes just serialized (D1).
         """
@@ -142,21 +140,6 @@ class CachedLibrary:
         self.parsed.clear()
         self.merged.clear()
         self.published.clear()
-
-    def implementation(self) -> Implementation:
-        """The engine's view: parse and merge cached, the delete rule over the cached parses
-        (the engine merges by bytes, so that the oracle answers a merge request from the
-        engine's merge)."""
-        name = self.library.__name__.split(".")[1]
-        library = self.library
-        return Implementation(
-            name,
-            self.parse,
-            self.merge,
-            library.ConfigMessage.new,
-            self.obsolete_after_merge,
-            library.obsolete_after_edit,
-        )
 
     def module(self) -> types.ModuleType:
         """The API contract as a module, for `conformance.configmerge.adapter.ApiAdapter`."""

@@ -29,8 +29,7 @@ from .campaign import Row, Task, estimated_cost, given_behaviours, plan, run_tas
 from .case import SYSTEM, SYSTEMS_READ
 from .hostile import PROPERTIES as HOSTILE_PROPERTIES
 from .hostile import HostileTask, plan_hostile, run_hostile_task
-from .impl import late, mutated
-from .mutants import MUTANTS
+from .mutants import MUTANTS, late, mutated
 from .report import PROPERTIES, opening, write_outputs
 from .schema import row_schema
 

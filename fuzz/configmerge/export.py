@@ -77,18 +77,18 @@ def request_of(
 ) -> dict[str, Any]:
     """The `client` request of one client's script."""
     scenario = case.scenario
-    engine = World(scenario, replace(setting, twins=False)).engine
+    messages = World(scenario, replace(setting, twins=False)).messages
     request: dict[str, Any] = {
         "op": "client",
         "lag": scenario.lag,
         "profile": behaviour(scenario.behaviours[client]).profile,
-        "msg": engine.base.hex(),
+        "msg": messages.base.hex(),
         "steps": [btcodec.encode(step).hex() for step in steps],
     }
-    if scenario.clients[client].signer and engine.sign_key is not None:
-        request["sign_key"] = engine.sign_key.hex()
-    if engine.verify_key is not None:
-        request["verify_key"] = engine.verify_key.hex()
+    if scenario.clients[client].signer and messages.sign_key is not None:
+        request["sign_key"] = messages.sign_key.hex()
+    if messages.verify_key is not None:
+        request["verify_key"] = messages.verify_key.hex()
     return request
 
 

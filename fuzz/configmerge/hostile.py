@@ -1,14 +1,15 @@
 """Hostile-input campaigns: mutated and generated messages through every parser.
 
-Each task builds real messages from a few scenarios (a starting message, its increments with
-diffs and lagged entries, a merge, a message with an unknown key), then derives inputs from
+Each task builds real messages from a few scenarios' worlds, as their clients push them (a
+starting message, its increments with diffs and lagged entries, a merge, a message with an
+unknown key), then derives inputs from
 them by seeded mutations (truncations, splices, digit and length edits, hostile lengths and
 integers, deep nesting, byte edits) or generates bt values from nothing. Every distinct input
 is parsed by the spec and the reference, and, with a client, sent to its adapter as a `parse`
 request: every outcome must be equal, reason code included (H1); neither library may raise
 anything but its refusal (H2) or take longer than `SLOW_SECONDS` on one input (H3). The client
-is judged as in differential campaigns (C1, C2, C3): against the reference's answer, built from
-the parse H1 already made, the spec's (parsed once too) deciding where they differ; each
+is judged as the runner judges a vector case (C1, C2, C3): against the reference's answer, built
+from the parse H1 already made, the spec's (parsed once too) deciding where they differ; each
 example of a failing answer carries the shell line that sends its request to the client again.
 Client failures no declared quirk explains (C2) are counted by cause (`verdict.failure_cause`);
 the report shrinks each cause's first input through the client (`shrink_failure`).
@@ -44,9 +45,8 @@ from ..hostile import (
     timed,
     truncate,
 )
+from .behaviours import Setting
 from .cached_spec import CachedLibrary, LibraryOracle
-from .engine import Engine
-from .impl import choose
 from .scenario import generate_scenario
 from .verdict import (
     AGREED,
@@ -60,6 +60,7 @@ from .verdict import (
     judge,
     reason_pairs,
 )
+from .world import World
 
 STATUS_PROPERTY = {FAILED: "C2", UNJUDGED: "C3"}
 """The property a verdict of each status fails (any other failing status fails C1)."""
@@ -122,20 +123,27 @@ class Input(NamedTuple):
 
 
 def seed_messages(campaign_seed: int, task: int) -> list[tuple[bytes, bytes | None]]:
-    """Messages a campaign's clients publish, with the key that verifies each (or None)."""
+    """Messages a campaign's clients push, with the key that verifies each (or None): in each
+    of the task's scenarios, the starting message, each client's push after each of its edits
+    (an increment of its last push, D29), and a merge of them all by a client holding the
+    key."""
     found: list[tuple[bytes, bytes | None]] = []
     for number in range(SCENARIOS_PER_TASK):
-        scenario = generate_scenario(campaign_seed, task * SCENARIOS_PER_TASK + number)
-        engine = Engine(scenario, *choose(None, False))
-        key = engine.verify_key
-        messages = [engine.base]
-        for client in range(len(scenario.clients)):
-            base = engine.base
-            for batch in range(len(scenario.clients[client].batches)):
-                base = engine.edit(base, client, batch).message
-                messages.append(base)
-        messages.append(engine.merge(frozenset(messages), True).message)
-        found += [(message, key) for message in dict.fromkeys(messages)]
+        world = World(
+            generate_scenario(campaign_seed, task * SCENARIOS_PER_TASK + number),
+            Setting(twins=False),
+        )
+        clients = world.scenario.clients
+        messages = [world.messages.base]
+        for client, edits in enumerate(clients):
+            key = world.start(client)
+            for batch in range(len(edits.batches)):
+                key = world.push(world.edit(key, client, batch).key).key
+                messages.append(key.message)
+        merger = next((n for n, edits in enumerate(clients) if edits.signer), 0)
+        merged = world.poll(world.start(merger), tuple(dict.fromkeys(messages))).key
+        messages.append(merged.message)
+        found += [(message, world.messages.verify_key) for message in dict.fromkeys(messages)]
     return found
 
 

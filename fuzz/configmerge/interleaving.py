@@ -106,15 +106,15 @@ class Interleaving:
         self.world = world
         scenario = world.scenario
         count = len(scenario.clients)
-        engine = world.engine
-        base = engine.base
+        messages = world.messages
+        base = messages.base
         self.swarm: dict[bytes, bytes] = dict(world.starting_swarm)
         self.history: list[tuple[bytes, ...]] = [tuple(self.swarm.values())]
         self.clients = [world.start(client) for client in range(count)]
         self.online = [True] * count
         self.next_batch = [0] * count
         self.batches = [len(client.batches) for client in scenario.clients]
-        base_update = engine.base_update
+        base_update = messages.base_update
         self.ledger = Ledger({base: Knowledge(1, 1, 0)}, {1: base_update}, {base_update.rank: 1})
         self.outcome = Outcome()
         self.seen: set[str] = set()
@@ -213,21 +213,21 @@ class Interleaving:
         whole change since the edits started, at the edited message's rank, and supersedes the
         update of the message it changed (which only a merge on the way can still carry)."""
         ledger = self.ledger
-        engine = self.world.engine
+        messages = self.world.messages
         episode = ledger.episodes.get(before.message) if before.state == "dirty" else None
         start = before.message if episode is None else episode[1]
         if episode is not None:
             ledger.superseded.add(episode[0])
-        after_info = engine.info(after.message)
+        after_info = messages.info(after.message)
         if after_info is None:
             return
-        bit = engine.bits[(client, batch)]
+        bit = messages.bits[(client, batch)]
         ledger.rank(bit, self.world.update(bit, start, after.message))
         ledger.episodes[after.message] = (bit, start)
         known = ledger.knowledge.get(start, Knowledge(0, 0, 0))
         knows, safe = known.known | bit, known.safe | bit
         # Edits of the resolution itself, never pushed: no increment came between them
-        start_info = engine.info(start)
+        start_info = messages.info(start)
         in_place = start_info is not None and start_info.seqno == after_info.seqno
         resolution = ledger.resolutions.get(start) if in_place else None
         if resolution is not None:
@@ -256,11 +256,11 @@ class Interleaving:
     def learn_merge(self, after: Key, remaining: tuple[bytes, ...]) -> None:
         """A poll that made a new message from the inputs the ignore rules kept (D14; one
         that adopted a stored message learns nothing: that message is known already)."""
-        engine = self.world.engine
+        messages = self.world.messages
         self.outcome.merges += 1
         self.outcome.max_width = max(self.outcome.max_width, len(remaining))
         knowledge = self.merged_knowledge(remaining)
-        info = engine.info(after.message)
+        info = messages.info(after.message)
         if info is not None and after.message in self.world.every_key:
             bit = self.resolution_update(after.message, info.rank, self.world.pruned(after.message))
             knowledge = Knowledge(knowledge.known | bit, knowledge.safe | bit, knowledge.depth)
@@ -271,7 +271,7 @@ class Interleaving:
         ledger = self.ledger
         for message in remaining:
             k = ledger.knowledge.get(message, Knowledge(0, 0, 0))
-            info = self.world.engine.info(message)
+            info = self.world.messages.info(message)
             assert info is not None
             known |= k.known
             safe_everywhere &= k.safe
@@ -327,7 +327,7 @@ class Interleaving:
         if len(current) != 1:
             self.note([f"P1 the swarm holds {len(current)} current messages, not one"])
             return
-        info = self.world.engine.info
+        info = self.world.messages.info
         final = info(current[0])
         assert final is not None
         for client, key in enumerate(self.clients):
@@ -341,7 +341,7 @@ class Interleaving:
         conflict resolution listing every key in `=` replays them all (X17), which reverts a
         concurrent update ranked below it: the oracle counts such a resolution as an update of
         its data, and the writes it reverts are findings X17 explains."""
-        info = self.world.engine.info(message)
+        info = self.world.messages.info(message)
         knowledge = self.ledger.knowledge.get(message)
         if info is None or knowledge is None:
             return
@@ -379,7 +379,7 @@ class Interleaving:
     def unsettled(self) -> str:
         """What the last round left: the race P5 reports."""
         current = self.current_messages()
-        seqnos = sorted({info.seqno for m in current if (info := self.world.engine.info(m))})
+        seqnos = sorted({info.seqno for m in current if (info := self.world.messages.info(m))})
         return (
             f"P5 no quiescence within {self.outcome.rounds} lockstep rounds: the last left "
             f"{len(current)} current messages (seqno {', '.join(map(str, seqnos))})"

@@ -9,8 +9,10 @@ The replacements call the spec's originals wherever they only shift or reorder t
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from types import ModuleType
+from typing import Any
 
 from swarmconf.spec.configmerge import data
 from swarmconf.spec.configmerge.data import Data, deep_copy
@@ -115,3 +117,23 @@ MUTANTS: dict[str, Swaps] = {
 def active(name: str | None) -> AbstractContextManager[None]:
     """Run the block with mutant `name` in place (None: the spec itself)."""
     return nullcontext() if name is None else swapped(MUTANTS[name])
+
+
+def late(module: ModuleType, name: str) -> Callable[..., Any]:
+    """`module.name`, looked up at each call: a mutant that swaps that very function (rather
+    than one it calls) then takes effect."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(module, name)(*args, **kwargs)
+
+    return call
+
+
+def mutated(mutant: str, function: Callable[..., Any]) -> Callable[..., Any]:
+    """`function` run with `mutant`'s swap in place for the length of each call."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        with active(mutant):
+            return function(*args, **kwargs)
+
+    return call

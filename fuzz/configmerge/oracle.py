@@ -166,7 +166,7 @@ class Update:
 
     @functools.cached_property
     def effects(self) -> dict[Atom, object | None]:
-        """`effect` by atom, as far as asked (an engine keeps its updates for every schedule)."""
+        """`effect` by atom, as far as asked (a world keeps its updates for every interleaving)."""
         return {}
 
     @functools.cached_property

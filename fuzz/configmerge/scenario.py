@@ -2,13 +2,13 @@
 
 A scenario fixes the shared starting message's data, the lag and each client's edit batches.
 In a signed scenario every message must carry a valid signature and only some clients hold the
-signing key; the others can read and merge (D17: without the key a merge returns the
-highest-ranked message unchanged) and their own edits carry a wrong signature, so the swarm
-holds forged messages every client must skip. A "future" client writes an unknown top-level key
-into the messages it publishes (D9). Some scenarios seed the swarm with blobs no client can parse
-(`blobs`): a message of a later major version, whose first key sorts before `#` (D8), so it
-comes before every message in a merge's inputs, and a message whose `&` is not a dict, at a
-seqno near the starting one, so it sorts between messages. A push never deletes them (D27).
+signing key; the others are read-only (D32): they read, and resolve no conflict (D17: without
+the key a merge returns the highest-ranked message unchanged). A "future" client writes an
+unknown top-level key into the messages it publishes (D9). Some scenarios seed the swarm with
+blobs no client can parse (`blobs`): a message of a later major version, whose first key sorts
+before `#` (D8), so it comes before every message in a merge's inputs, and a message whose `&`
+is not a dict, at a seqno near the starting one, so it sorts between messages. A push never
+deletes them (D27).
 """
 
 from __future__ import annotations

@@ -24,13 +24,13 @@ from typing import Any, NamedTuple
 
 from swarmconf.reference.configmerge.message import ConfigMessage as ReferenceMessage
 from swarmconf.spec.configmerge import bt
+from swarmconf.spec.configmerge.data import pruned as without_empties
 from swarmconf.spec.configmerge.message import ConfigMessage as SpecMessage
 from swarmconf.spec.configmerge.reasons import ConfigError
 
 from .behaviours import Behaviours, Serializations, Setting, behaviour, check_names, copied
 from .edits import Data, apply_batch
-from .engine import UNKNOWN_KEY, Engine, prune, sampled
-from .impl import choose
+from .messages import UNKNOWN_KEY, Messages, sampled
 from .oracle import Update, Verdict, wiped_of, writes_of
 from .scenario import Scenario
 from .swarm_client import AdapterClient, AdapterError
@@ -112,7 +112,7 @@ class World:
 
     scenario: Scenario
     setting: Setting = field(default_factory=Setting)
-    engine: Engine = field(init=False)
+    messages: Messages = field(init=False)
     objects: dict[Key, Any] = field(default_factory=dict)
     twins: dict[Key, Any] = field(default_factory=dict)
     """The twin standing beside each key's client (P3)."""
@@ -139,8 +139,7 @@ class World:
         behaviours = self.scenario.behaviours
         check_names(behaviours, self.setting)
         self.behaviours = behaviours
-        primary, _ = choose(None, False)
-        self.engine = Engine(self.scenario, primary, None)
+        self.messages = Messages(self.scenario)
         self.records = Behaviours(self.setting)
 
     def declares(self, name: str, quirk: str) -> bool:
@@ -150,7 +149,7 @@ class World:
     def starting_swarm(self) -> dict[bytes, bytes]:
         """The swarm every interleaving starts from: the starting message and the scenario's
         blobs, by hash."""
-        blobs = (self.engine.base, *self.scenario.blobs)
+        blobs = (self.messages.base, *self.scenario.blobs)
         return {swarm_hash(blob): blob for blob in blobs}
 
     def start(self, client: int) -> Key:
@@ -162,14 +161,14 @@ class World:
         return found
 
     def started(self, client: int) -> Key:
-        engine = self.engine
+        messages = self.messages
         signer = self.scenario.clients[client].signer
         name = self.behaviours[client]
         arguments = (
             self.scenario.lag,
-            engine.sign_key if signer else None,
-            engine.verify_key,
-            engine.base,
+            messages.sign_key if signer else None,
+            messages.verify_key,
+            messages.base,
         )
         key = self.kept(name, signer, self.records.factory(name)(*arguments))
         twin = self.records.twin(name)
@@ -258,7 +257,7 @@ class World:
     def resolved(self, message: bytes) -> None:
         """A poll made `message`: a resolution, listing every key in `=` or none (D30)."""
         self.resolutions.add(message)
-        parsed = self.engine.parse(self.engine.primary, message)
+        parsed = self.messages.parse(message)
         if parsed is not None and parsed.diff:
             self.every_key.add(message)
 
@@ -266,7 +265,7 @@ class World:
         """The oracle's bit of a resolution listing every key, after every edit's bit."""
         found = self.resolution_bits.get(message)
         if found is None:
-            first = len(self.engine.bits) + 1
+            first = len(self.messages.bits) + 1
             found = self.resolution_bits[message] = 1 << (first + len(self.resolution_bits))
         return found
 
@@ -277,7 +276,7 @@ class World:
         made = self.copy(key)
         finding = f"P2 a {key.behaviour} client's merge of a poll depends on its order"
         try:
-            made.receive(self.engine.shuffled(list(view)))
+            made.receive(self.messages.shuffled(list(view)))
         except AdapterError as error:
             if error.quirk is None:
                 raise
@@ -359,7 +358,7 @@ class World:
     def p6(self, key: Key, pushed: Pushed) -> tuple[str, ...]:
         """P6: what a client pushed parses and is in normal form; a conflict resolution carries
         no unknown key (D9) and the `=` of its behaviour's profile (D30)."""
-        parsed = self.engine.parse(self.engine.primary, pushed.message)
+        parsed = self.messages.parse(pushed.message)
         name = key.behaviour
         if parsed is None:
             return (f"P6 a {name} client pushed a message that does not parse",)
@@ -369,9 +368,9 @@ class World:
         if pushed.message in self.resolutions:
             if parsed.extra:
                 problems.append(f"P6 a {name} client's conflict resolution carries unknown keys")
-            diff = set(parsed.diff)
-            allowed = [set()] + ([set(parsed.data)] if behaviour(name).profile != "spec" else [])
-            if diff not in allowed:
+            keys = set(parsed.diff)
+            every_key = behaviour(name).profile != "spec" and keys == set(parsed.data)
+            if keys and not every_key:
                 problems.append(f"P6 a {name} client's conflict resolution has another `=`")
         return tuple(problems)
 
@@ -381,8 +380,8 @@ class World:
         """The data of a message that parses, without empty sets and dicts ({} otherwise)."""
         found = self.prunes.get(message)
         if found is None:
-            info = self.engine.info(message)
-            found = self.prunes[message] = prune(info.data) if info is not None else {}
+            info = self.messages.info(message)
+            found = self.prunes[message] = without_empties(info.data) if info is not None else {}
         return found
 
     def update(self, bit: int, start: bytes, message: bytes) -> Update:
@@ -391,7 +390,7 @@ class World:
         found = self.updates.get(key)
         if found is None:
             old, new = self.pruned(start), self.pruned(message)
-            info = self.engine.info(message)
+            info = self.messages.info(message)
             assert info is not None
             found = self.updates[key] = Update(
                 bit, info.rank, writes_of(old, new), wiped_of(old, new)
@@ -403,19 +402,19 @@ class World:
         key = frozenset(inputs)
         found = self.survivors.get(key)
         if found is None:
-            found = self.survivors[key] = self.engine.remaining(sorted(key))
+            found = self.survivors[key] = self.messages.remaining(sorted(key))
         return found
 
     def current(self, held: tuple[bytes, ...]) -> tuple[bytes, ...]:
         """The swarm's current messages: the blobs it holds that the ignore rules keep (D14)."""
         found = self.currents.get(held)
         if found is None:
-            found = self.currents[held] = self.engine.remaining(list(held))
+            found = self.currents[held] = self.messages.remaining(list(held))
         return found
 
     def parses(self, blob: bytes) -> bool:
         """Whether swarmconf's reference parses `blob` in this scenario."""
-        return self.engine.info(blob) is not None
+        return self.messages.info(blob) is not None
 
 
 class Answered(NamedTuple):

@@ -65,7 +65,7 @@ def test_a_clients_state_is_its_last_answer() -> None:
     scenario = beside_libsession()
     world = World(scenario, Setting(EMULATION))
     start = world.start(1)
-    assert world.poll(start, (world.engine.base,)).key == start
+    assert world.poll(start, (world.messages.base,)).key == start
     assert world.objects[start].steps == ()
     edited = world.edit(start, 1, 0).key
     answered = world.objects[edited].answer

@@ -61,7 +61,7 @@ def test_a_spec_profile_client_racing_the_deployed_one_never_settles(first: str)
 
 
 def swarm_info(run: Interleaving, message: bytes) -> int:
-    info = run.world.engine.info(message)
+    info = run.world.messages.info(message)
     assert info is not None
     return info.seqno
 
