@@ -242,12 +242,35 @@ DIFF: Listed = [
     ),
 ]
 
+ONLY_SPEC = "equivalent: the profiles are spec and libsession: only spec is at or above spec"
+ONLY_LIBSESSION = (
+    "equivalent: the profiles are spec and libsession: only libsession is at or below libsession"
+)
+
 CLIENT: Listed = [
     (
         "resolution",
         'if self.profile == "spec" or self.state == State.DIRTY:',
         ["ReplaceComparisonOperator_Eq_GtE@24"],
-        "equivalent: the profiles are spec and libsession: only spec is at or above spec",
+        ONLY_SPEC,
+    ),
+    (
+        "as_pushed",
+        'if not message.editable and (self.profile == "spec" or self.sign_key is None):',
+        ["ReplaceComparisonOperator_Eq_GtE"],
+        ONLY_SPEC,
+    ),
+    (
+        "verifier",
+        'if profile == "spec" or sign_key is None:',
+        ["ReplaceComparisonOperator_Eq_GtE"],
+        ONLY_SPEC,
+    ),
+    (
+        "edit",
+        'if self.profile == "libsession" and self.unchanged(data):',
+        ["ReplaceComparisonOperator_Eq_LtE"],
+        ONLY_LIBSESSION,
     ),
     (
         "resolution",

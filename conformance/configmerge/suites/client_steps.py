@@ -17,7 +17,7 @@ from typing import Any
 from swarmconf.conformance import btcodec
 from swarmconf.conformance.builder import VALID, BoundGroup, SuiteBuilder
 from swarmconf.conformance.configmerge.history import random_history, recent
-from swarmconf.conformance.configmerge.suites.signatures import ALICE, ALICE_PUB, BOB_PUB
+from swarmconf.conformance.configmerge.suites.signatures import ALICE, ALICE_PUB, BOB, BOB_PUB
 from swarmconf.conformance.configmerge.values import btcodec_copy, edited, new_message, random_edits
 from swarmconf.conformance.configmerge.vocabulary import new_suite
 from swarmconf.spec import configmerge as spec
@@ -344,6 +344,8 @@ def arguments_and_edges(suite: SuiteBuilder) -> None:
         group = suite.group("client", lag=4, profile=profile)
         edges(group)
         deployed_edges(group)
+    for profile in PROFILES:
+        signers(suite.group("client", lag=4, profile=profile))
 
 
 def edges(g: BoundGroup) -> None:
@@ -484,6 +486,64 @@ def deployed_edges(g: BoundGroup) -> None:
         flags=["Duplicate"],
         rules=["D14", "D27"],
     )
+
+
+def signers(g: BoundGroup) -> None:
+    """A signing client's own message entering a merge as it would push it (D29, X20), stored
+    or edited, and a verification key on the other side of its signing key's public half
+    (X20). In groups after the cases the documentation cites by number."""
+    profile = g.group.params["profile"]
+    lagging = signed_chain(8)
+    script(
+        g,
+        "signer-holds-message-lagging-past-its-window",
+        "a client with the signing key and a lag of 4 holds a signed 8 written with a lag of 5,"
+        " whose oldest lagged entry (4) is outside its window, and polls that very message:"
+        " under spec the stored bytes enter the merge as stored, one message, and nothing"
+        " changes; under libsession its stored message enters signed again (X20) without that"
+        " entry, another message of seqno 8, and it pushes their merge, 9, deleting 8",
+        [receive(lagging[-1]), PUSH],
+        start=lagging[-1],
+        flags=["Duplicate", "Signature"],
+        rules=["D14", "D15", "D17"],
+        keys={"sign_key": ALICE.hex()},
+    )
+    racer = edited(lagging[2], {b"c": 1}, sign_key=ALICE)
+    script(
+        g,
+        "signer-edits-then-polls-a-racer",
+        "a client with the signing key at a signed 3 edits, then polls another signed 4: its"
+        " edited 4 enters the merge signed, as it would push it (D29), and it pushes their"
+        " merge, 5, deleting the racer",
+        [edit({b"a": 9}), receive(racer), PUSH],
+        start=lagging[2],
+        flags=["Signature"],
+        rules=["D14", "D15", "D17", "D27"],
+        keys={"sign_key": ALICE.hex(), "verify_key": ALICE_PUB.hex()},
+    )
+    g.case(
+        f"signer-with-another-verify-key-below-{profile}",
+        "a client given a signing key and a verification key below its public half (BOB's"
+        " signing key, ALICE's verification key): under spec each does its own part; under"
+        " libsession, as the deployed client, refused",
+        input={
+            "steps": [receive(lagging[2]), PUSH],
+            "sign_key": BOB.hex(),
+            "verify_key": ALICE_PUB.hex(),
+        },
+        expect=VALID if profile == "spec" else "BAD_KEY",
+        flags=[*STEPS, "Signature", "BadKey"],
+        rules=[*RULES, "D17"],
+    )
+
+
+def signed_chain(top: int) -> list[bytes]:
+    """Messages 1 to `top`, each an increment of the one before, written with a lag of 5 and
+    signed with ALICE's key."""
+    chain = [new_message(1, {b"a": 1}, sign_key=ALICE)]
+    while len(chain) < top:
+        chain.append(edited(chain[-1], {b"a": len(chain) + 1}, sign_key=ALICE))
+    return chain
 
 
 def build() -> SuiteBuilder:
