@@ -243,9 +243,7 @@ DIFF: Listed = [
 ]
 
 ONLY_SPEC = "equivalent: the profiles are spec and libsession: only spec is at or above spec"
-ONLY_LIBSESSION = (
-    "equivalent: the profiles are spec and libsession: only libsession is at or below libsession"
-)
+TWO_PROFILES = "equivalent: the profiles are spec and libsession; only libsession is at or below it"
 
 CLIENT: Listed = [
     (
@@ -270,7 +268,7 @@ CLIENT: Listed = [
         "edit",
         'if self.profile == "libsession" and self.unchanged(data):',
         ["ReplaceComparisonOperator_Eq_LtE"],
-        ONLY_LIBSESSION,
+        TWO_PROFILES,
     ),
     (
         "resolution",
@@ -418,7 +416,6 @@ PAYLOAD: Listed = [
 ]
 
 ONE_BYTE = "equivalent: the index of a one-byte string: [-1] is [0] (the index 1 is killed)"
-TWO_PROFILES = "equivalent: the profiles are spec and libsession; only libsession is at or below it"
 CHUNKS = "equivalent: at 5,120, 20,480 and 40,960 bytes, both chunk sizes divide the total (D19)"
 
 ENCRYPTION: Listed = [
