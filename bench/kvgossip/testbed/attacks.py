@@ -84,16 +84,27 @@ async def stranger_hellos(port: int, count: int) -> Held:
 
 
 async def member_squatters(
-    port: int, key: ClusterKey, identity: Identity, directory: Directory, count: int
+    port: int,
+    key: ClusterKey,
+    identity: Identity,
+    directory: Directory,
+    count: int,
+    timed_out: list[int] | None = None,
 ) -> Held:
-    """`count` sessions from one member that say HELLO and then sit on their slot."""
+    """`count` sessions from one member that say HELLO and then sit on their slot. The
+    attempts that gave up at the handshake timeout, before the node could refuse or admit
+    them (a loaded node), are counted in `timed_out[0]` if given."""
     held: Held = []
     for _ in range(count):
         try:
             reader, writer = await connect_member(HOST, port, key, identity, directory)
             writer.write(hello_frame(identity.node_id))
             await read_frame(reader)  # the node's HELLO: a slot is held
-        except (MembershipError, FrameError, OSError, TimeoutError):
+        except TimeoutError:
+            if timed_out is not None:
+                timed_out[0] += 1
+            continue
+        except (MembershipError, FrameError, OSError):
             continue  # refused: its share of slots is taken
         held.append(writer)
     return held
