@@ -118,10 +118,10 @@ class CachedLibrary:
         """`message.serialize(sign_key)` and `message.hash`.
 
         Parsed and merged messages from the cache never change, so their bytes are kept per key
-        (with the message, whose identity is the key): the oracle's answers to the same
-        merge request serialize it once. Any other editable message (new or
-        incremented) is serialized each time; it is signed with the key it was last serialized
-        with, so its hash is that of the bytes just serialized (D1).
+        (with the message, whose identity is the key): the oracle's answers to the same merge
+        request serialize it once. Any other editable message (new or incremented) is
+        serialized each time; it is signed with the key it was last serialized with, so its
+        hash is that of the bytes just serialized (D1).
         """
         if message.editable and not message.merged:
             data = message.serialize(sign_key)

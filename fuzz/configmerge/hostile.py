@@ -2,15 +2,15 @@
 
 Each task builds real messages from a few scenarios' worlds, as their clients push them (a
 starting message, its increments with diffs and lagged entries, a merge, a message with an
-unknown key), then derives inputs from
-them by seeded mutations (truncations, splices, digit and length edits, hostile lengths and
-integers, deep nesting, byte edits) or generates bt values from nothing. Every distinct input
-is parsed by the spec and the reference, and, with a client, sent to its adapter as a `parse`
-request: every outcome must be equal, reason code included (H1); neither library may raise
-anything but its refusal (H2) or take longer than `SLOW_SECONDS` on one input (H3). The client
-is judged as the runner judges a vector case (C1, C2, C3): against the reference's answer, built
-from the parse H1 already made, the spec's (parsed once too) deciding where they differ; each
-example of a failing answer carries the shell line that sends its request to the client again.
+unknown key), then derives inputs from them by seeded mutations (truncations, splices, digit
+and length edits, hostile lengths and integers, deep nesting, byte edits) or generates bt
+values from nothing. Every distinct input is parsed by the spec and the reference, and, with a
+client, sent to its adapter as a `parse` request: every outcome must be equal, reason code
+included (H1); neither library may raise anything but its refusal (H2) or take longer than
+`SLOW_SECONDS` on one input (H3). The client is judged as the runner judges a vector case (C1,
+C2, C3): against the reference's answer, built from the parse H1 already made, the spec's
+(parsed once too) deciding where they differ; each example of a failing answer carries the
+shell line that sends its request to the client again.
 Client failures no declared quirk explains (C2) are counted by cause (`verdict.failure_cause`);
 the report shrinks each cause's first input through the client (`shrink_failure`).
 """

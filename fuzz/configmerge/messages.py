@@ -13,15 +13,12 @@ from dataclasses import dataclass, field
 import nacl.signing
 
 from swarmconf.reference import configmerge as reference
+from swarmconf.spec.configmerge.merge import Rank
 from swarmconf.spec.configmerge.reasons import ConfigError
 
 from .edits import Data
 from .oracle import Update, atoms_of
 from .scenario import Scenario
-
-UNKNOWN_KEY = b"_future"
-"""The unknown top-level key a later version's client writes (D9)."""
-Rank = tuple[int, bytes]
 
 
 @dataclass(frozen=True)

@@ -30,13 +30,15 @@ from swarmconf.spec.configmerge.reasons import ConfigError
 
 from .behaviours import Behaviours, Serializations, Setting, behaviour, check_names, copied
 from .edits import Data, apply_batch
-from .messages import UNKNOWN_KEY, Messages, sampled
+from .messages import Messages, sampled
 from .oracle import Update, Verdict, wiped_of, writes_of
 from .scenario import Scenario
 from .swarm_client import AdapterClient, AdapterError
 
 CHECK_SAMPLE = 4
 """P2 merges one distinct poll in CHECK_SAMPLE again in another order."""
+UNKNOWN_KEY = b"_future"
+"""The unknown top-level key a later version's client writes (D9)."""
 FUTURE_VALUE = bt.encode(b"future")
 """The value of the unknown key a later version's client writes (D9)."""
 
